@@ -1,0 +1,127 @@
+import { z } from "zod";
+import type { ScenarioInput } from "../scenario/scenario.js";
+import type { RunSummary } from "../stats/summary.js";
+
+export const RUN_STATUSES = ["queued", "running", "stopping", "finished", "failed", "aborted"] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ["queued", "running", "stopping"];
+
+export const createRunBodySchema = z.strictObject({ scenario: z.unknown() });
+
+export const listRunsQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(200).default(20),
+  cursor: z.string().max(64).optional(),
+  name: z.string().max(200).optional(),
+  status: z.enum(RUN_STATUSES).optional(),
+});
+export type ListRunsQuery = z.output<typeof listRunsQuerySchema>;
+
+export interface ThresholdResult {
+  key: string;
+  expression: string;
+  /** Measured value in the rule's unit (ms, fraction, count); null when there was nothing to measure. */
+  actual: number | null;
+  pass: boolean;
+}
+
+/** A worker's part in a run, as the report lists it. */
+export interface RunWorkerInfo {
+  workerId: string;
+  name: string;
+  host: string;
+  threads: number;
+  vus: number;
+  requests: number;
+  /** Fraction of the run's requests this worker sent. */
+  share: number;
+  peakCpu: number;
+  peakEventLoopDelayMs: number;
+  status: "running" | "finished" | "lost" | "failed";
+  lostBatches: number;
+}
+
+/** A span of the run during which a load generator looked saturated. */
+export interface SaturationWarning {
+  workerId: string;
+  workerName: string;
+  fromS: number;
+  toS: number;
+  peakCpu: number;
+  peakEventLoopDelayMs: number;
+  message: string;
+}
+
+export interface RunListItem {
+  id: string;
+  name: string;
+  status: RunStatus;
+  executor: string;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  durationS: number | null;
+  requests: number;
+  failures: number;
+  rps: number;
+  p95: number | null;
+  errorRate: number;
+  /** null until thresholds are evaluated (or when the run has none). */
+  passed: boolean | null;
+}
+
+export interface RunDetail {
+  id: string;
+  name: string;
+  status: RunStatus;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  scenario: ScenarioInput;
+  workers: RunWorkerInfo[];
+  summary: RunSummary;
+  thresholds: ThresholdResult[];
+  passed: boolean | null;
+  error: string | null;
+  stopReason: string | null;
+  warnings: SaturationWarning[];
+  plannedDurationS: number;
+}
+
+export interface RunPage {
+  runs: RunListItem[];
+  nextCursor: string | null;
+}
+
+export interface TimeseriesPoint {
+  /** Seconds since the run's start. */
+  t: number;
+  rps: number;
+  errorsPerSec: number;
+  vus: number;
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+}
+
+export interface Timeseries {
+  overall: TimeseriesPoint[];
+  requests: Record<string, TimeseriesPoint[]>;
+}
+
+export interface MetricDelta {
+  a: number | null;
+  b: number | null;
+  /** b - a */
+  delta: number | null;
+  /** (b - a) / a, null when a is 0 or missing */
+  ratio: number | null;
+  /** Whether b is better than a for this metric (lower latency, higher rps...), null when equal. */
+  better: boolean | null;
+}
+
+export interface CompareResult {
+  a: RunDetail;
+  b: RunDetail;
+  total: Record<string, MetricDelta>;
+  requests: Array<{ name: string; metrics: Record<string, MetricDelta> }>;
+}

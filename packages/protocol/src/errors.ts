@@ -1,0 +1,42 @@
+/**
+ * Every error code Volley reports, once, with its HTTP status. A code is never reused for another
+ * meaning; docs/errors.md describes each (a test keeps the two in step).
+ */
+export const ERROR_CODES = {
+  VOL_ERR_VALIDATION: {
+    status: 400,
+    summary: "The input does not match its schema; details name each field.",
+  },
+  VOL_ERR_NOT_FOUND: { status: 404, summary: "No such run, worker or route." },
+  VOL_ERR_RUN_ACTIVE: { status: 409, summary: "Another run is queued or running; one run at a time." },
+  VOL_ERR_NO_WORKERS: { status: 409, summary: "No worker is ready to take a run." },
+  VOL_ERR_WORKER_BUSY: { status: 409, summary: "The worker is in a run and cannot be retired now." },
+  VOL_ERR_RUN_NOT_ACTIVE: { status: 409, summary: "The run has already ended." },
+  VOL_ERR_LOCAL_WORKER_LIMIT: {
+    status: 400,
+    summary: "Starting that many local workers would pass the limit.",
+  },
+  VOL_ERR_UNAUTHORIZED: { status: 401, summary: "A token is required and was missing or wrong." },
+  VOL_ERR_PAYLOAD_TOO_LARGE: { status: 413, summary: "The request body or message is larger than allowed." },
+  VOL_ERR_BAD_MESSAGE: { status: 400, summary: "A WebSocket message was malformed or of an unknown type." },
+  VOL_ERR_UNAVAILABLE: { status: 503, summary: "Redis or the database does not answer." },
+  VOL_ERR_WORKER_START: { status: 500, summary: "A worker could not start its part of a run." },
+  VOL_ERR_INTERNAL: { status: 500, summary: "An unexpected error; the log has the details." },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Base of every error Volley raises on purpose; carries a stable code. */
+export class VolleyError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "VolleyError";
+  }
+
+  get status(): number {
+    return ERROR_CODES[this.code].status;
+  }
+}

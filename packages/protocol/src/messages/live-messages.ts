@@ -1,0 +1,37 @@
+import type { RunDetail, RunListItem, TimeseriesPoint } from "../api/runs.js";
+import type { WorkerInfo } from "../api/worker-info.js";
+import type { RunSummary } from "../stats/summary.js";
+
+/** One merged second of the active run, as `/ws/live` pushes it. */
+export interface LiveSecond {
+  type: "run-second";
+  runId: string;
+  point: TimeseriesPoint;
+  requests: Record<string, TimeseriesPoint>;
+  /** Everything merged so far. */
+  summary: RunSummary;
+  elapsedS: number;
+}
+
+export interface LiveState {
+  type: "state";
+  workers: WorkerInfo[];
+  /** The active run, or null. */
+  run: RunDetail | null;
+  /** Seconds merged so far for the active run. */
+  points: TimeseriesPoint[];
+  serverTime: number;
+}
+
+export interface LiveWorkers {
+  type: "workers";
+  workers: WorkerInfo[];
+}
+
+export interface LiveRunStatus {
+  type: "run-status";
+  run: RunListItem;
+}
+
+/** Everything the master pushes on `/ws/live` (the dashboard only reads). */
+export type LiveMessage = LiveState | LiveWorkers | LiveRunStatus | LiveSecond;

@@ -1,0 +1,15 @@
+import { z } from "zod";
+
+/** Sent by a worker every second. */
+export const workerHeartbeatSchema = z.strictObject({
+  type: z.literal("heartbeat"),
+  state: z.enum(["ready", "running", "stopping"]),
+  runId: z.string().max(64).nullable(),
+  vus: z.int().min(0),
+  cpu: z.number().min(0),
+  machineCpu: z.number().min(0).max(100),
+  memoryMb: z.number().min(0),
+  eventLoopDelayMs: z.number().min(0),
+  sentAt: z.number(),
+});
+export type WorkerHeartbeat = z.infer<typeof workerHeartbeatSchema>;

@@ -1,0 +1,37 @@
+import { z } from "zod";
+import { clockPingSchema, clockPongSchema } from "./clock-ping.js";
+import { errorMessageSchema } from "./error-message.js";
+import { retireSchema } from "./retire.js";
+import { runAcceptedSchema } from "./run-accepted.js";
+import { runEndedSchema } from "./run-ended.js";
+import { runRejectedSchema } from "./run-rejected.js";
+import { startRunSchema } from "./start-run.js";
+import { stopRunSchema } from "./stop-run.js";
+import { welcomeSchema } from "./welcome.js";
+import { workerHeartbeatSchema } from "./worker-heartbeat.js";
+import { workerHelloSchema } from "./worker-hello.js";
+
+/** Everything a worker may send on `/ws/worker`. */
+export const workerToMasterSchema = z.discriminatedUnion("type", [
+  workerHelloSchema,
+  workerHeartbeatSchema,
+  clockPingSchema,
+  runAcceptedSchema,
+  runRejectedSchema,
+  runEndedSchema,
+]);
+export type WorkerToMaster = z.infer<typeof workerToMasterSchema>;
+
+/** Everything the master may send to a worker. */
+export const masterToWorkerSchema = z.discriminatedUnion("type", [
+  welcomeSchema,
+  clockPongSchema,
+  startRunSchema,
+  stopRunSchema,
+  retireSchema,
+  errorMessageSchema,
+]);
+export type MasterToWorker = z.infer<typeof masterToWorkerSchema>;
+
+/** Largest WebSocket message either side accepts (a start-run carries the scenario). */
+export const MAX_WORKER_MESSAGE_BYTES = 1024 * 1024;

@@ -1,0 +1,109 @@
+import { z } from "zod";
+import { durationSchema } from "../duration.js";
+
+/** The executors of a scenario's `load` block, one schema each, keyed on `executor`. */
+export const EXECUTORS = [
+  "constant-vus",
+  "ramping-vus",
+  "per-vu-iterations",
+  "constant-arrival-rate",
+  "ramping-arrival-rate",
+] as const;
+export type ExecutorType = (typeof EXECUTORS)[number];
+
+/** Upper bounds that keep one run from exhausting a fleet by typo. */
+export const MAX_VUS = 1_000_000;
+export const MAX_RATE = 10_000_000;
+
+const vus = z.int().min(1).max(MAX_VUS);
+const stage = z.strictObject({ duration: durationSchema, target: z.number().min(0) });
+const baseFields = {
+  /** How long in-flight iterations may finish after the end; then they are aborted. @defaultValue "5s" */
+  gracefulStop: durationSchema.default(5000),
+};
+
+export const constantVusSchema = z.strictObject({
+  executor: z.literal("constant-vus"),
+  vus,
+  duration: durationSchema,
+  rampUp: durationSchema.default(0),
+  ...baseFields,
+});
+
+export const rampingVusSchema = z.strictObject({
+  executor: z.literal("ramping-vus"),
+  startVus: z.int().min(0).max(MAX_VUS).default(0),
+  stages: z.array(stage.extend({ target: z.int().min(0).max(MAX_VUS) })).min(1),
+  ...baseFields,
+});
+
+export const perVuIterationsSchema = z.strictObject({
+  executor: z.literal("per-vu-iterations"),
+  vus,
+  iterations: z.int().min(1).max(1_000_000_000),
+  maxDuration: durationSchema.default(600_000),
+  ...baseFields,
+});
+
+export const constantArrivalRateSchema = z.strictObject({
+  executor: z.literal("constant-arrival-rate"),
+  rate: z.number().positive().max(MAX_RATE),
+  duration: durationSchema,
+  maxVus: vus,
+  ...baseFields,
+});
+
+export const rampingArrivalRateSchema = z.strictObject({
+  executor: z.literal("ramping-arrival-rate"),
+  startRate: z.number().min(0).max(MAX_RATE).default(0),
+  stages: z.array(stage.extend({ target: z.number().min(0).max(MAX_RATE) })).min(1),
+  maxVus: vus,
+  ...baseFields,
+});
+
+export const loadSchema = z.discriminatedUnion(
+  "executor",
+  [
+    constantVusSchema,
+    rampingVusSchema,
+    perVuIterationsSchema,
+    constantArrivalRateSchema,
+    rampingArrivalRateSchema,
+  ],
+  { error: `executor must be one of ${EXECUTORS.join(", ")}` },
+);
+
+export type LoadConfig = z.output<typeof loadSchema>;
+export type ConstantVusConfig = z.output<typeof constantVusSchema>;
+export type RampingVusConfig = z.output<typeof rampingVusSchema>;
+export type PerVuIterationsConfig = z.output<typeof perVuIterationsSchema>;
+export type ConstantArrivalRateConfig = z.output<typeof constantArrivalRateSchema>;
+export type RampingArrivalRateConfig = z.output<typeof rampingArrivalRateSchema>;
+
+/** Planned length of the load phase in ms (without gracefulStop); per-vu-iterations gives its cap. */
+export function plannedDurationMs(load: LoadConfig): number {
+  switch (load.executor) {
+    case "constant-vus":
+    case "constant-arrival-rate":
+      return load.duration;
+    case "ramping-vus":
+    case "ramping-arrival-rate":
+      return load.stages.reduce((sum, s) => sum + s.duration, 0);
+    case "per-vu-iterations":
+      return load.maxDuration;
+  }
+}
+
+/** Most VUs the load can use at once. */
+export function peakVus(load: LoadConfig): number {
+  switch (load.executor) {
+    case "constant-vus":
+    case "per-vu-iterations":
+      return load.vus;
+    case "ramping-vus":
+      return Math.max(load.startVus, ...load.stages.map((s) => s.target));
+    case "constant-arrival-rate":
+    case "ramping-arrival-rate":
+      return load.maxVus;
+  }
+}

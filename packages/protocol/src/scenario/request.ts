@@ -1,0 +1,69 @@
+import { z } from "zod";
+import { durationSchema } from "../duration.js";
+import { CaptureSyntaxError, parseCapture } from "./capture.js";
+
+export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+/** Inclusive status ranges a response must fall in. */
+export type StatusRange = [number, number];
+
+const VARIABLE_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const STATUS_RANGE_RE = /^([1-5])xx$|^(\d{3})\s*-\s*(\d{3})$/;
+
+const statusCode = z.int().min(100).max(599);
+const statusText = z.string().transform((text, ctx): StatusRange => {
+  const match = STATUS_RANGE_RE.exec(text.trim());
+  if (match?.[1]) return [Number(match[1]) * 100, Number(match[1]) * 100 + 99];
+  if (match && Number(match[2]) <= Number(match[3])) return [Number(match[2]), Number(match[3])];
+  ctx.addIssue({ code: "custom", message: `"${text}" is not a status range: use "2xx" or "200-299"` });
+  return z.NEVER;
+});
+
+const statusItem = z.union([statusCode.transform((code): StatusRange => [code, code]), statusText]);
+
+/** `expect.status`: 200, [200, 201], "2xx" or "200-299"; normalised to inclusive ranges. */
+export const statusExpectationSchema = z.union(
+  [statusItem.transform((range) => [range]), z.array(statusItem).min(1)],
+  { error: 'expected a status code, a list of them, or a range such as "2xx" or "200-299"' },
+);
+
+const captureExpression = z.string().superRefine((expression, ctx) => {
+  try {
+    parseCapture(expression);
+  } catch (error) {
+    if (error instanceof CaptureSyntaxError) ctx.addIssue({ code: "custom", message: error.message });
+    else throw error;
+  }
+});
+
+export const requestSchema = z.strictObject({
+  /** Name the statistics are grouped under. @defaultValue "METHOD path" */
+  name: z.string().trim().min(1).max(200).optional(),
+  method: z
+    .string()
+    .transform((m) => m.toUpperCase())
+    .pipe(z.enum(HTTP_METHODS, { error: `method must be one of ${HTTP_METHODS.join(", ")}` }))
+    .default("GET"),
+  path: z.string().startsWith("/", { error: 'path must start with "/"' }).max(8192),
+  query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  headers: z.record(z.string().min(1), z.string()).optional(),
+  /** An object or array is sent as JSON; a string as it is. */
+  body: z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
+  capture: z
+    .record(
+      z.string().regex(VARIABLE_NAME_RE, { error: "a capture name must be a plain identifier" }),
+      captureExpression,
+    )
+    .optional(),
+  expect: z
+    .strictObject({
+      status: statusExpectationSchema.optional(),
+      /** A substring the response body must contain. */
+      body: z.string().min(1).optional(),
+    })
+    .optional(),
+  timeout: durationSchema.optional(),
+});
+
+export type RequestConfig = z.output<typeof requestSchema>;

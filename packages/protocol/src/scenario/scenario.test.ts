@@ -1,0 +1,166 @@
+import { describe, expect, it } from "vitest";
+import { ValidationError } from "../validation.js";
+import { parseScenario, readScenarioText } from "./parse-scenario.js";
+
+const valid = {
+  name: "checkout",
+  target: "http://127.0.0.1:18080",
+  load: { executor: "constant-vus", vus: 50, duration: "30s", rampUp: "5s" },
+  requests: [
+    {
+      name: "login",
+      method: "POST",
+      path: "/login",
+      headers: { "content-type": "application/json" },
+      body: { user: "u{{vu}}" },
+      capture: { token: "json.token" },
+      expect: { status: 200 },
+    },
+    { name: "order", method: "POST", path: "/orders", headers: { authorization: "Bearer {{token}}" } },
+  ],
+  thinkTime: "0ms",
+  timeout: "10s",
+  thresholds: { p95: "<200ms", errorRate: "<1%" },
+};
+
+function issuesOf(input: unknown): Array<{ path: string; message: string }> {
+  try {
+    parseScenario(input);
+  } catch (error) {
+    if (error instanceof ValidationError) return error.issues;
+    throw error;
+  }
+  throw new Error("expected the scenario to be rejected");
+}
+
+function withChanges(change: (s: typeof valid & Record<string, unknown>) => void): unknown {
+  const copy = structuredClone(valid) as typeof valid & Record<string, unknown>;
+  change(copy);
+  return copy;
+}
+
+describe("scenario validation", () => {
+  it("accepts the contract's example and fills defaults", () => {
+    const scenario = parseScenario(valid);
+    expect(scenario.load).toEqual({
+      executor: "constant-vus",
+      vus: 50,
+      duration: 30_000,
+      rampUp: 5000,
+      gracefulStop: 5000,
+    });
+    expect(scenario.timeout).toBe(10_000);
+    expect(scenario.thinkTime).toEqual({ minMs: 0, maxMs: 0 });
+    expect(scenario.requests[0].expect?.status).toEqual([[200, 200]]);
+    expect(scenario.requests[1].method).toBe("POST");
+    expect(scenario.http.keepAliveTimeout).toBe(4000);
+  });
+
+  it("accepts every executor", () => {
+    const loads = [
+      {
+        executor: "ramping-vus",
+        stages: [
+          { duration: "10s", target: 100 },
+          { duration: "5s", target: 0 },
+        ],
+      },
+      { executor: "per-vu-iterations", vus: 300, iterations: 100 },
+      { executor: "constant-arrival-rate", rate: 200, duration: "1m", maxVus: 50 },
+      { executor: "ramping-arrival-rate", stages: [{ duration: "30s", target: 500 }], maxVus: 100 },
+    ];
+    for (const load of loads) expect(parseScenario({ ...valid, load }).load.executor).toBe(load.executor);
+  });
+
+  it("names the field path of each problem", () => {
+    const issues = issuesOf(
+      withChanges((s) => {
+        s.load = { executor: "constant-vus", vus: 0, duration: "thirty" } as never;
+        s.requests[1].path = "orders";
+        s.target = "ftp://example";
+      }),
+    );
+    const byPath = Object.fromEntries(issues.map((i) => [i.path, i.message]));
+    expect(byPath["load.vus"]).toMatch(/>=1|at least|too small/i);
+    expect(byPath["load.duration"]).toContain('"thirty" is not a duration');
+    expect(byPath["requests[1].path"]).toBe('path must start with "/"');
+    expect(byPath.target).toContain("http:// or https://");
+  });
+
+  it("reports unknown executors, unknown fields and missing fields", () => {
+    expect(issuesOf({ ...valid, load: { executor: "warp", vus: 1 } })).toEqual([
+      expect.objectContaining({ path: "load.executor", message: expect.stringContaining("constant-vus") }),
+    ]);
+    expect(issuesOf({ ...valid, vus: 3 })).toEqual([{ path: "(root)", message: 'unknown field "vus"' }]);
+    const { target: _target, ...noTarget } = valid;
+    expect(issuesOf(noTarget)).toEqual([expect.objectContaining({ path: "target" })]);
+  });
+
+  it("rejects templates that read variables nobody captures, and bad template syntax", () => {
+    const issues = issuesOf(
+      withChanges((s) => {
+        s.requests[1].headers = { authorization: "Bearer {{session}}" };
+        s.requests[0].path = "/login/{{randomInt 5 1}}";
+      }),
+    );
+    expect(issues).toContainEqual({
+      path: "requests[1].headers.authorization",
+      message: expect.stringContaining("{{session}} is neither a built-in variable"),
+    });
+    expect(issues).toContainEqual({
+      path: "requests[0].path",
+      message: expect.stringContaining("first bound must not exceed"),
+    });
+  });
+
+  it("checks captures, expectations, think time and thresholds", () => {
+    const issues = issuesOf(
+      withChanges((s) => {
+        s.requests[0].capture = { token: "body.token" };
+        (s.requests[0].expect as Record<string, unknown>).status = "20x";
+        s.thinkTime = "2s..1s";
+        s.thresholds = { p96: "<1ms", errorRate: "<1ms" };
+      }),
+    );
+    const paths = issues.map((i) => i.path);
+    expect(paths).toContain("requests[0].capture.token");
+    expect(paths).toContain("requests[0].expect.status");
+    expect(paths).toContain("thinkTime");
+    expect(paths).toContain("thresholds.p96");
+    expect(paths).toContain("thresholds.errorRate");
+  });
+
+  it("checks across fields once each field is valid", () => {
+    const issues = issuesOf(withChanges((s) => (s.thresholds = { "p95[nobody]": "<1s" })));
+    expect(issues).toEqual([{ path: "thresholds.p95[nobody]", message: 'no request is named "nobody"' }]);
+  });
+
+  it("normalises status expectations", () => {
+    const parse = (status: unknown) =>
+      parseScenario(withChanges((s) => ((s.requests[0].expect as Record<string, unknown>).status = status)))
+        .requests[0].expect?.status;
+    expect(parse([200, 201])).toEqual([
+      [200, 200],
+      [201, 201],
+    ]);
+    expect(parse("2xx")).toEqual([[200, 299]]);
+    expect(parse(["200-204", 302])).toEqual([
+      [200, 204],
+      [302, 302],
+    ]);
+  });
+});
+
+describe("readScenarioText", () => {
+  it("reads YAML and JSON", () => {
+    const yaml =
+      "name: y\ntarget: http://127.0.0.1:1\nload: { executor: per-vu-iterations, vus: 1, iterations: 1 }\nrequests:\n  - path: /\n";
+    expect(parseScenario(readScenarioText(yaml, "yaml")).requests[0].method).toBe("GET");
+    expect(readScenarioText('{"a":1}', "json")).toEqual({ a: 1 });
+  });
+
+  it("reports syntax errors with a position", () => {
+    expect(() => readScenarioText("name: [unclosed", "yaml")).toThrow(/not valid YAML at line 1/);
+    expect(() => readScenarioText("{", "json")).toThrow(/not valid JSON/);
+  });
+});

@@ -1,0 +1,120 @@
+import { z } from "zod";
+import { durationSchema } from "../duration.js";
+import { loadSchema } from "./load.js";
+import { requestSchema } from "./request.js";
+import { parseTemplate, TemplateSyntaxError, templateVariables } from "./template.js";
+import { parseThreshold, ThresholdSyntaxError } from "./thresholds.js";
+
+const THINK_RANGE_RE = /^\s*(\S+?)\s*\.\.\s*(\S+)\s*$/;
+
+/** `thinkTime`: a duration, or "min..max" for a uniform random pause after each request. */
+export const thinkTimeSchema = z.string().transform((text, ctx): { minMs: number; maxMs: number } => {
+  const range = THINK_RANGE_RE.exec(text);
+  const [minText, maxText] = range ? [range[1], range[2]] : [text, text];
+  const minMs = durationSchema.safeParse(minText);
+  const maxMs = durationSchema.safeParse(maxText);
+  if (!minMs.success || !maxMs.success || minMs.data > maxMs.data) {
+    ctx.addIssue({ code: "custom", message: `"${text}" is not a think time: use "500ms" or "100ms..2s"` });
+    return z.NEVER;
+  }
+  return { minMs: minMs.data, maxMs: maxMs.data };
+});
+
+const targetSchema = z.string().superRefine((text, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    ctx.addIssue({ code: "custom", message: `"${text}" is not a URL: use http://host:port` });
+    return;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    ctx.addIssue({ code: "custom", message: `"${text}" must use http:// or https://` });
+  } else if (url.search || url.hash) {
+    ctx.addIssue({
+      code: "custom",
+      message: "target must not carry a query or fragment; put them in each request",
+    });
+  }
+});
+
+const thresholdsSchema = z.record(z.string(), z.string()).superRefine((thresholds, ctx) => {
+  for (const [key, expression] of Object.entries(thresholds)) {
+    try {
+      parseThreshold(key, expression);
+    } catch (error) {
+      if (!(error instanceof ThresholdSyntaxError)) throw error;
+      ctx.addIssue({ code: "custom", path: [key], message: error.message });
+    }
+  }
+});
+
+// Field checks run first; the cross-field checks below run once every field is valid.
+export const scenarioSchema = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200),
+    target: targetSchema,
+    load: loadSchema,
+    requests: z.array(requestSchema).min(1, { error: "a scenario needs at least one request" }).max(500),
+    thinkTime: thinkTimeSchema.default({ minMs: 0, maxMs: 0 }),
+    /** Per-request timeout unless a request sets its own. @defaultValue "10s" */
+    timeout: durationSchema.default(10_000),
+    thresholds: thresholdsSchema.default({}),
+    http: z
+      .strictObject({
+        /** Idle keep-alive sockets are closed after this long. @defaultValue "4s" */
+        keepAliveTimeout: durationSchema.default(4000),
+        connectTimeout: durationSchema.default(10_000),
+        /** Most connections per thread; by default one per VU of the thread. */
+        maxConnections: z.int().min(1).max(1_000_000).optional(),
+      })
+      .default({ keepAliveTimeout: 4000, connectTimeout: 10_000 }),
+  })
+  .superRefine((scenario, ctx) => {
+    const captured = new Set(scenario.requests.flatMap((r) => Object.keys(r.capture ?? {})));
+    scenario.requests.forEach((request, index) => {
+      const check = (value: string, path: Array<string | number>) => {
+        try {
+          for (const name of templateVariables(parseTemplate(value))) {
+            if (!captured.has(name)) {
+              ctx.addIssue({
+                code: "custom",
+                path: ["requests", index, ...path],
+                message: `{{${name}}} is neither a built-in variable (vu, iter, worker, uuid, now, randomInt) nor captured by any request`,
+              });
+            }
+          }
+        } catch (error) {
+          if (!(error instanceof TemplateSyntaxError)) throw error;
+          ctx.addIssue({ code: "custom", path: ["requests", index, ...path], message: error.message });
+        }
+      };
+      check(request.path, ["path"]);
+      for (const [key, value] of Object.entries(request.query ?? {})) check(String(value), ["query", key]);
+      for (const [key, value] of Object.entries(request.headers ?? {})) check(value, ["headers", key]);
+      if (request.body !== undefined) {
+        check(typeof request.body === "string" ? request.body : JSON.stringify(request.body), ["body"]);
+      }
+    });
+    const names = new Set(scenario.requests.map((r) => r.name ?? `${r.method} ${r.path}`));
+    for (const [key, expression] of Object.entries(scenario.thresholds)) {
+      const rule = parseThreshold(key, expression);
+      if (rule.request !== undefined && !names.has(rule.request)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["thresholds", key],
+          message: `no request is named "${rule.request}"`,
+        });
+      }
+    }
+  });
+
+/** A scenario as a user writes it (durations as text). */
+export type ScenarioInput = z.input<typeof scenarioSchema>;
+/** A validated scenario (durations in milliseconds, defaults filled in). */
+export type Scenario = z.output<typeof scenarioSchema>;
+
+/** The name a request's statistics are grouped under. */
+export function requestName(request: { name?: string; method: string; path: string }): string {
+  return request.name ?? `${request.method} ${request.path}`;
+}

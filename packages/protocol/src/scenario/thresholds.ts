@@ -1,0 +1,69 @@
+/**
+ * Threshold expressions: `{ "p95": "<200ms", "errorRate": "<1%", "p99[login]": "<=500ms" }`.
+ * A key is a metric, optionally followed by `[request name]`; a value is a comparison.
+ */
+export const LATENCY_METRICS = ["min", "mean", "max", "p50", "p75", "p90", "p95", "p99", "p999"] as const;
+export const COUNT_METRICS = ["requests", "failures", "dropped"] as const;
+export const THRESHOLD_METRICS = [...LATENCY_METRICS, ...COUNT_METRICS, "rps", "errorRate"] as const;
+export type ThresholdMetric = (typeof THRESHOLD_METRICS)[number];
+export type ThresholdOperator = "<" | "<=" | ">" | ">=" | "==";
+
+export interface ThresholdRule {
+  /** The key as written, e.g. "p95[login]". */
+  key: string;
+  metric: ThresholdMetric;
+  /** Request name the rule applies to; undefined for the whole run. */
+  request?: string;
+  operator: ThresholdOperator;
+  /** Milliseconds for latency, a fraction (0..1) for errorRate, a plain number otherwise. */
+  value: number;
+  expression: string;
+}
+
+export class ThresholdSyntaxError extends Error {}
+
+const KEY_RE = /^([A-Za-z0-9]+)(?:\[(.+)\])?$/;
+const EXPRESSION_RE = /^(<=|>=|==|<|>)\s*(-?\d+(?:\.\d+)?)\s*(us|ms|s|%)?$/;
+const LATENCY_UNITS: Record<string, number> = { us: 0.001, ms: 1, s: 1000 };
+
+export function parseThreshold(key: string, expression: string): ThresholdRule {
+  const keyMatch = KEY_RE.exec(key.trim());
+  const metric = keyMatch?.[1] as ThresholdMetric | undefined;
+  if (!keyMatch || !metric || !(THRESHOLD_METRICS as readonly string[]).includes(metric)) {
+    throw new ThresholdSyntaxError(
+      `unknown metric "${key}": use one of ${THRESHOLD_METRICS.join(", ")}, optionally followed by [request name]`,
+    );
+  }
+  const match = EXPRESSION_RE.exec(expression.trim());
+  if (!match) {
+    throw new ThresholdSyntaxError(`"${expression}" is not a comparison such as "<200ms", "<1%" or ">=100"`);
+  }
+  const [, operator, number, unit] = match;
+  let value = Number(number);
+  if ((LATENCY_METRICS as readonly string[]).includes(metric)) {
+    if (unit === "%") throw new ThresholdSyntaxError(`${metric} is a latency: use us, ms or s, not %`);
+    value *= LATENCY_UNITS[unit ?? "ms"];
+  } else if (metric === "errorRate") {
+    if (unit && unit !== "%")
+      throw new ThresholdSyntaxError(`errorRate is a ratio: write it as "<1%" or "<0.01"`);
+    if (unit === "%") value /= 100;
+  } else if (unit) {
+    throw new ThresholdSyntaxError(`${metric} is a plain number: drop the unit "${unit}"`);
+  }
+  return { key, metric, request: keyMatch[2], operator: operator as ThresholdOperator, value, expression };
+}
+
+export function compareThreshold(actual: number, operator: ThresholdOperator, expected: number): boolean {
+  switch (operator) {
+    case "<":
+      return actual < expected;
+    case "<=":
+      return actual <= expected;
+    case ">":
+      return actual > expected;
+    case ">=":
+      return actual >= expected;
+    case "==":
+      return actual === expected;
+  }
+}

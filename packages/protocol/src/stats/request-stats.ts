@@ -1,0 +1,38 @@
+import { z } from "zod";
+
+/** How a request failed. `status` and `expect` are responses that did not meet expectations. */
+export const ERROR_KINDS = ["timeout", "connect", "reset", "status", "expect", "aborted", "other"] as const;
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+const count = z.number().int().min(0);
+
+export const errorCountSchema = z.strictObject({
+  kind: z.enum(ERROR_KINDS),
+  /** One sample message of this kind (the first seen). */
+  message: z.string().max(500),
+  count,
+});
+export type ErrorCount = z.infer<typeof errorCountSchema>;
+
+/** Latency of a period: exact sum/min/max plus an HDR histogram (microseconds, sparse-encoded). */
+export const latencyStatsSchema = z.strictObject({
+  sumUs: z.number().min(0),
+  minUs: z.number().min(0),
+  maxUs: z.number().min(0),
+  histogram: z.string().max(1_000_000),
+});
+export type LatencyStats = z.infer<typeof latencyStatsSchema>;
+
+/** What one request name did in one period (a second, or a whole run). */
+export const requestStatsSchema = z.strictObject({
+  name: z.string().max(200),
+  method: z.string().max(16),
+  requests: count,
+  failures: count,
+  bytesIn: count,
+  bytesOut: count,
+  statusCodes: z.record(z.string().regex(/^\d{3}$/), count),
+  errors: z.array(errorCountSchema).max(200),
+  latency: latencyStatsSchema,
+});
+export type RequestStats = z.infer<typeof requestStatsSchema>;

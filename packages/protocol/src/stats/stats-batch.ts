@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { requestStatsSchema } from "./request-stats.js";
+
+/**
+ * One worker's measurements for one second of a run: the unit that travels through the queue.
+ * `seq` counts a worker's batches of a run from 0 without gaps; the batch with `final` is the last.
+ */
+export const statsBatchSchema = z.strictObject({
+  runId: z.string().min(1).max(64),
+  workerId: z.string().min(1).max(64),
+  seq: z.int().min(0),
+  /** Second of the run the batch describes (0 = the first second after the scheduled start). */
+  second: z.int().min(0),
+  final: z.boolean(),
+  /** VUs active at the end of the second. */
+  vus: z.int().min(0),
+  /** Iterations that found no free VU (arrival-rate executors). */
+  dropped: z.int().min(0),
+  /** Batches the worker had to discard because Redis stayed away longer than its buffer. */
+  lostBatches: z.int().min(0),
+  requests: z.array(requestStatsSchema).max(500),
+  sentAt: z.number(),
+});
+export type StatsBatch = z.infer<typeof statsBatchSchema>;

@@ -1,0 +1,48 @@
+import type { z } from "zod";
+import { VolleyError } from "./errors.js";
+
+/** One problem in an input, named by its path (`load.vus`, `requests[1].path`). */
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  let out = "";
+  for (const segment of path) {
+    if (typeof segment === "number") out += `[${segment}]`;
+    else out += out ? `.${String(segment)}` : String(segment);
+  }
+  return out || "(root)";
+}
+
+export function formatIssues(error: z.ZodError): ValidationIssue[] {
+  return error.issues.map((issue) => ({ path: formatPath(issue.path), message: describeIssue(issue) }));
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === "unrecognized_keys")
+    return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+  if (issue.code === "invalid_type" && issue.message.includes("received undefined")) return "is required";
+  return issue.message;
+}
+
+/** Thrown at an edge when input does not match its schema; maps to HTTP 400 and CLI exit 2. */
+export class ValidationError extends VolleyError {
+  constructor(
+    readonly what: string,
+    readonly issues: ValidationIssue[],
+  ) {
+    super(
+      "VOL_ERR_VALIDATION",
+      `invalid ${what}: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+    );
+  }
+}
+
+/** Parses `input` with `schema`, throwing a ValidationError that names every bad field. */
+export function parseWith<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw new ValidationError(what, formatIssues(result.error));
+  return result.data;
+}
