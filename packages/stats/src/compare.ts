@@ -1,0 +1,72 @@
+import type { MetricDelta, RunSummary, TotalsSummary } from "@volley/protocol";
+
+/** For each compared metric: true when a higher value is better. */
+const HIGHER_IS_BETTER: Record<string, boolean> = {
+  requests: true,
+  rps: true,
+  failures: false,
+  errorRate: false,
+  dropped: false,
+  min: false,
+  mean: false,
+  max: false,
+  p50: false,
+  p75: false,
+  p90: false,
+  p95: false,
+  p99: false,
+  p999: false,
+};
+
+export function metricDelta(a: number | null, b: number | null, higherIsBetter: boolean): MetricDelta {
+  if (a === null || b === null) return { a, b, delta: null, ratio: null, better: null };
+  const delta = b - a;
+  return {
+    a,
+    b,
+    delta,
+    ratio: a !== 0 ? delta / a : null,
+    better: delta === 0 ? null : delta > 0 === higherIsBetter,
+  };
+}
+
+function flatten(totals: TotalsSummary | undefined): Record<string, number | null> {
+  if (!totals) return Object.fromEntries(Object.keys(HIGHER_IS_BETTER).map((k) => [k, null]));
+  return {
+    requests: totals.requests,
+    rps: totals.rps,
+    failures: totals.failures,
+    errorRate: totals.requests ? totals.failures / totals.requests : 0,
+    dropped: totals.dropped,
+    ...totals.latencyMs,
+  };
+}
+
+function compareTotals(
+  a: TotalsSummary | undefined,
+  b: TotalsSummary | undefined,
+): Record<string, MetricDelta> {
+  const fa = flatten(a);
+  const fb = flatten(b);
+  return Object.fromEntries(
+    Object.entries(HIGHER_IS_BETTER).map(([metric, higher]) => [
+      metric,
+      metricDelta(fa[metric], fb[metric], higher),
+    ]),
+  );
+}
+
+/** Two run summaries side by side: totals and every request name either run has. */
+export function compareSummaries(a: RunSummary, b: RunSummary) {
+  const names = [...new Set([...a.requests.map((r) => r.name), ...b.requests.map((r) => r.name)])];
+  return {
+    total: compareTotals(a.total, b.total),
+    requests: names.map((name) => ({
+      name,
+      metrics: compareTotals(
+        a.requests.find((r) => r.name === name),
+        b.requests.find((r) => r.name === name),
+      ),
+    })),
+  };
+}

@@ -1,0 +1,97 @@
+import { describe, expect, it } from "vitest";
+import { RequestAggregate } from "./request-aggregate.js";
+import { RequestRecorder } from "./request-recorder.js";
+import { StatsAggregate } from "./stats-aggregate.js";
+
+function seeded(seed: number) {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
+/** Nearest-rank percentile of a sorted array: the smallest value with at least p% of values <= it. */
+function exactPercentile(sorted: number[], p: number): number {
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+describe("percentiles", () => {
+  it.each([1, 2, 3])("match the exact sorted-array answer within 0.1%% (seed %i)", (seed) => {
+    const random = seeded(seed);
+    const recorders = [new RequestRecorder("r", "GET"), new RequestRecorder("r", "GET")];
+    const values: number[] = [];
+    for (let i = 0; i < 50_000; i++) {
+      const us = Math.round(50 + (random() < 0.95 ? random() * 20_000 : random() * 3_000_000));
+      values.push(us);
+      recorders[i % 2].record(us, 200, 10, 10);
+    }
+    const aggregate = new RequestAggregate("r", "GET");
+    for (const recorder of recorders) aggregate.add(recorder.flush());
+    values.sort((a, b) => a - b);
+    for (const p of [50, 75, 90, 95, 99, 99.9]) {
+      const exact = exactPercentile(values, p);
+      const measured = aggregate.percentileUs(p);
+      expect(Math.abs(measured - exact) / exact).toBeLessThanOrEqual(0.001);
+    }
+    const summary = aggregate.latencySummary();
+    expect(summary.min).toBe(values[0] / 1000);
+    expect(summary.max).toBe(values[values.length - 1] / 1000);
+    expect(summary.mean).toBeCloseTo(values.reduce((a, b) => a + b, 0) / values.length / 1000, 2);
+  });
+});
+
+describe("RequestRecorder", () => {
+  it("counts requests, failures, bytes, status codes and errors, then starts a new period", () => {
+    const recorder = new RequestRecorder("login", "POST");
+    recorder.record(1000, 200, 100, 50);
+    recorder.record(2000, 500, 80, 50, "status", "unexpected status 500");
+    recorder.record(3000, 0, 0, 50, "connect", "connect ECONNREFUSED 127.0.0.1:1");
+    const stats = recorder.flush();
+    expect(stats).toMatchObject({
+      name: "login",
+      method: "POST",
+      requests: 3,
+      failures: 2,
+      bytesIn: 180,
+      bytesOut: 150,
+      statusCodes: { "200": 1, "500": 1 },
+      latency: { sumUs: 6000, minUs: 1000, maxUs: 3000 },
+    });
+    expect(stats.errors).toHaveLength(2);
+    expect(recorder.isEmpty).toBe(true);
+    expect(recorder.flush()).toMatchObject({
+      requests: 0,
+      statusCodes: {},
+      errors: [],
+      latency: { histogram: "" },
+    });
+  });
+
+  it("bounds error messages per kind", () => {
+    const recorder = new RequestRecorder("r", "GET");
+    for (let i = 0; i < 100; i++) recorder.record(1, 0, 0, 0, "connect", `refused port ${i}`);
+    const errors = recorder.flush().errors;
+    expect(errors).toHaveLength(10);
+    expect(errors.reduce((sum, e) => sum + e.count, 0)).toBe(100);
+  });
+});
+
+describe("StatsAggregate", () => {
+  it("summarizes per request and in total, in scenario order", () => {
+    const login = new RequestRecorder("login", "POST");
+    const order = new RequestRecorder("order", "POST");
+    login.record(10_000, 200, 1, 1);
+    order.record(20_000, 201, 1, 1);
+    order.record(30_000, 500, 1, 1, "status", "500");
+    const aggregate = new StatsAggregate();
+    aggregate.add([order.flush(), login.flush()], 4);
+    const summary = aggregate.summarize(2, ["login", "order"]);
+    expect(summary.requests.map((r) => r.name)).toEqual(["login", "order"]);
+    expect(summary.total).toMatchObject({ requests: 3, failures: 1, dropped: 4, rps: 1.5 });
+    expect(summary.total.latencyMs.min).toBe(10);
+    expect(summary.total.latencyMs.max).toBe(30);
+    expect(summary.statusCodes).toEqual({ "200": 1, "201": 1, "500": 1 });
+    expect(summary.errors).toEqual([{ kind: "status", message: "500", count: 1, request: "order" }]);
+  });
+});

@@ -1,0 +1,100 @@
+import type { LatencySummary, RequestStats } from "@volley/protocol";
+import { ErrorCounter } from "./error-counter.js";
+import { createMergeHistogram } from "./histogram/latency-histogram.js";
+import { addEncodedHistogram, encodeHistogram } from "./histogram/sparse-codec.js";
+
+export const SUMMARY_PERCENTILES = { p50: 50, p75: 75, p90: 90, p95: 95, p99: 99, p999: 99.9 } as const;
+
+/** Request statistics merged over any number of periods, threads or workers; merges are exact. */
+export class RequestAggregate {
+  requests = 0;
+  failures = 0;
+  bytesIn = 0;
+  bytesOut = 0;
+  sumUs = 0;
+  minUs = Number.POSITIVE_INFINITY;
+  maxUs = 0;
+  readonly statusCodes: Record<string, number> = {};
+  readonly errors = new ErrorCounter();
+  readonly histogram = createMergeHistogram();
+
+  constructor(
+    readonly name: string,
+    readonly method: string,
+  ) {}
+
+  add(stats: RequestStats): void {
+    if (stats.requests === 0) return;
+    this.requests += stats.requests;
+    this.failures += stats.failures;
+    this.bytesIn += stats.bytesIn;
+    this.bytesOut += stats.bytesOut;
+    this.sumUs += stats.latency.sumUs;
+    this.minUs = Math.min(this.minUs, stats.latency.minUs);
+    this.maxUs = Math.max(this.maxUs, stats.latency.maxUs);
+    for (const [code, count] of Object.entries(stats.statusCodes)) {
+      this.statusCodes[code] = (this.statusCodes[code] ?? 0) + count;
+    }
+    this.errors.addAll(stats.errors);
+    addEncodedHistogram(this.histogram, stats.latency.histogram);
+  }
+
+  addAggregate(other: RequestAggregate): void {
+    if (other.requests === 0) return;
+    this.requests += other.requests;
+    this.failures += other.failures;
+    this.bytesIn += other.bytesIn;
+    this.bytesOut += other.bytesOut;
+    this.sumUs += other.sumUs;
+    this.minUs = Math.min(this.minUs, other.minUs);
+    this.maxUs = Math.max(this.maxUs, other.maxUs);
+    for (const [code, count] of Object.entries(other.statusCodes)) {
+      this.statusCodes[code] = (this.statusCodes[code] ?? 0) + count;
+    }
+    this.errors.addAll(other.errors.list());
+    this.histogram.add(other.histogram);
+  }
+
+  toStats(): RequestStats {
+    return {
+      name: this.name,
+      method: this.method,
+      requests: this.requests,
+      failures: this.failures,
+      bytesIn: this.bytesIn,
+      bytesOut: this.bytesOut,
+      statusCodes: { ...this.statusCodes },
+      errors: this.errors.list(),
+      latency: {
+        sumUs: this.sumUs,
+        minUs: this.requests ? this.minUs : 0,
+        maxUs: this.maxUs,
+        histogram: encodeHistogram(this.histogram),
+      },
+    };
+  }
+
+  /** Latency in milliseconds: exact min/mean/max, percentiles from the histogram (±0.1%). */
+  latencySummary(): LatencySummary {
+    if (this.requests === 0) {
+      return { min: 0, mean: 0, max: 0, p50: 0, p75: 0, p90: 0, p95: 0, p99: 0, p999: 0 };
+    }
+    const ms = (us: number) => Math.round(us) / 1000;
+    const summary = {
+      min: ms(this.minUs),
+      mean: ms(this.sumUs / this.requests),
+      max: ms(this.maxUs),
+    } as LatencySummary;
+    for (const [key, percentile] of Object.entries(SUMMARY_PERCENTILES)) {
+      summary[key as keyof typeof SUMMARY_PERCENTILES] = ms(this.percentileUs(percentile));
+    }
+    return summary;
+  }
+
+  /** Latency at a percentile in microseconds, kept within the exact min and max. */
+  percentileUs(percentile: number): number {
+    if (this.requests === 0) return 0;
+    const value = this.histogram.getValueAtPercentile(percentile);
+    return Math.min(Math.max(value, this.minUs), this.maxUs);
+  }
+}

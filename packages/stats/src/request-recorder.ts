@@ -1,0 +1,88 @@
+import type { ErrorKind, RequestStats } from "@volley/protocol";
+import { ErrorCounter } from "./error-counter.js";
+import { clampLatencyUs, createRecordingHistogram } from "./histogram/latency-histogram.js";
+import { encodeHistogram } from "./histogram/sparse-codec.js";
+
+/**
+ * What one request name measures during one period, on the request path: a handful of additions
+ * and one histogram record per request. Encoding happens in `flush`, once a second.
+ */
+export class RequestRecorder {
+  private requests = 0;
+  private failures = 0;
+  private bytesIn = 0;
+  private bytesOut = 0;
+  private sumUs = 0;
+  private minUs = Number.POSITIVE_INFINITY;
+  private maxUs = 0;
+  private readonly histogram = createRecordingHistogram();
+  private readonly statusCounts = new Uint32Array(600);
+  private readonly statusSeen: number[] = [];
+  private readonly errors = new ErrorCounter();
+
+  constructor(
+    readonly name: string,
+    readonly method: string,
+  ) {}
+
+  /** Records one request. `status` is 0 when no response arrived; `errorKind` is set for failures. */
+  record(
+    latencyUs: number,
+    status: number,
+    bytesIn: number,
+    bytesOut: number,
+    errorKind?: ErrorKind,
+    errorMessage?: string,
+  ): void {
+    const us = clampLatencyUs(latencyUs);
+    this.requests++;
+    this.bytesIn += bytesIn;
+    this.bytesOut += bytesOut;
+    this.sumUs += us;
+    if (us < this.minUs) this.minUs = us;
+    if (us > this.maxUs) this.maxUs = us;
+    this.histogram.recordValue(us);
+    if (status > 0 && status < 600) {
+      if (this.statusCounts[status]++ === 0) this.statusSeen.push(status);
+    }
+    if (errorKind !== undefined) {
+      this.failures++;
+      this.errors.add(errorKind, errorMessage ?? errorKind);
+    }
+  }
+
+  get isEmpty(): boolean {
+    return this.requests === 0;
+  }
+
+  /** The period's statistics; the recorder starts a new period. */
+  flush(): RequestStats {
+    const statusCodes: Record<string, number> = {};
+    for (const status of this.statusSeen) {
+      statusCodes[String(status)] = this.statusCounts[status];
+      this.statusCounts[status] = 0;
+    }
+    const stats: RequestStats = {
+      name: this.name,
+      method: this.method,
+      requests: this.requests,
+      failures: this.failures,
+      bytesIn: this.bytesIn,
+      bytesOut: this.bytesOut,
+      statusCodes,
+      errors: this.errors.list(),
+      latency: {
+        sumUs: this.sumUs,
+        minUs: this.requests ? this.minUs : 0,
+        maxUs: this.maxUs,
+        histogram: encodeHistogram(this.histogram),
+      },
+    };
+    this.statusSeen.length = 0;
+    this.errors.clear();
+    if (this.requests) this.histogram.reset();
+    this.requests = this.failures = this.bytesIn = this.bytesOut = this.sumUs = this.maxUs = 0;
+    this.minUs = Number.POSITIVE_INFINITY;
+    return stats;
+  }
+}

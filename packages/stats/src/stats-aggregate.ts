@@ -1,0 +1,80 @@
+import type { RequestStats, RequestSummary, RunSummary, TotalsSummary } from "@volley/protocol";
+import { RequestAggregate } from "./request-aggregate.js";
+
+/** Statistics of many request names merged together: a second of a run, or a whole run. */
+export class StatsAggregate {
+  private readonly byName = new Map<string, RequestAggregate>();
+  dropped = 0;
+
+  add(requests: readonly RequestStats[], dropped = 0): void {
+    this.dropped += dropped;
+    for (const stats of requests) this.entry(stats.name, stats.method).add(stats);
+  }
+
+  addAggregate(other: StatsAggregate): void {
+    this.dropped += other.dropped;
+    for (const aggregate of other.byName.values())
+      this.entry(aggregate.name, aggregate.method).addAggregate(aggregate);
+  }
+
+  private entry(name: string, method: string): RequestAggregate {
+    let aggregate = this.byName.get(name);
+    if (!aggregate) {
+      aggregate = new RequestAggregate(name, method);
+      this.byName.set(name, aggregate);
+    }
+    return aggregate;
+  }
+
+  get(name: string): RequestAggregate | undefined {
+    return this.byName.get(name);
+  }
+
+  list(): RequestAggregate[] {
+    return [...this.byName.values()];
+  }
+
+  /** Every request name merged into one. */
+  total(): RequestAggregate {
+    const total = new RequestAggregate("total", "");
+    for (const aggregate of this.byName.values()) total.addAggregate(aggregate);
+    return total;
+  }
+
+  toStats(): RequestStats[] {
+    return this.list().map((a) => a.toStats());
+  }
+
+  /** The report's summary; rates are per second of `durationS`. */
+  summarize(durationS: number, order?: readonly string[]): RunSummary {
+    const total = this.total();
+    const rank = (name: string) => {
+      const index = order?.indexOf(name) ?? -1;
+      return index < 0 ? Number.MAX_SAFE_INTEGER : index;
+    };
+    const requests: RequestSummary[] = this.list()
+      .sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name))
+      .map((a) => ({ name: a.name, method: a.method, ...totals(a, durationS, 0) }));
+    const errors = this.list().flatMap((a) => a.errors.list().map((e) => ({ ...e, request: a.name })));
+    errors.sort((a, b) => b.count - a.count);
+    return {
+      total: totals(total, durationS, this.dropped),
+      requests,
+      statusCodes: { ...total.statusCodes },
+      errors,
+      durationS,
+    };
+  }
+}
+
+function totals(aggregate: RequestAggregate, durationS: number, dropped: number): TotalsSummary {
+  return {
+    requests: aggregate.requests,
+    failures: aggregate.failures,
+    dropped,
+    rps: durationS > 0 ? Math.round((aggregate.requests / durationS) * 100) / 100 : 0,
+    bytesIn: aggregate.bytesIn,
+    bytesOut: aggregate.bytesOut,
+    latencyMs: aggregate.latencySummary(),
+  };
+}
