@@ -6,7 +6,9 @@ import { evaluateThresholds } from "./thresholds.js";
 
 function summary(latenciesMs: number[], failures = 0) {
   const recorder = new RequestRecorder("login", "GET");
-  latenciesMs.forEach((ms, i) => recorder.record(ms * 1000, 200, 0, 0, i < failures ? "status" : undefined));
+  latenciesMs.forEach((ms, i) => {
+    recorder.record(ms * 1000, 200, 0, 0, i < failures ? "status" : undefined);
+  });
   const aggregate = new StatsAggregate();
   aggregate.add([recorder.flush()]);
   return aggregate.summarize(1);
