@@ -1,0 +1,53 @@
+import { performance } from "node:perf_hooks";
+import type { ConstantArrivalRateConfig, RampingArrivalRateConfig } from "@volley/protocol";
+import type { VirtualUser } from "../vu/virtual-user.js";
+import { BaseExecutor, type ExecutorContext } from "./base-executor.js";
+import type { RateProfile } from "./rate-profile.js";
+
+type ArrivalConfig = ConstantArrivalRateConfig | RampingArrivalRateConfig;
+
+/**
+ * Open model: iterations start on schedule whether or not earlier ones finished. The whole
+ * load's iteration sequence is dealt out by the partition, so threads and workers interleave
+ * instead of bursting together. An iteration that finds every VU busy (up to maxVus) is dropped.
+ */
+export abstract class ArrivalRateExecutor<C extends ArrivalConfig> extends BaseExecutor<C> {
+  /** Iterations of this thread already started or dropped. */
+  private taken = 0;
+
+  constructor(
+    config: C,
+    ctx: ExecutorContext,
+    private readonly profile: RateProfile,
+  ) {
+    super(config, ctx, ctx.partition.count(config.maxVus));
+  }
+
+  start(): void {
+    this.schedule(() => this.stop(), this.profile.durationMs);
+    this.dispatchDue();
+  }
+
+  activeVus(): number {
+    return this.pool.busyCount;
+  }
+
+  protected afterIteration(vu: VirtualUser): void {
+    this.pool.release(vu);
+  }
+
+  private dispatchDue(): void {
+    if (this.stopped) return;
+    const { partition, startAt } = this.ctx;
+    const due = partition.count(this.profile.dueBy(performance.now() - startAt));
+    while (this.taken < due) {
+      const scheduledAt = startAt + this.profile.timeOf(partition.unitOf(this.taken));
+      this.taken++;
+      const vu = this.pool.acquire();
+      if (vu) this.pool.run(vu, scheduledAt);
+      else this.ctx.onDropped();
+    }
+    const next = this.profile.timeOf(partition.unitOf(this.taken));
+    if (Number.isFinite(next)) this.schedule(() => this.dispatchDue(), startAt + next - performance.now());
+  }
+}

@@ -1,0 +1,99 @@
+import { performance } from "node:perf_hooks";
+import type { LoadConfig, Partition } from "@volley/protocol";
+import type { VirtualUser } from "../vu/virtual-user.js";
+import type { VuContext } from "../vu/vu-context.js";
+import { VuPool } from "../vu/vu-pool.js";
+
+/** What an executor gets from the thread it runs in. */
+export interface ExecutorContext {
+  vu: VuContext;
+  /** This thread's slice of the whole load. */
+  partition: Partition;
+  /** performance.now() of the run's scheduled start. */
+  startAt: number;
+  /** Counts an iteration that found no free VU. */
+  onDropped: () => void;
+  /** Called once, when no VU is busy any more after the end (or a stop). */
+  onDone: () => void;
+}
+
+/**
+ * Shared life cycle of every executor: start, stop (no new iterations; running ones get
+ * gracefulStop, then are aborted and counted as aborted), and done once no VU is busy.
+ */
+export abstract class BaseExecutor<C extends LoadConfig = LoadConfig> {
+  protected readonly pool: VuPool;
+  protected stopped = false;
+  private finished = false;
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  constructor(
+    protected readonly config: C,
+    protected readonly ctx: ExecutorContext,
+    capacity: number,
+  ) {
+    this.pool = new VuPool(ctx.vu, ctx.partition, capacity, (vu) => this.iterationEnded(vu));
+  }
+
+  /** Begins the load; called at the scheduled start. */
+  abstract start(): void;
+
+  /** VUs taking part now (for the VUs figure). */
+  abstract activeVus(): number;
+
+  /** Decides what a VU does after an iteration while the executor runs. */
+  protected abstract afterIteration(vu: VirtualUser): void;
+
+  /** Milliseconds since the scheduled start. */
+  protected elapsed(): number {
+    return performance.now() - this.ctx.startAt;
+  }
+
+  /** A timer that `stop` clears. */
+  protected schedule(callback: () => void, delayMs: number): void {
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        callback();
+      },
+      Math.max(0, delayMs),
+    );
+    this.timers.add(timer);
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    if (this.pool.busyCount === 0) {
+      this.finish();
+      return;
+    }
+    const grace = setTimeout(() => this.pool.abortAll(), this.config.gracefulStop);
+    grace.unref?.();
+    this.timers.add(grace);
+  }
+
+  /** Ends the executor by itself (all iterations done) without waiting for a stop. */
+  protected complete(): void {
+    this.stopped = true;
+    if (this.pool.busyCount === 0) this.finish();
+  }
+
+  private iterationEnded(vu: VirtualUser): void {
+    if (this.stopped) {
+      if (this.pool.busyCount === 0) this.finish();
+      return;
+    }
+    this.afterIteration(vu);
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    this.ctx.onDone();
+  }
+}

@@ -1,0 +1,26 @@
+import type { RampingVusConfig } from "@volley/protocol";
+import type { ExecutorContext } from "./base-executor.js";
+import { ClosedModelExecutor, TARGET_TICK_MS } from "./closed-model.js";
+import { interpolateStages, stagesDuration } from "./stages.js";
+
+/** VUs follow `stages`: each moves linearly from the previous target to its own over its duration. */
+export class RampingVusExecutor extends ClosedModelExecutor<RampingVusConfig> {
+  private readonly totalMs: number;
+
+  constructor(config: RampingVusConfig, ctx: ExecutorContext) {
+    const peak = Math.max(config.startVus, ...config.stages.map((s) => s.target));
+    super(config, ctx, ctx.partition.count(peak));
+    this.totalMs = stagesDuration(config.stages);
+  }
+
+  start(): void {
+    this.schedule(() => this.stop(), this.totalMs);
+    this.tick();
+  }
+
+  private tick(): void {
+    const elapsed = this.elapsed();
+    this.setGlobalTarget(Math.round(interpolateStages(this.config.startVus, this.config.stages, elapsed)));
+    if (elapsed < this.totalMs) this.schedule(() => this.tick(), TARGET_TICK_MS);
+  }
+}

@@ -1,0 +1,106 @@
+import { Worker } from "node:worker_threads";
+import { Partition, type PartitionStep, parseScenario, peakVus } from "@volley/protocol";
+import { PeriodMerger } from "./period-merger.js";
+import type { SlicePeriod } from "./slice-engine.js";
+import type { FromThread, ThreadStart } from "./thread-messages.js";
+
+export interface EngineRunnerOptions {
+  /** The scenario as written; validated again here, at the edge of the engine. */
+  scenario: unknown;
+  /** This worker's slice of the whole load. */
+  partition: PartitionStep[];
+  /** Engine threads to use (fewer when the slice has fewer VUs). */
+  threads: number;
+  startAtEpochMs: number;
+  workerName: string;
+  /** One merged period per second of the run, in order; the last has `final`. */
+  onPeriod: (period: SlicePeriod) => void;
+  /** A thread's error; the slice goes on in the other threads. */
+  onThreadError?: (message: string) => void;
+}
+
+const THREAD_ENTRY = new URL("./thread-main.js", import.meta.url);
+
+/**
+ * Runs a worker's slice in `threads` worker threads (one event loop per core) and merges their
+ * per-second statistics. Threads get disjoint VU numbers from the partition.
+ */
+export class EngineRunner {
+  readonly threadCount: number;
+  private readonly threads: Worker[] = [];
+  private readonly merger: PeriodMerger;
+  private readonly finished: Promise<void>;
+  private lastVus = 0;
+
+  constructor(private readonly options: EngineRunnerOptions) {
+    const scenario = parseScenario(options.scenario);
+    const slice = new Partition(options.partition);
+    const vus = slice.count(peakVus(scenario.load));
+    this.threadCount = Math.max(1, Math.min(options.threads, vus));
+    this.merger = new PeriodMerger(this.threadCount, (period) => {
+      this.lastVus = period.vus;
+      options.onPeriod(period);
+    });
+    let resolveFinished!: () => void;
+    this.finished = new Promise((resolve) => {
+      resolveFinished = resolve;
+    });
+    let exited = 0;
+    for (let index = 0; index < this.threadCount; index++) {
+      const data: ThreadStart = {
+        scenario: options.scenario,
+        partition: slice.child(Array(this.threadCount).fill(1), index).steps,
+        startAtEpochMs: options.startAtEpochMs,
+        workerName: options.workerName,
+      };
+      const thread = new Worker(THREAD_ENTRY, { workerData: data });
+      thread.on("message", (message: FromThread) => {
+        if (message.type === "period") this.merger.add(index, message.period);
+        else if (message.type === "failed") options.onThreadError?.(message.message);
+      });
+      thread.on("error", (error) => options.onThreadError?.(error.message));
+      thread.on("exit", () => {
+        this.merger.threadEnded(index);
+        if (++exited === this.threadCount) resolveFinished();
+      });
+      this.threads.push(thread);
+    }
+  }
+
+  /** Resolves when every thread has compiled the scenario and waits for the start. */
+  ready(): Promise<void> {
+    return Promise.all(
+      this.threads.map(
+        (thread) =>
+          new Promise<void>((resolve, reject) => {
+            const onMessage = (message: FromThread) => {
+              if (message.type === "ready") resolve();
+              else if (message.type === "failed") reject(new Error(message.message));
+            };
+            thread.on("message", onMessage);
+            thread.once("exit", () => reject(new Error("an engine thread exited before it was ready")));
+          }),
+      ),
+    ).then(() => undefined);
+  }
+
+  /** Graceful stop of every thread. */
+  stop(): void {
+    for (const thread of this.threads) thread.postMessage({ type: "stop" });
+  }
+
+  /** Resolves once every thread has exited (the final period has been delivered). */
+  done(): Promise<void> {
+    return this.finished;
+  }
+
+  /** VUs active in the last merged second. */
+  activeVus(): number {
+    return this.lastVus;
+  }
+
+  /** Stops the threads at once, without a final period (process shutdown). */
+  async terminate(): Promise<void> {
+    await Promise.all(this.threads.map((thread) => thread.terminate()));
+  }
+}

@@ -1,0 +1,149 @@
+import { performance } from "node:perf_hooks";
+import { type Partition, peakVus, type RequestStats, type Scenario } from "@volley/protocol";
+import { RequestRecorder } from "@volley/stats";
+import type { Pool } from "undici";
+import type { BaseExecutor } from "../executors/base-executor.js";
+import { createExecutor } from "../executors/registry.js";
+import { createHttpPool } from "../http/dispatcher.js";
+import { compileRequests } from "../scenario/compiled-request.js";
+
+/** One second (or the final part of one) of a slice's measurements. */
+export interface SlicePeriod {
+  /** Second of the run, from 0. Every second from 0 to the final one is reported exactly once. */
+  second: number;
+  final: boolean;
+  requests: RequestStats[];
+  dropped: number;
+  vus: number;
+}
+
+export interface SliceEngineOptions {
+  scenario: Scenario;
+  partition: Partition;
+  /** Scheduled start, epoch ms in this machine's clock. */
+  startAtEpochMs: number;
+  workerName: string;
+  /** Receives each second's statistics; called off the request path, once a second. */
+  onPeriod: (period: SlicePeriod) => void;
+}
+
+/**
+ * Runs one thread's slice of a scenario: the connection pool, the VUs through their executor,
+ * and the per-second statistics. Usable in a worker thread or in-process.
+ */
+export class SliceEngine {
+  private readonly pool: Pool;
+  private readonly executor: BaseExecutor;
+  private readonly recorders: RequestRecorder[];
+  private readonly uniqueRecorders: RequestRecorder[];
+  private readonly startAt: number;
+  private dropped = 0;
+  private nextSecond = 0;
+  private secondTimer: NodeJS.Timeout | null = null;
+  private startTimer: NodeJS.Timeout | null = null;
+  private readonly done: Promise<void>;
+  private resolveDone!: () => void;
+  private ended = false;
+
+  constructor(private readonly options: SliceEngineOptions) {
+    const { scenario, partition } = options;
+    const requests = compileRequests(scenario);
+    const byName = new Map<string, RequestRecorder>();
+    this.recorders = requests.map((r) => {
+      let recorder = byName.get(r.name);
+      if (!recorder) {
+        recorder = new RequestRecorder(r.name, r.method);
+        byName.set(r.name, recorder);
+      }
+      return recorder;
+    });
+    this.uniqueRecorders = [...byName.values()];
+    const vus = Math.max(1, partition.count(peakVus(scenario.load)));
+    this.pool = createHttpPool({
+      origin: new URL(scenario.target).origin,
+      connections: Math.min(vus, scenario.http.maxConnections ?? vus),
+      keepAliveTimeoutMs: scenario.http.keepAliveTimeout,
+      connectTimeoutMs: scenario.http.connectTimeout,
+    });
+    this.startAt = options.startAtEpochMs - performance.timeOrigin;
+    this.done = new Promise((resolve) => {
+      this.resolveDone = resolve;
+    });
+    this.executor = createExecutor(scenario.load, {
+      vu: {
+        requests,
+        recorders: this.recorders,
+        dispatcher: this.pool,
+        worker: options.workerName,
+        thinkTime: scenario.thinkTime,
+      },
+      partition,
+      startAt: this.startAt,
+      onDropped: () => {
+        this.dropped++;
+      },
+      onDone: () => void this.finish(),
+    });
+  }
+
+  /** Waits for the scheduled start, then runs; resolves when the slice is over and sockets are closed. */
+  run(): Promise<void> {
+    this.startTimer = setTimeout(
+      () => {
+        this.startTimer = null;
+        this.executor.start();
+        this.scheduleSecond();
+      },
+      Math.max(0, this.startAt - performance.now()),
+    );
+    return this.done;
+  }
+
+  /** Graceful stop: no new iterations; running ones get gracefulStop to finish. */
+  stop(): void {
+    if (this.startTimer) {
+      clearTimeout(this.startTimer);
+      this.startTimer = null;
+      void this.finish();
+      return;
+    }
+    this.executor.stop();
+  }
+
+  activeVus(): number {
+    return this.executor.activeVus();
+  }
+
+  private scheduleSecond(): void {
+    const boundary = this.startAt + (this.nextSecond + 1) * 1000;
+    this.secondTimer = setTimeout(() => {
+      this.emit(false);
+      this.scheduleSecond();
+    }, boundary - performance.now());
+  }
+
+  private emit(final: boolean): void {
+    const requests: RequestStats[] = [];
+    for (const recorder of this.uniqueRecorders) if (!recorder.isEmpty) requests.push(recorder.flush());
+    const period = {
+      second: this.nextSecond++,
+      final,
+      requests,
+      dropped: this.dropped,
+      vus: this.activeVus(),
+    };
+    this.dropped = 0;
+    this.options.onPeriod(period);
+  }
+
+  private async finish(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    if (this.secondTimer) clearTimeout(this.secondTimer);
+    this.emit(true);
+    // close() lets nothing new start and closes every socket once in-flight requests are done;
+    // by now none are in flight.
+    await this.pool.close();
+    this.resolveDone();
+  }
+}

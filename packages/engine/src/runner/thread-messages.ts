@@ -1,0 +1,18 @@
+import type { PartitionStep } from "@volley/protocol";
+import type { SlicePeriod } from "./slice-engine.js";
+
+/** What a thread is started with (its `workerData`). */
+export interface ThreadStart {
+  scenario: unknown;
+  partition: PartitionStep[];
+  startAtEpochMs: number;
+  workerName: string;
+}
+
+export type ToThread = { type: "stop" };
+
+export type FromThread =
+  | { type: "ready" }
+  | { type: "period"; period: SlicePeriod }
+  | { type: "done" }
+  | { type: "failed"; message: string };

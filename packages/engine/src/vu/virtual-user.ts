@@ -1,0 +1,216 @@
+import { performance } from "node:perf_hooks";
+import type { ErrorKind } from "@volley/protocol";
+import type { Dispatcher } from "undici";
+import { classifyError, describeError } from "../http/classify-error.js";
+import { type CompiledRequest, statusAccepted } from "../scenario/compiled-request.js";
+import type { TemplateContext } from "../scenario/compiled-template.js";
+import { readCapture } from "./capture-values.js";
+import type { VuContext } from "./vu-context.js";
+
+export type IterationEnd = (vu: VirtualUser) => void;
+
+const ABORTED = Object.assign(new Error("aborted at the end of gracefulStop"), { code: "UND_ERR_ABORTED" });
+
+/**
+ * One virtual user: runs the scenario's requests in order, one in flight at a time. The VU is
+ * its own undici handler (legacy callbacks, the cheapest path), so a request allocates only its
+ * dispatch options. Nothing here waits for stats: a request ends with one `record` call.
+ */
+export class VirtualUser implements Dispatcher.DispatchHandler {
+  /** Iterations completed. */
+  iteration = 0;
+  busy = false;
+  private readonly template: TemplateContext;
+  private requestIndex = 0;
+  private scheduledAt = -1;
+  private startedAt = 0;
+  private status = 0;
+  private bytesIn = 0;
+  private bytesOut = 0;
+  private chunks: Buffer[] | null = null;
+  private rawHeaders: Buffer[] | string[] | null = null;
+  private abortRequest: ((reason?: Error) => void) | null = null;
+  private thinkTimer: NodeJS.Timeout | null = null;
+  private aborting = false;
+  private onEnd: IterationEnd | null = null;
+  private readonly sendNext = () => this.send();
+
+  constructor(
+    /** Global VU number, unique across threads and workers (1-based). */
+    readonly number: number,
+    /** Index of the VU within its thread. */
+    readonly index: number,
+    private readonly ctx: VuContext,
+  ) {
+    this.template = { vu: number, iter: 0, worker: ctx.worker, vars: {} };
+  }
+
+  get vars(): Record<string, string> {
+    return this.template.vars;
+  }
+
+  /**
+   * Runs one iteration. `scheduledAt` (performance.now ms) is the iteration's planned start under
+   * an arrival rate: the first request's latency counts from it, so a stalled server shows up.
+   */
+  startIteration(onEnd: IterationEnd, scheduledAt = -1): void {
+    this.busy = true;
+    this.aborting = false;
+    this.onEnd = onEnd;
+    this.requestIndex = 0;
+    this.scheduledAt = scheduledAt;
+    this.template.iter = this.iteration;
+    this.send();
+  }
+
+  /** Ends the iteration now: an in-flight request is aborted and counted as `aborted`. */
+  abort(): void {
+    if (!this.busy || this.aborting) return;
+    this.aborting = true;
+    if (this.thinkTimer) {
+      clearTimeout(this.thinkTimer);
+      this.thinkTimer = null;
+      this.endIteration();
+    } else {
+      this.abortRequest?.(ABORTED);
+    }
+  }
+
+  private send(): void {
+    this.thinkTimer = null;
+    const request = this.ctx.requests[this.requestIndex];
+    const path = request.path.render(this.template);
+    let headers = request.staticHeaders;
+    // Fixed headers are counted at compile time; rendered values are close enough to their templates.
+    let bytesOut = request.fixedBytesOut + path.length;
+    if (headers === null) {
+      headers = [];
+      for (let i = 0; i < request.headerNames.length; i++) {
+        headers.push(request.headerNames[i], request.headerValues[i].render(this.template));
+      }
+    }
+    const body = request.staticBody ?? (request.body ? request.body.render(this.template) : null);
+    if (body !== null) bytesOut += Buffer.byteLength(body) + 20;
+    this.bytesOut = bytesOut;
+    this.bytesIn = 0;
+    this.status = 0;
+    this.rawHeaders = null;
+    this.chunks = request.needsBody ? [] : null;
+    this.abortRequest = null;
+    if (this.scheduledAt >= 0 && this.requestIndex === 0) {
+      this.startedAt = this.scheduledAt;
+    } else {
+      this.startedAt = performance.now();
+    }
+    this.ctx.dispatcher.dispatch(
+      {
+        path,
+        method: request.method,
+        headers,
+        body,
+        headersTimeout: request.timeoutMs,
+        bodyTimeout: request.timeoutMs,
+      },
+      this,
+    );
+  }
+
+  onConnect(abort: (reason?: Error) => void): void {
+    this.abortRequest = abort;
+    if (this.aborting) abort(ABORTED);
+  }
+
+  onHeaders(
+    statusCode: number,
+    rawHeaders: Buffer[] | string[],
+    _resume: () => void,
+    statusText: string,
+  ): boolean {
+    this.status = statusCode;
+    let size = 17 + statusText.length;
+    for (let i = 0; i < rawHeaders.length; i++) size += rawHeaders[i].length + 2;
+    this.bytesIn += size;
+    if (this.ctx.requests[this.requestIndex].captures.length > 0) this.rawHeaders = rawHeaders;
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.bytesIn += chunk.length;
+    if (this.chunks !== null) this.chunks.push(chunk);
+    return true;
+  }
+
+  onComplete(): void {
+    this.finishRequest(null);
+  }
+
+  onError(error: Error): void {
+    this.finishRequest(error);
+  }
+
+  private finishRequest(error: Error | null): void {
+    const latencyUs = (performance.now() - this.startedAt) * 1000;
+    const request = this.ctx.requests[this.requestIndex];
+    const recorder = this.ctx.recorders[request.index];
+    this.abortRequest = null;
+    if (error !== null) {
+      const kind: ErrorKind = this.aborting ? "aborted" : classifyError(error);
+      recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut, kind, describeError(error));
+    } else {
+      const failure = this.check(request);
+      if (failure === null) recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut);
+      else recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut, failure[0], failure[1]);
+    }
+    this.chunks = null;
+    this.rawHeaders = null;
+    if (this.aborting) {
+      this.endIteration();
+      return;
+    }
+    this.requestIndex++;
+    const { minMs, maxMs } = this.ctx.thinkTime;
+    if (maxMs > 0) {
+      const pause = minMs + Math.random() * (maxMs - minMs);
+      this.thinkTimer = setTimeout(
+        this.requestIndex < this.ctx.requests.length ? this.sendNext : this.endLater,
+        pause,
+      );
+    } else if (this.requestIndex < this.ctx.requests.length) {
+      // Let undici release the socket before the next dispatch picks one.
+      queueMicrotask(this.sendNext);
+    } else {
+      queueMicrotask(this.endLater);
+    }
+  }
+
+  private readonly endLater = () => {
+    this.thinkTimer = null;
+    this.endIteration();
+  };
+
+  /** Checks expectations and runs captures; returns the failure, or null. */
+  private check(request: CompiledRequest): [ErrorKind, string] | null {
+    if (!statusAccepted(request, this.status)) return ["status", `unexpected status ${this.status}`];
+    if (!request.needsBody && request.captures.length === 0) return null;
+    const body = this.chunks ? Buffer.concat(this.chunks).toString() : "";
+    if (request.expectBody !== null && !body.includes(request.expectBody)) {
+      return ["expect", `body does not contain "${request.expectBody}"`];
+    }
+    const parsed = { value: undefined as unknown, done: false };
+    for (const capture of request.captures) {
+      const value = readCapture(capture, body, this.rawHeaders, parsed);
+      if (value === undefined) return ["expect", `capture "${capture.variable}" found nothing`];
+      this.template.vars[capture.variable] = value;
+    }
+    return null;
+  }
+
+  private endIteration(): void {
+    this.iteration++;
+    this.busy = false;
+    this.aborting = false;
+    const onEnd = this.onEnd;
+    this.onEnd = null;
+    onEnd?.(this);
+  }
+}

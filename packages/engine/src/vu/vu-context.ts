@@ -1,0 +1,13 @@
+import type { RequestRecorder } from "@volley/stats";
+import type { Dispatcher } from "undici";
+import type { CompiledRequest } from "../scenario/compiled-request.js";
+
+/** What every VU of a thread shares: the compiled requests, the pool and the recorders. */
+export interface VuContext {
+  requests: CompiledRequest[];
+  /** Recorder of each request, by request index (requests with one name share one). */
+  recorders: RequestRecorder[];
+  dispatcher: Dispatcher;
+  worker: string;
+  thinkTime: { minMs: number; maxMs: number };
+}

@@ -1,0 +1,123 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+/**
+ * A loopback HTTP server for tests and benchmarks that counts what it receives, so a test can
+ * compare Volley's report with the truth. Routes:
+ *   /hello                 200 "hello world"
+ *   POST /login            200 {"token":"t-<user>"} from a JSON body {"user": ...}
+ *   POST /orders           200 with "authorization: Bearer t-...", else 401
+ *   /status/<code>         that status
+ *   /slow?ms=N             answers after N ms
+ *   /echo                  the request's method, path, headers and body as JSON
+ *   anything else          200 "ok"
+ * While `stallUntil` is in the future, every response waits until then.
+ */
+export interface TargetServer {
+  url: string;
+  port: number;
+  server: Server;
+  /** Requests received, by path without query. */
+  counts: Map<string, number>;
+  total(): number;
+  /** Sockets accepted and sockets still open. */
+  connections: { accepted: number; open: number };
+  /** The last requests' URL and headers (at most 10,000), for tests that check what was sent. */
+  log: Array<{ method: string; url: string; headers: Record<string, string | string[] | undefined> }>;
+  stallUntil: number;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export async function startTargetServer(port = 0, host = "127.0.0.1"): Promise<TargetServer> {
+  const counts = new Map<string, number>();
+  const sockets = new Set<Socket>();
+  const connections = { accepted: 0, open: 0 };
+  const state: TargetServer = {
+    url: "",
+    port: 0,
+    server: createServer((req, res) => handle(state, req, res)),
+    counts,
+    total: () => [...counts.values()].reduce((a, b) => a + b, 0),
+    connections,
+    log: [],
+    stallUntil: 0,
+    reset: () => {
+      counts.clear();
+      state.log.length = 0;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        state.server.close(() => resolve());
+      }),
+  };
+  state.server.keepAliveTimeout = 120_000;
+  state.server.headersTimeout = 130_000;
+  state.server.on("connection", (socket: Socket) => {
+    connections.accepted++;
+    connections.open++;
+    sockets.add(socket);
+    socket.on("close", () => {
+      connections.open--;
+      sockets.delete(socket);
+    });
+  });
+  await new Promise<void>((resolve) => state.server.listen(port, host, resolve));
+  const address = state.server.address() as AddressInfo;
+  state.port = address.port;
+  state.url = `http://${host.includes(":") ? `[${host}]` : host}:${address.port}`;
+  return state;
+}
+
+function handle(state: TargetServer, req: IncomingMessage, res: ServerResponse): void {
+  const url = new URL(req.url ?? "/", "http://x");
+  state.counts.set(url.pathname, (state.counts.get(url.pathname) ?? 0) + 1);
+  if (state.log.length < 10_000)
+    state.log.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers });
+  const chunks: Buffer[] = [];
+  req.on("data", (chunk: Buffer) => chunks.push(chunk));
+  req.on("end", () => {
+    const respond = () => route(req, res, url, Buffer.concat(chunks).toString());
+    const wait = state.stallUntil - Date.now();
+    if (wait > 0) setTimeout(respond, wait);
+    else respond();
+  });
+}
+
+function route(req: IncomingMessage, res: ServerResponse, url: URL, body: string): void {
+  const send = (status: number, text: string, type = "text/plain") => {
+    res.writeHead(status, {
+      "content-type": type,
+      "content-length": Buffer.byteLength(text),
+      "x-request-path": url.pathname,
+    });
+    res.end(text);
+  };
+  const path = url.pathname;
+  if (path === "/hello") return send(200, "hello world");
+  if (path === "/login" && req.method === "POST") {
+    let user = "anonymous";
+    try {
+      user = JSON.parse(body).user ?? user;
+    } catch {}
+    return send(200, JSON.stringify({ token: `t-${user}`, user: { id: user } }), "application/json");
+  }
+  if (path === "/orders" && req.method === "POST") {
+    const ok = /^Bearer t-.+/.test(req.headers.authorization ?? "");
+    return send(ok ? 200 : 401, ok ? '{"ok":true}' : '{"ok":false}', "application/json");
+  }
+  if (path.startsWith("/status/")) return send(Number(path.slice(8)) || 500, "status");
+  if (path === "/slow") {
+    setTimeout(() => send(200, "slow"), Number(url.searchParams.get("ms") ?? 1000));
+    return;
+  }
+  if (path === "/echo") {
+    return send(
+      200,
+      JSON.stringify({ method: req.method, path: req.url, headers: req.headers, body }),
+      "application/json",
+    );
+  }
+  send(200, "ok");
+}
