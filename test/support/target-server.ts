@@ -95,29 +95,28 @@ function route(req: IncomingMessage, res: ServerResponse, url: URL, body: string
     res.end(text);
   };
   const path = url.pathname;
-  if (path === "/hello") return send(200, "hello world");
-  if (path === "/login" && req.method === "POST") {
+  if (path === "/hello") {
+    send(200, "hello world");
+  } else if (path === "/login" && req.method === "POST") {
     let user = "anonymous";
     try {
       user = JSON.parse(body).user ?? user;
     } catch {}
-    return send(200, JSON.stringify({ token: `t-${user}`, user: { id: user } }), "application/json");
-  }
-  if (path === "/orders" && req.method === "POST") {
+    send(200, JSON.stringify({ token: `t-${user}`, user: { id: user } }), "application/json");
+  } else if (path === "/orders" && req.method === "POST") {
     const ok = /^Bearer t-.+/.test(req.headers.authorization ?? "");
-    return send(ok ? 200 : 401, ok ? '{"ok":true}' : '{"ok":false}', "application/json");
-  }
-  if (path.startsWith("/status/")) return send(Number(path.slice(8)) || 500, "status");
-  if (path === "/slow") {
+    send(ok ? 200 : 401, ok ? '{"ok":true}' : '{"ok":false}', "application/json");
+  } else if (path.startsWith("/status/")) {
+    send(Number(path.slice(8)) || 500, "status");
+  } else if (path === "/slow") {
     setTimeout(() => send(200, "slow"), Number(url.searchParams.get("ms") ?? 1000));
-    return;
-  }
-  if (path === "/echo") {
-    return send(
+  } else if (path === "/echo") {
+    send(
       200,
       JSON.stringify({ method: req.method, path: req.url, headers: req.headers, body }),
       "application/json",
     );
+  } else {
+    send(200, "ok");
   }
-  send(200, "ok");
 }

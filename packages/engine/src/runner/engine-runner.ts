@@ -32,7 +32,7 @@ export class EngineRunner {
   private readonly finished: Promise<void>;
   private lastVus = 0;
 
-  constructor(private readonly options: EngineRunnerOptions) {
+  constructor(options: EngineRunnerOptions) {
     const scenario = parseScenario(options.scenario);
     const slice = new Partition(options.partition);
     const vus = slice.count(peakVus(scenario.load));

@@ -81,9 +81,7 @@ function compileRequest(
     path: new CompiledTemplate(path),
     headerNames: headers.map(([name]) => name),
     headerValues,
-    staticHeaders: headerValues.every((v) => v.isStatic)
-      ? headers.flatMap(([name, value]) => [name, value])
-      : null,
+    staticHeaders: headerValues.every((v) => v.isStatic) ? headers.flat() : null,
     body,
     staticBody: body?.isStatic ? Buffer.from(bodySource as string) : null,
     timeoutMs: request.timeout ?? defaultTimeout,
