@@ -1,0 +1,146 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../../../test/support/databases.js";
+import { type Database, openDatabase, providerOf, redact } from "./open-database.js";
+
+// The same suite runs on SQLite and on the machine's PostgreSQL.
+describe.each(["sqlite", "postgresql"] as const)("database on %s", (kind) => {
+  let target: TestDatabase;
+  let db: Database;
+
+  beforeAll(async () => {
+    target = await createTestDatabase(kind);
+    db = await openDatabase({ url: target.url });
+  });
+  afterAll(async () => {
+    await db?.close();
+    await target?.drop();
+  });
+
+  const newRun = (id: string, name = "checkout", status = "finished") => ({
+    id,
+    name,
+    status,
+    executor: "constant-vus",
+    scenario: "{}",
+    plannedDurationMs: 1000,
+  });
+
+  it("opens again without applying migrations twice", async () => {
+    await db.close();
+    db = await openDatabase({ url: target.url });
+    expect(db.provider).toBe(kind);
+    await db.ping();
+  });
+
+  it("lists runs newest first with a cursor, a name filter and a status filter", async () => {
+    for (let i = 1; i <= 5; i++) await db.runs.create(newRun(`r0${i}`, i % 2 ? "checkout" : "browse"));
+    await db.runs.update("r05", { status: "running" });
+    const first = await db.runs.list({ limit: 2 });
+    expect(first.map((r) => r.id)).toEqual(["r05", "r04"]);
+    const next = await db.runs.list({ limit: 2, cursor: "r04" });
+    expect(next.map((r) => r.id)).toEqual(["r03", "r02"]);
+    expect((await db.runs.list({ limit: 10, name: "brow" })).map((r) => r.id)).toEqual(["r04", "r02"]);
+    expect((await db.runs.list({ limit: 10, status: "running" })).map((r) => r.id)).toEqual(["r05"]);
+    expect((await db.runs.listActive()).map((r) => r.id)).toEqual(["r05"]);
+  });
+
+  it("keeps large counts exact", async () => {
+    await db.runs.create(newRun("rbig"));
+    await db.runs.update("rbig", { requests: 2 ** 40 + 1, startAt: 1_790_000_000_123.5 });
+    const run = await db.runs.get("rbig");
+    expect(run?.requests).toBe(2 ** 40 + 1);
+    expect(run?.startAt).toBe(1_790_000_000_123.5);
+  });
+
+  it("rolls a failed transaction back whole", async () => {
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.runs.create(newRun("rtx"));
+        await tx.batches.insertMany([{ runId: "rtx", workerId: "w", seq: 0, second: 0, payload: "{}" }]);
+        await tx.batches.insertMany([{ runId: "rtx", workerId: "w", seq: 0, second: 0, payload: "{}" }]);
+      }),
+    ).rejects.toThrow();
+    expect(await db.runs.get("rtx")).toBeNull();
+  });
+
+  it("stores batches until merged, then deletes exactly the merged ones", async () => {
+    await db.runs.create(newRun("rb"));
+    await db.runWorkers.createMany([
+      { runId: "rb", workerId: "w1", name: "w1", host: "h", threads: 2, vus: 10, status: "running" },
+    ]);
+    await db.batches.insertMany(
+      [0, 1, 2].map((seq) => ({ runId: "rb", workerId: "w1", seq, second: seq, payload: `{"seq":${seq}}` })),
+    );
+    expect(await db.batches.runsWithPending()).toContain("rb");
+    await db.batches.deleteMerged("rb", "w1", [0, 2]);
+    expect((await db.batches.listForRun("rb")).map((b) => b.seq)).toEqual([1]);
+    await db.runWorkers.update("rb", "w1", { mergedBelow: 2, mergedAbove: "[3]", requests: 12.5 });
+    expect((await db.runWorkers.list("rb"))[0]).toMatchObject({
+      mergedBelow: 2,
+      mergedAbove: "[3]",
+      requests: 12.5,
+    });
+  });
+
+  it("writes time series and adds late counts to a second", async () => {
+    await db.runs.create(newRun("rs"));
+    await db.seconds.insertMany([
+      { runId: "rs", name: "", second: 0, requests: 10, failures: 1, vus: 3, p50Ms: 1.5, p95Ms: 2, p99Ms: 3 },
+      {
+        runId: "rs",
+        name: "login",
+        second: 0,
+        requests: 10,
+        failures: 1,
+        vus: 3,
+        p50Ms: 1.5,
+        p95Ms: 2,
+        p99Ms: 3,
+      },
+    ]);
+    await db.seconds.addLate({ runId: "rs", name: "", second: 0, requests: 5, failures: 2 });
+    await db.seconds.addLate({ runId: "rs", name: "", second: 7, requests: 1, failures: 0 });
+    const rows = await db.seconds.list("rs");
+    expect(rows.map((r) => [r.name, r.second, r.requests, r.failures, r.p95Ms])).toEqual([
+      ["", 0, 15, 3, 2],
+      ["login", 0, 10, 1, 2],
+      ["", 7, 1, 0, null],
+    ]);
+  });
+
+  it("upserts aggregates in scenario order", async () => {
+    await db.runs.create(newRun("ra"));
+    await db.aggregates.upsert({ runId: "ra", name: "b", method: "GET", stats: "{}", rank: 1 });
+    await db.aggregates.upsert({ runId: "ra", name: "a", method: "GET", stats: "{}", rank: 0 });
+    await db.aggregates.upsert({ runId: "ra", name: "b", method: "GET", stats: '{"x":1}', rank: 1 });
+    expect((await db.aggregates.list("ra")).map((a) => [a.name, a.stats])).toEqual([
+      ["a", "{}"],
+      ["b", '{"x":1}'],
+    ]);
+    expect(await db.sizeBytes()).toBeGreaterThan(0);
+  });
+});
+
+describe("openDatabase", () => {
+  it("names the provider from the URL and rejects others", () => {
+    expect(providerOf("file:./data/volley.db")).toBe("sqlite");
+    expect(providerOf("postgresql://u:p@h/db")).toBe("postgresql");
+    expect(() => providerOf("mysql://u:secret@h/db")).toThrow(/file: \(SQLite\) or postgresql:\/\//);
+    expect(() => providerOf("mysql://u:secret@h/db")).not.toThrow(/secret/);
+    expect(redact("postgresql://u:secret@h/db")).toBe("postgresql://u:***@h/db");
+  });
+
+  it("refuses a migration that changed after it was applied", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "volley-mig-"));
+    const folder = join(dir, "sqlite", "0001_a");
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, "migration.sql"), 'CREATE TABLE "t" ("a" INTEGER);');
+    const url = `file:${join(dir, "x.db")}`;
+    await (await openDatabase({ url, migrationsFolder: dir })).close();
+    writeFileSync(join(folder, "migration.sql"), 'CREATE TABLE "t" ("b" INTEGER);');
+    await expect(openDatabase({ url, migrationsFolder: dir })).rejects.toThrow(/0001_a was changed/);
+  });
+});

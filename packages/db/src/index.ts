@@ -1,0 +1,15 @@
+export { applyMigrations, loadMigrations, type Migration, type MigrationConnection } from "./migrate.js";
+export {
+  type Database,
+  type DatabaseProvider,
+  type OpenDatabaseOptions,
+  openDatabase,
+  providerOf,
+  redact,
+} from "./open-database.js";
+export type { Repositories } from "./repositories/index.js";
+export type { RunAggregateRow } from "./repositories/run-aggregates.js";
+export type { RunSecondRow } from "./repositories/run-seconds.js";
+export type { NewRunWorker, RunWorkerRow, RunWorkerUpdate } from "./repositories/run-workers.js";
+export type { NewRun, RunListFilter, RunRow, RunUpdate } from "./repositories/runs.js";
+export type { StatsBatchRow } from "./repositories/stats-batches.js";

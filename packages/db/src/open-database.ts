@@ -1,0 +1,146 @@
+import { mkdirSync } from "node:fs";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaPg } from "@prisma/adapter-pg";
+import BetterSqlite3 from "better-sqlite3";
+import pg from "pg";
+import { PrismaClient as PostgresClient } from "./generated/postgresql/client.js";
+import { PrismaClient as SqliteClient } from "./generated/sqlite/client.js";
+import { applyMigrations, loadMigrations, type MigrationConnection } from "./migrate.js";
+import { createRepositories, type DbClient, type Repositories } from "./repositories/index.js";
+
+export type DatabaseProvider = "sqlite" | "postgresql";
+
+export interface Database extends Repositories {
+  provider: DatabaseProvider;
+  /** Where the data is, without credentials. */
+  location: string;
+  /** Runs `work` in one transaction with repositories bound to it. */
+  transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+  /** Throws when the database does not answer. */
+  ping(): Promise<void>;
+  /** Size of the stored data in bytes (for benchmarks and /metrics). */
+  sizeBytes(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** `file:./data/volley.db` (SQLite) or `postgresql://...`. */
+  url: string;
+  /** Folder of the migrations; defaults to the ones shipped with this package. */
+  migrationsFolder?: string;
+}
+
+// prisma/migrations of the repository (the Docker image keeps the same layout).
+const SHIPPED_MIGRATIONS = fileURLToPath(new URL("../../../prisma/migrations", import.meta.url));
+
+export function providerOf(url: string): DatabaseProvider {
+  if (url.startsWith("file:")) return "sqlite";
+  if (url.startsWith("postgresql://") || url.startsWith("postgres://")) return "postgresql";
+  throw new Error(
+    `DATABASE_URL must start with file: (SQLite) or postgresql:// (PostgreSQL), got "${redact(url)}"`,
+  );
+}
+
+/** Opens the database, applies pending migrations, and returns the repositories over it. */
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  const provider = providerOf(options.url);
+  const folder = resolve(options.migrationsFolder ?? SHIPPED_MIGRATIONS, provider);
+  const migrations = loadMigrations(folder);
+  return provider === "sqlite" ? openSqlite(options.url, migrations) : openPostgres(options.url, migrations);
+}
+
+async function openSqlite(url: string, migrations: ReturnType<typeof loadMigrations>): Promise<Database> {
+  const file = sqliteFile(url);
+  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+  const raw = new BetterSqlite3(file);
+  // WAL lets the dashboard read while the stats pipeline writes; NORMAL sync is durable across
+  // process crashes (only an OS crash can lose the last transactions).
+  raw.pragma("journal_mode = WAL");
+  raw.pragma("synchronous = NORMAL");
+  raw.pragma("foreign_keys = ON");
+  const connection: MigrationConnection = {
+    provider: "sqlite",
+    execute: async (sql) => {
+      raw.exec(sql);
+    },
+    query: async (sql, params) => {
+      const statement = raw.prepare(sql);
+      if (statement.reader) return statement.all(...params) as Array<Record<string, unknown>>;
+      statement.run(...params);
+      return [];
+    },
+  };
+  await applyMigrations(connection, migrations);
+  raw.close();
+  const client = new SqliteClient({ adapter: new PrismaBetterSQLite3({ url: `file:${file}` }) });
+  await client.$executeRawUnsafe("PRAGMA foreign_keys = ON");
+  await client.$queryRawUnsafe("PRAGMA busy_timeout = 10000");
+  return wrap("sqlite", file, client as unknown as DbClient, async () => {
+    const rows = (await client.$queryRawUnsafe(
+      "SELECT page_count * page_size AS size FROM pragma_page_count(), pragma_page_size()",
+    )) as Array<{ size: number | bigint }>;
+    return Number(rows[0]?.size ?? 0);
+  });
+}
+
+async function openPostgres(url: string, migrations: ReturnType<typeof loadMigrations>): Promise<Database> {
+  const raw = new pg.Client({ connectionString: url });
+  await raw.connect();
+  try {
+    await applyMigrations(
+      {
+        provider: "postgresql",
+        execute: async (sql) => {
+          await raw.query(sql);
+        },
+        query: async (sql, params) => (await raw.query(sql, params)).rows,
+      },
+      migrations,
+    );
+  } finally {
+    await raw.end();
+  }
+  const client = new PostgresClient({ adapter: new PrismaPg({ connectionString: url, max: 10 }) });
+  return wrap("postgresql", redact(url), client as unknown as DbClient, async () => {
+    const rows = (await client.$queryRawUnsafe(
+      "SELECT pg_database_size(current_database())::bigint AS size",
+    )) as Array<{ size: number | bigint }>;
+    return Number(rows[0]?.size ?? 0);
+  });
+}
+
+function wrap(
+  provider: DatabaseProvider,
+  location: string,
+  client: DbClient,
+  sizeBytes: () => Promise<number>,
+): Database {
+  return {
+    provider,
+    location,
+    ...createRepositories(client),
+    transaction: (work) =>
+      client.$transaction((tx) => work(createRepositories(tx as unknown as DbClient)), {
+        timeout: 60_000,
+        maxWait: 30_000,
+      }),
+    ping: async () => {
+      await client.$queryRawUnsafe("SELECT 1");
+    },
+    sizeBytes,
+    close: () => client.$disconnect(),
+  };
+}
+
+function sqliteFile(url: string): string {
+  const path = url.slice("file:".length).split("?")[0];
+  if (path === ":memory:") return path;
+  return isAbsolute(path) ? path : resolve(process.cwd(), path);
+}
+
+/** The URL without its password. */
+export function redact(url: string): string {
+  return url.replace(/\/\/([^:/@]+):[^@]*@/, "//$1:***@");
+}

@@ -1,0 +1,31 @@
+import type { RunSecond } from "../generated/sqlite/client.js";
+import type { DbClient } from "./index.js";
+
+export type RunSecondRow = RunSecond;
+
+export class RunSecondRepository {
+  constructor(private readonly client: DbClient) {}
+
+  async insertMany(rows: RunSecondRow[]): Promise<void> {
+    if (rows.length) await this.client.runSecond.createMany({ data: rows });
+  }
+
+  /** Adds a late batch's counts to a second already written (its percentiles stay as they were). */
+  async addLate(
+    row: Pick<RunSecondRow, "runId" | "name" | "second" | "requests" | "failures">,
+  ): Promise<void> {
+    const { runId, name, second, requests, failures } = row;
+    await this.client.runSecond.upsert({
+      where: { runId_name_second: { runId, name, second } },
+      create: { runId, name, second, requests, failures, vus: 0, p50Ms: null, p95Ms: null, p99Ms: null },
+      update: { requests: { increment: requests }, failures: { increment: failures } },
+    });
+  }
+
+  list(runId: string): Promise<RunSecondRow[]> {
+    return this.client.runSecond.findMany({
+      where: { runId },
+      orderBy: [{ second: "asc" }, { name: "asc" }],
+    });
+  }
+}
