@@ -31,6 +31,7 @@ export class EngineRunner {
   private readonly merger: PeriodMerger;
   private readonly finished: Promise<void>;
   private lastVus = 0;
+  private lastLoopDelayMs = 0;
 
   constructor(options: EngineRunnerOptions) {
     const scenario = parseScenario(options.scenario);
@@ -39,6 +40,7 @@ export class EngineRunner {
     this.threadCount = Math.max(1, Math.min(options.threads, vus));
     this.merger = new PeriodMerger(this.threadCount, (period) => {
       this.lastVus = period.vus;
+      this.lastLoopDelayMs = period.loopDelayMs;
       options.onPeriod(period);
     });
     let resolveFinished!: () => void;
@@ -97,6 +99,11 @@ export class EngineRunner {
   /** VUs active in the last merged second. */
   activeVus(): number {
     return this.lastVus;
+  }
+
+  /** Worst event-loop delay of any engine thread in the last merged second, ms. */
+  loopDelayMs(): number {
+    return this.lastLoopDelayMs;
   }
 
   /** Stops the threads at once, without a final period (process shutdown). */

@@ -6,7 +6,14 @@ import type { SlicePeriod } from "./slice-engine.js";
 function period(second: number, requests: number, final = false): SlicePeriod {
   const recorder = new RequestRecorder("r", "GET");
   for (let i = 0; i < requests; i++) recorder.record(1000 + i, 200, 1, 1);
-  return { second, final, requests: requests ? [recorder.flush()] : [], dropped: 1, vus: 2 };
+  return {
+    second,
+    final,
+    requests: requests ? [recorder.flush()] : [],
+    dropped: 1,
+    vus: 2,
+    loopDelayMs: second,
+  };
 }
 
 describe("PeriodMerger", () => {

@@ -11,6 +11,7 @@ interface PendingSecond {
   parts: RequestStats[][];
   dropped: number;
   vus: number;
+  loopDelayMs: number;
 }
 
 /**
@@ -40,12 +41,13 @@ export class PeriodMerger {
     if (progress.finished || period.second <= progress.lastSecond) return;
     let entry = this.pending.get(period.second);
     if (!entry) {
-      entry = { parts: [], dropped: 0, vus: 0 };
+      entry = { parts: [], dropped: 0, vus: 0, loopDelayMs: 0 };
       this.pending.set(period.second, entry);
     }
     entry.parts.push(period.requests);
     entry.dropped += period.dropped;
     entry.vus += period.vus;
+    entry.loopDelayMs = Math.max(entry.loopDelayMs, period.loopDelayMs);
     progress.lastSecond = period.second;
     if (period.final) progress.finished = true;
     this.flush();
@@ -76,6 +78,7 @@ export class PeriodMerger {
         requests: entry ? merge(entry.parts) : [],
         dropped: entry?.dropped ?? 0,
         vus: entry?.vus ?? 0,
+        loopDelayMs: entry?.loopDelayMs ?? 0,
       });
     }
   }

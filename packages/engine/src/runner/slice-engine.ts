@@ -1,4 +1,4 @@
-import { performance } from "node:perf_hooks";
+import { type IntervalHistogram, monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { type Partition, peakVus, type RequestStats, type Scenario } from "@volley/protocol";
 import { RequestRecorder } from "@volley/stats";
 import type { Pool } from "undici";
@@ -15,6 +15,8 @@ export interface SlicePeriod {
   requests: RequestStats[];
   dropped: number;
   vus: number;
+  /** Worst event-loop delay of the thread during the period, ms (a busy thread delays requests). */
+  loopDelayMs: number;
 }
 
 export interface SliceEngineOptions {
@@ -44,6 +46,7 @@ export class SliceEngine {
   private readonly done: Promise<void>;
   private resolveDone!: () => void;
   private ended = false;
+  private readonly loopDelay: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
 
   constructor(private readonly options: SliceEngineOptions) {
     const { scenario, partition } = options;
@@ -91,6 +94,7 @@ export class SliceEngine {
     this.startTimer = setTimeout(
       () => {
         this.startTimer = null;
+        this.loopDelay.enable();
         this.executor.start();
         this.scheduleSecond();
       },
@@ -131,8 +135,10 @@ export class SliceEngine {
       requests,
       dropped: this.dropped,
       vus: this.activeVus(),
+      loopDelayMs: this.loopDelay.count ? this.loopDelay.max / 1e6 : 0,
     };
     this.dropped = 0;
+    this.loopDelay.reset();
     this.options.onPeriod(period);
   }
 
@@ -141,6 +147,7 @@ export class SliceEngine {
     this.ended = true;
     if (this.secondTimer) clearTimeout(this.secondTimer);
     this.emit(true);
+    this.loopDelay.disable();
     // close() lets nothing new start and closes every socket once in-flight requests are done;
     // by now none are in flight.
     await this.pool.close();

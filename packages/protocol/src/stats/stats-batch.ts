@@ -16,8 +16,10 @@ export const statsBatchSchema = z.strictObject({
   vus: z.int().min(0),
   /** Iterations that found no free VU (arrival-rate executors). */
   dropped: z.int().min(0),
-  /** Batches the worker had to discard because Redis stayed away longer than its buffer. */
+  /** Batches the worker discarded since its previous batch because Redis stayed away too long. */
   lostBatches: z.int().min(0),
+  /** Milliseconds since the scheduled start when the batch was cut (the final one: the slice's length). */
+  elapsedMs: z.number().min(0),
   requests: z.array(requestStatsSchema).max(500),
   sentAt: z.number(),
 });

@@ -1,0 +1,48 @@
+import fastifyWebsocket from "@fastify/websocket";
+import { MAX_WORKER_MESSAGE_BYTES } from "@volley/protocol";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import { apiAuthPlugin } from "./plugins/auth.js";
+import { dashboardPlugin } from "./plugins/dashboard.js";
+import { errorHandlerPlugin } from "./plugins/error-handler.js";
+import { servicesPlugin } from "./plugins/services.js";
+import { compareRoutes } from "./routes/compare/index.js";
+import { healthRoutes } from "./routes/health/index.js";
+import { metricsRoutes } from "./routes/metrics/index.js";
+import { openApiRoutes } from "./routes/openapi/index.js";
+import { runRoutes } from "./routes/runs/index.js";
+import { sessionRoutes } from "./routes/session/index.js";
+import { liveSocketRoutes, workerSocketRoutes } from "./routes/sockets/index.js";
+import { workerRoutes } from "./routes/workers/index.js";
+import type { Services } from "./services.js";
+
+/** The master's HTTP side: API, sockets, dashboard. `workersOnly` builds the separate worker listener. */
+export async function buildApp(services: Services, workersOnly = false): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: services.log.child({
+      component: workersOnly ? "worker-listener" : "http",
+    }) as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: services.config.bodyLimit,
+    trustProxy: false,
+  });
+  await app.register(servicesPlugin, services);
+  await app.register(errorHandlerPlugin);
+  await app.register(fastifyWebsocket, { options: { maxPayload: MAX_WORKER_MESSAGE_BYTES } });
+  if (workersOnly) {
+    await app.register(workerSocketRoutes);
+    app.get("/api/health", async () => ({ ok: true }));
+    return app;
+  }
+  await app.register(apiAuthPlugin);
+  await app.register(healthRoutes, { prefix: "/api" });
+  await app.register(sessionRoutes, { prefix: "/api" });
+  await app.register(openApiRoutes, { prefix: "/api" });
+  await app.register(workerRoutes, { prefix: "/api/workers" });
+  await app.register(runRoutes, { prefix: "/api/runs" });
+  await app.register(compareRoutes, { prefix: "/api/compare" });
+  await app.register(metricsRoutes);
+  await app.register(workerSocketRoutes);
+  await app.register(liveSocketRoutes);
+  await app.register(dashboardPlugin);
+  return app;
+}

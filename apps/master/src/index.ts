@@ -1,0 +1,4 @@
+export { buildApp } from "./app.js";
+export { type RunningMaster, startMaster } from "./master.js";
+export { isLoopback, MasterConfigError, type MasterOptions, resolveMasterOptions } from "./options.js";
+export type { WorkerCommand } from "./workers/local-workers.js";

@@ -1,0 +1,183 @@
+import { openDatabase, redact } from "@volley/db";
+import { REDIS_PREFIX, STATS_QUEUE, VOLLEY_VERSION } from "@volley/protocol";
+import { Queue } from "bullmq";
+import type { FastifyInstance } from "fastify";
+import { Redis } from "ioredis";
+import { pino } from "pino";
+import { buildApp } from "./app.js";
+import { isLoopback, type MasterOptions, resolveMasterOptions } from "./options.js";
+import { BatchCommitter } from "./pipeline/batch-committer.js";
+import { StatsConsumer } from "./pipeline/stats-consumer.js";
+import { StatsPipeline } from "./pipeline/stats-pipeline.js";
+import { RunScheduler } from "./runs/run-scheduler.js";
+import type { Services } from "./services.js";
+import { LocalWorkers } from "./workers/local-workers.js";
+import { WorkerRegistry } from "./workers/worker-registry.js";
+import { LiveHub } from "./ws/live-hub.js";
+
+export interface RunningMaster {
+  /** Base URL of the API and dashboard. */
+  url: string;
+  services: Services;
+  close(): Promise<void>;
+}
+
+/** Starts a master: database (migrated), Redis, stats pipeline, HTTP and WebSocket listeners. */
+export async function startMaster(options: MasterOptions = {}): Promise<RunningMaster> {
+  const opts = resolveMasterOptions(options);
+  const log = pino(
+    {
+      level: opts.logLevel,
+      base: { service: "volley-master" },
+      redact: ["token", "*.token", "headers.authorization"],
+    },
+    pino.destination({ dest: opts.logDestination ?? 1, sync: false }),
+  );
+  const db = await openDatabase({ url: opts.databaseUrl });
+  log.info({ database: db.provider, location: db.location }, "database ready");
+  const redis = await connectRedis(opts.redisUrl, log);
+  const queue = new Queue(STATS_QUEUE, { connection: redis, prefix: REDIS_PREFIX });
+  const live = new LiveHub();
+  let scheduler!: RunScheduler;
+  const pipeline = new StatsPipeline({
+    db,
+    log,
+    lateMs: opts.lateMs,
+    onSecond: (second) => live.publish(second),
+    onRunComplete: (runId) => void scheduler.runComplete(runId),
+  });
+  let workersChanged = false;
+  const registry = new WorkerRegistry({
+    heartbeatTimeoutMs: opts.heartbeatTimeoutMs,
+    onLost: (entry) => {
+      log.warn({ workerId: entry.info.id, name: entry.info.name }, "worker lost");
+      scheduler.workerLost(entry.info.id);
+    },
+    onChange: () => {
+      workersChanged = true;
+    },
+  });
+  scheduler = new RunScheduler({
+    db,
+    registry,
+    pipeline,
+    log,
+    publish: (m) => live.publish(m),
+    startDelayMs: opts.startDelayMs,
+  });
+  const committer = new BatchCommitter({ db, pipeline });
+  const consumer = new StatsConsumer({
+    connection: redis.duplicate({ maxRetriesPerRequest: null }),
+    committer,
+    log,
+  });
+  const advertisedHost = opts.workerListener ?? { host: opts.host, port: opts.port };
+  const workerUrl = `http://${urlHost(advertisedHost.host === "0.0.0.0" ? "127.0.0.1" : advertisedHost.host)}:${advertisedHost.port}`;
+  const localWorkers = new LocalWorkers({
+    command: opts.workerCommand ?? { command: process.execPath, args: [] },
+    masterUrl: workerUrl,
+    token: opts.token,
+    max: opts.maxLocalWorkers,
+    log,
+  });
+  const services: Services = {
+    config: {
+      version: VOLLEY_VERSION,
+      token: opts.token,
+      apiTokenRequired: !isLoopback(opts.host) && opts.token !== undefined,
+      workerUrl,
+      heartbeatIntervalMs: opts.heartbeatIntervalMs,
+      redisUrlForWorkers: isLoopback(new URL(opts.redisUrl).hostname) ? null : opts.redisUrl,
+      webRoot: opts.webRoot,
+      bodyLimit: opts.bodyLimit,
+    },
+    log,
+    db,
+    redis,
+    queue,
+    registry,
+    scheduler,
+    pipeline,
+    committer,
+    consumer,
+    live,
+    localWorkers,
+  };
+
+  await scheduler.resume();
+  pipeline.start();
+  registry.start();
+  scheduler.start();
+  const workersTimer = setInterval(() => {
+    if (!workersChanged) return;
+    workersChanged = false;
+    live.publish({ type: "workers", workers: registry.list() });
+  }, 500);
+
+  const apps: FastifyInstance[] = [await buildApp(services)];
+  await apps[0].listen({ host: opts.host, port: opts.port });
+  if (opts.workerListener) {
+    apps.push(await buildApp(services, true));
+    await apps[1].listen(opts.workerListener);
+  }
+  const address = apps[0].server.address();
+  const port = typeof address === "object" && address ? address.port : opts.port;
+  const url = `http://${urlHost(opts.host)}:${port}`;
+  if (opts.localWorkers > 0) {
+    services.config.workerUrl = opts.workerListener ? workerUrl : url;
+    localWorkers.start(opts.localWorkers, opts.localWorkerThreads);
+  }
+  log.info(
+    { url, workers: opts.workerListener ?? "same listener", redis: redact(opts.redisUrl) },
+    "master listening",
+  );
+
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    services,
+    close: () => {
+      closing ??= (async () => {
+        clearInterval(workersTimer);
+        scheduler.stop();
+        registry.stop();
+        live.closeAll();
+        await Promise.all(apps.map((app) => app.close()));
+        await localWorkers.stopAll();
+        await consumer.close();
+        await committer.drain();
+        await pipeline.stop();
+        await queue.close();
+        await db.close();
+        redis.disconnect();
+        log.info("master stopped");
+        log.flush();
+      })();
+      return closing;
+    },
+  };
+}
+
+function urlHost(host: string): string {
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+async function connectRedis(url: string, log: pino.Logger): Promise<Redis> {
+  const redis = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: true, enableReadyCheck: true });
+  redis.on("error", (error) => log.warn({ err: error.message }, "redis connection error"));
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    redis.disconnect();
+    throw new Error(`Redis at ${redact(url)} does not answer (${(error as Error).message}); set REDIS_URL`);
+  }
+  const policy = await redis.config("GET", "maxmemory-policy").catch(() => null);
+  if (Array.isArray(policy) && policy[1] && policy[1] !== "noeviction") {
+    log.warn(
+      { policy: policy[1] },
+      "Redis evicts keys under memory pressure; set maxmemory-policy noeviction so no batch is lost",
+    );
+  }
+  return redis;
+}

@@ -1,0 +1,96 @@
+import { cpus } from "node:os";
+import type { WorkerCommand } from "./workers/local-workers.js";
+
+export interface MasterOptions {
+  /** @defaultValue 8089 */
+  port?: number;
+  /** @defaultValue "127.0.0.1" */
+  host?: string;
+  /**
+   * A second listener for workers only (WebSocket + health), e.g. `{ host: "0.0.0.0", port: 8090 }`,
+   * so the API and dashboard can stay on loopback. It always requires the token.
+   */
+  workerListener?: { host: string; port: number };
+  /** Shared secret of workers (and API clients off loopback). @defaultValue VOLLEY_TOKEN */
+  token?: string;
+  /** @defaultValue REDIS_URL or redis://127.0.0.1:6379 */
+  redisUrl?: string;
+  /** @defaultValue DATABASE_URL or file:./data/volley.db */
+  databaseUrl?: string;
+  /** Local worker processes to start with the master. @defaultValue 0 */
+  localWorkers?: number;
+  /** Threads of each local worker. @defaultValue 1 */
+  localWorkerThreads?: number;
+  /** Most local workers at once. @defaultValue the machine's cores */
+  maxLocalWorkers?: number;
+  /** How to start `volley worker` (needed for local workers). */
+  workerCommand?: WorkerCommand;
+  /** A worker silent this long is lost. @defaultValue 5000 */
+  heartbeatTimeoutMs?: number;
+  /** @defaultValue 1000 */
+  heartbeatIntervalMs?: number;
+  /** Built dashboard; @defaultValue apps/web/dist */
+  webRoot?: string | null;
+  /** @defaultValue "info" */
+  logLevel?: string;
+  /** Log to this file descriptor or path instead of stdout. */
+  logDestination?: string | number;
+  /** Time from accepting a run to its common start. @defaultValue 1500 */
+  startDelayMs?: number;
+  /** Grace before a second closes without a late worker. @defaultValue 5000 */
+  lateMs?: number;
+  /** Largest API body. @defaultValue 1 MiB */
+  bodyLimit?: number;
+}
+
+export type ResolvedMasterOptions = Required<
+  Omit<MasterOptions, "workerListener" | "token" | "workerCommand" | "logDestination">
+> &
+  Pick<MasterOptions, "workerListener" | "token" | "workerCommand" | "logDestination">;
+
+export class MasterConfigError extends Error {}
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.has(host) || host.startsWith("127.");
+}
+
+export function resolveMasterOptions(options: MasterOptions, env = process.env): ResolvedMasterOptions {
+  const resolved: ResolvedMasterOptions = {
+    port: options.port ?? 8089,
+    host: options.host ?? "127.0.0.1",
+    workerListener: options.workerListener,
+    token: options.token ?? (env.VOLLEY_TOKEN || undefined),
+    redisUrl: options.redisUrl ?? env.REDIS_URL ?? "redis://127.0.0.1:6379",
+    databaseUrl: options.databaseUrl ?? env.DATABASE_URL ?? "file:./data/volley.db",
+    localWorkers: options.localWorkers ?? 0,
+    localWorkerThreads: options.localWorkerThreads ?? 1,
+    maxLocalWorkers: options.maxLocalWorkers ?? cpus().length,
+    workerCommand: options.workerCommand,
+    heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? 5000,
+    heartbeatIntervalMs: options.heartbeatIntervalMs ?? 1000,
+    webRoot:
+      options.webRoot === undefined ? new URL("../../web/dist", import.meta.url).pathname : options.webRoot,
+    logLevel: options.logLevel ?? env.VOLLEY_LOG_LEVEL ?? "info",
+    logDestination: options.logDestination,
+    startDelayMs: options.startDelayMs ?? 1500,
+    lateMs: options.lateMs ?? 5000,
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+  };
+  const exposed = [resolved.host, resolved.workerListener?.host].filter(
+    (h): h is string => !!h && !isLoopback(h),
+  );
+  if (exposed.length && !resolved.token) {
+    throw new MasterConfigError(
+      `the master would listen on ${exposed.join(", ")}, beyond loopback, without a token: set --token or VOLLEY_TOKEN`,
+    );
+  }
+  if (resolved.token !== undefined && resolved.token.length < 8) {
+    throw new MasterConfigError("the token must be at least 8 characters");
+  }
+  if (resolved.localWorkers > 0 && !resolved.workerCommand) {
+    throw new MasterConfigError("local workers need a workerCommand");
+  }
+  return resolved;
+}

@@ -1,0 +1,57 @@
+import type { RunDetail, TotalsSummary } from "@volley/protocol";
+
+const COLUMNS = [
+  "name",
+  "method",
+  "requests",
+  "failures",
+  "error_rate",
+  "rps",
+  "min_ms",
+  "mean_ms",
+  "p50_ms",
+  "p75_ms",
+  "p90_ms",
+  "p95_ms",
+  "p99_ms",
+  "p999_ms",
+  "max_ms",
+  "bytes_in",
+  "bytes_out",
+];
+
+/** One row per request name and one for the whole run, as spreadsheets expect. */
+export function renderCsvReport(run: RunDetail): string {
+  const rows = [COLUMNS.join(",")];
+  for (const request of run.summary.requests) rows.push(row(request.name, request.method, request));
+  rows.push(row("Total", "", run.summary.total));
+  return `${rows.join("\n")}\n`;
+}
+
+function row(name: string, method: string, totals: TotalsSummary): string {
+  const l = totals.latencyMs;
+  const errorRate = totals.requests ? totals.failures / totals.requests : 0;
+  return [
+    csvText(name),
+    method,
+    totals.requests,
+    totals.failures,
+    errorRate.toFixed(6),
+    totals.rps,
+    l.min,
+    l.mean,
+    l.p50,
+    l.p75,
+    l.p90,
+    l.p95,
+    l.p99,
+    l.p999,
+    l.max,
+    totals.bytesIn,
+    totals.bytesOut,
+  ].join(",");
+}
+
+function csvText(text: string): string {
+  return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}

@@ -1,0 +1,143 @@
+import type { RunDetail, Timeseries, TotalsSummary } from "@volley/protocol";
+import { escapeHtml, svgLineChart } from "./svg-chart.js";
+
+const STYLE = `
+body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7fa}
+main{max-width:1100px;margin:0 auto;padding:24px}
+h1{margin:0 0 4px;font-size:24px} h2{font-size:17px;margin:28px 0 8px}
+.meta{color:#5b6475}.pass{color:#137333;font-weight:600}.fail{color:#c5221f;font-weight:600}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:10px;margin-top:16px}
+.card{background:#fff;border:1px solid #e2e5ec;border-radius:8px;padding:10px 12px}
+.card b{display:block;font-size:22px}.card span{color:#5b6475;font-size:12px;text-transform:uppercase}
+table{border-collapse:collapse;width:100%;background:#fff;border:1px solid #e2e5ec}
+th,td{padding:6px 8px;border-bottom:1px solid #edf0f4;text-align:right;white-space:nowrap}
+th:first-child,td:first-child{text-align:left} th{background:#f0f2f6;font-weight:600}
+.chart{margin:12px 0;background:#fff;border:1px solid #e2e5ec;border-radius:8px;padding:8px}
+.chart svg{width:100%;height:auto}.chart text{font-size:11px;fill:#5b6475}.chart .grid{stroke:#edf0f4}
+.key{margin-left:12px;font-size:12px}.key i{display:inline-block;width:10px;height:3px;margin-right:4px;vertical-align:middle}
+.warn{background:#fff4e5;border:1px solid #f5c26b;border-radius:8px;padding:8px 12px;margin:8px 0}
+@media (prefers-color-scheme:dark){body{background:#12151b;color:#e5e8ee}.card,table,.chart{background:#1b1f27;border-color:#2b313c}
+th{background:#222835}td,th{border-color:#2b313c}.meta,.card span{color:#9aa3b2}.warn{background:#3a2c12;border-color:#7a5a1c}}`;
+
+/** A self-contained HTML report: summary, thresholds, tables and SVG charts, no external files. */
+export function renderHtmlReport(run: RunDetail, series: Timeseries): string {
+  const t = run.summary.total;
+  const errorRate = t.requests ? (t.failures / t.requests) * 100 : 0;
+  const verdict =
+    run.passed === null
+      ? ""
+      : run.passed
+        ? '<span class="pass">thresholds passed</span>'
+        : '<span class="fail">thresholds failed</span>';
+  const cards = [
+    ["Requests", fmt(t.requests)],
+    ["Throughput", `${fmt(t.rps)} req/s`],
+    ["Errors", `${errorRate.toFixed(2)} %`],
+    ["p50", ms(t.latencyMs.p50)],
+    ["p95", ms(t.latencyMs.p95)],
+    ["p99", ms(t.latencyMs.p99)],
+    ["Max", ms(t.latencyMs.max)],
+    ["Duration", `${run.summary.durationS.toFixed(1)} s`],
+  ]
+    .map(([label, value]) => `<div class="card"><span>${label}</span><b>${value}</b></div>`)
+    .join("");
+  const points = series.overall;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Volley report: ${escapeHtml(run.name)}</title><style>${STYLE}</style></head><body><main>
+<h1>${escapeHtml(run.name)}</h1>
+<div class="meta">Run ${escapeHtml(run.id)} · ${escapeHtml(run.status)} · ${escapeHtml(run.scenario.load.executor)} · started ${escapeHtml(run.startedAt ?? "-")} · ended ${escapeHtml(run.finishedAt ?? "-")} ${verdict}</div>
+${run.error ? `<div class="warn">${escapeHtml(run.error)}</div>` : ""}
+${run.warnings.map((w) => `<div class="warn">${escapeHtml(w.message)}</div>`).join("")}
+<div class="cards">${cards}</div>
+${thresholdTable(run)}
+<h2>Charts</h2>
+${svgLineChart("Throughput and errors", "per second", [
+  { label: "requests/s", color: "#3b6fd8", points: points.map((p) => [p.t, p.rps]) },
+  { label: "errors/s", color: "#d93025", points: points.map((p) => [p.t, p.errorsPerSec]) },
+])}
+${svgLineChart("Latency", "ms", [
+  { label: "p50", color: "#188038", points: points.map((p) => [p.t, p.p50]) },
+  { label: "p95", color: "#e37400", points: points.map((p) => [p.t, p.p95]) },
+  { label: "p99", color: "#d93025", points: points.map((p) => [p.t, p.p99]) },
+])}
+${svgLineChart("Virtual users", "VUs", [{ label: "VUs", color: "#8e44ad", points: points.map((p) => [p.t, p.vus]) }])}
+<h2>Requests</h2>
+<table><thead><tr><th>Name</th><th>Requests</th><th>Failures</th><th>req/s</th><th>min</th><th>mean</th><th>p50</th><th>p75</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th><th>in</th><th>out</th></tr></thead><tbody>
+${run.summary.requests.map((r) => requestRow(`${r.method} ${r.name}`, r)).join("")}
+${requestRow("Total", t)}
+</tbody></table>
+<h2>Status codes</h2>
+<table><thead><tr><th>Status</th><th>Count</th></tr></thead><tbody>${Object.entries(run.summary.statusCodes)
+    .map(([code, count]) => `<tr><td>${escapeHtml(code)}</td><td>${fmt(count)}</td></tr>`)
+    .join("")}</tbody></table>
+<h2>Errors</h2>
+${
+  run.summary.errors.length
+    ? `<table><thead><tr><th>Kind</th><th>Request</th><th>Message</th><th>Count</th></tr></thead><tbody>${run.summary.errors
+        .map(
+          (e) =>
+            `<tr><td>${escapeHtml(e.kind)}</td><td style="text-align:left">${escapeHtml(e.request ?? "")}</td><td style="text-align:left;white-space:normal">${escapeHtml(e.message)}</td><td>${fmt(e.count)}</td></tr>`,
+        )
+        .join("")}</tbody></table>`
+    : "<p>No errors.</p>"
+}
+<h2>Workers</h2>
+<table><thead><tr><th>Worker</th><th>Host</th><th>Threads</th><th>VUs</th><th>Requests</th><th>Share</th><th>Peak CPU</th><th>Status</th></tr></thead><tbody>
+${run.workers
+  .map(
+    (w) =>
+      `<tr><td>${escapeHtml(w.name)}</td><td>${escapeHtml(w.host)}</td><td>${w.threads}</td><td>${w.vus}</td><td>${fmt(w.requests)}</td><td>${(w.share * 100).toFixed(1)} %</td><td>${Math.round(w.peakCpu)} %</td><td>${escapeHtml(w.status)}</td></tr>`,
+  )
+  .join("")}
+</tbody></table>
+<p class="meta">Generated by Volley. Percentiles come from HDR histograms merged across workers (3 significant digits).</p>
+</main></body></html>`;
+}
+
+function thresholdTable(run: RunDetail): string {
+  if (!run.thresholds.length) return "";
+  return `<h2>Thresholds</h2><table><thead><tr><th>Metric</th><th>Rule</th><th>Actual</th><th>Result</th></tr></thead><tbody>${run.thresholds
+    .map(
+      (r) =>
+        `<tr><td>${escapeHtml(r.key)}</td><td>${escapeHtml(r.expression)}</td><td>${r.actual === null ? "-" : fmt(r.actual)}</td><td class="${r.pass ? "pass" : "fail"}">${r.pass ? "pass" : "fail"}</td></tr>`,
+    )
+    .join("")}</tbody></table>`;
+}
+
+function requestRow(name: string, r: TotalsSummary): string {
+  const l = r.latencyMs;
+  return `<tr><td>${escapeHtml(name)}</td><td>${fmt(r.requests)}</td><td>${fmt(r.failures)}</td><td>${fmt(r.rps)}</td>${[
+    l.min,
+    l.mean,
+    l.p50,
+    l.p75,
+    l.p90,
+    l.p95,
+    l.p99,
+    l.p999,
+    l.max,
+  ]
+    .map((v) => `<td>${ms(v)}</td>`)
+    .join("")}<td>${bytes(r.bytesIn)}</td><td>${bytes(r.bytesOut)}</td></tr>`;
+}
+
+function fmt(value: number): string {
+  return Number.isInteger(value)
+    ? value.toLocaleString("en-US")
+    : value.toLocaleString("en-US", { maximumFractionDigits: 2 });
+}
+
+function ms(value: number): string {
+  return value >= 1000 ? `${(value / 1000).toFixed(2)} s` : `${value.toFixed(value < 10 ? 2 : 1)} ms`;
+}
+
+function bytes(value: number): string {
+  const units = ["B", "KB", "MB", "GB", "TB"];
+  let v = value;
+  let unit = 0;
+  while (v >= 1024 && unit < units.length - 1) {
+    v /= 1024;
+    unit++;
+  }
+  return `${v.toFixed(unit ? 1 : 0)} ${units[unit]}`;
+}

@@ -1,0 +1,20 @@
+import { type CompareResult, parseWith, VolleyError } from "@volley/protocol";
+import { compareSummaries } from "@volley/stats";
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+
+const compareQuerySchema = z.strictObject({ a: z.string().min(1).max(64), b: z.string().min(1).max(64) });
+
+/** GET /api/compare?a=ID&b=ID: two summaries side by side with deltas (b relative to a). */
+export async function compareRoutes(app: FastifyInstance): Promise<void> {
+  app.get("/", async (request): Promise<CompareResult> => {
+    const { a, b } = parseWith(compareQuerySchema, request.query, "query");
+    const [runA, runB] = await Promise.all([
+      app.services.scheduler.detail(a),
+      app.services.scheduler.detail(b),
+    ]);
+    if (!runA) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${a}`);
+    if (!runB) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${b}`);
+    return { a: runA, b: runB, ...compareSummaries(runA.summary, runB.summary) };
+  });
+}

@@ -1,0 +1,94 @@
+import type { FastifyInstance } from "fastify";
+import { Counter, Gauge, Registry } from "prom-client";
+import type { Services } from "../../services.js";
+
+/** Prometheus metrics of the master, read at scrape time from the services. */
+export function createMetricsRegistry(services: Services): Registry {
+  const registry = new Registry();
+  new Gauge({
+    name: "volley_active_run",
+    help: "1 while a run is active",
+    registers: [registry],
+    collect() {
+      this.set(services.scheduler.activeRunId ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: "volley_workers",
+    help: "Worker nodes by state",
+    labelNames: ["state"],
+    registers: [registry],
+    collect() {
+      for (const [state, count] of Object.entries(services.registry.counts())) this.set({ state }, count);
+    },
+  });
+  new Gauge({
+    name: "volley_queue_depth",
+    help: "Stats batches waiting in the queue",
+    registers: [registry],
+    async collect() {
+      const counts = await services.queue.getJobCounts("waiting", "active", "delayed", "prioritized");
+      this.set(Object.values(counts).reduce((a, b) => a + b, 0));
+    },
+  });
+  const counter = (name: string, help: string, read: () => number) =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(read());
+      },
+    });
+  counter(
+    "volley_batches_consumed_total",
+    "Stats batches consumed from the queue",
+    () => services.consumer.consumed,
+  );
+  counter("volley_batches_stored_total", "Stats batches stored", () => services.committer.stored);
+  counter(
+    "volley_batches_duplicate_total",
+    "Redelivered batches recognised as duplicates",
+    () => services.committer.duplicates,
+  );
+  counter(
+    "volley_batches_rejected_total",
+    "Batches dropped as malformed or unstorable",
+    () => services.consumer.rejected,
+  );
+  counter(
+    "volley_checkpoints_total",
+    "Merged statistics written to the database",
+    () => services.pipeline.checkpoints,
+  );
+  new Gauge({
+    name: "volley_persistence_lag_seconds",
+    help: "How far the merged time series trails the active run's clock",
+    registers: [registry],
+    collect() {
+      const runId = services.scheduler.activeRunId;
+      const aggregator = runId ? services.pipeline.active(runId) : undefined;
+      if (!aggregator?.startAt) return this.set(0);
+      const elapsed = (Date.now() - aggregator.startAt) / 1000;
+      this.set(Math.max(0, elapsed - (aggregator.closedThrough + 1)));
+    },
+  });
+  new Gauge({
+    name: "volley_live_clients",
+    help: "Dashboards connected to the live feed",
+    registers: [registry],
+    collect() {
+      this.set(services.live.size);
+    },
+  });
+  return registry;
+}
+
+export async function metricsRoutes(app: FastifyInstance): Promise<void> {
+  const registry = createMetricsRegistry(app.services);
+  app.get("/metrics", async (_request, reply) => {
+    reply.header("content-type", registry.contentType);
+    return registry.metrics();
+  });
+}

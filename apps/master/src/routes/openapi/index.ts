@@ -1,0 +1,142 @@
+import {
+  listRunsQuerySchema,
+  localWorkersBodySchema,
+  scenarioSchema,
+  VOLLEY_VERSION,
+} from "@volley/protocol";
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+
+const json = (schema: z.ZodType) => z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
+const errorBody = {
+  type: "object",
+  properties: {
+    error: { type: "string" },
+    code: { type: "string" },
+    details: {
+      type: "array",
+      items: { type: "object", properties: { path: { type: "string" }, message: { type: "string" } } },
+    },
+  },
+};
+const answer = (description: string) => ({ description, content: { "application/json": {} } });
+const failure = (description: string) => ({
+  description,
+  content: { "application/json": { schema: errorBody } },
+});
+const idParam = [{ name: "id", in: "path", required: true, schema: { type: "string" } }];
+
+/** The API as OpenAPI 3.1, with request schemas taken from the same zod schemas the routes use. */
+export function buildOpenApi(): Record<string, unknown> {
+  const query = json(listRunsQuerySchema) as { properties: Record<string, unknown> };
+  return {
+    openapi: "3.1.0",
+    info: { title: "Volley master API", version: VOLLEY_VERSION },
+    components: { schemas: { Scenario: json(scenarioSchema), Error: errorBody } },
+    paths: {
+      "/api/health": {
+        get: {
+          summary: "Redis and database status",
+          responses: { 200: answer("all up"), 503: answer("something is down") },
+        },
+      },
+      "/api/workers": { get: { summary: "Worker nodes", responses: { 200: answer("the workers") } } },
+      "/api/workers/local": {
+        post: {
+          summary: "Start local worker processes",
+          requestBody: { content: { "application/json": { schema: json(localWorkersBodySchema) } } },
+          responses: { 202: answer("started"), 400: failure("bad body or over the limit") },
+        },
+      },
+      "/api/workers/{id}": {
+        delete: {
+          summary: "Retire a worker",
+          parameters: idParam,
+          responses: {
+            204: { description: "retired" },
+            404: failure("no such worker"),
+            409: failure("the worker is in a run"),
+          },
+        },
+      },
+      "/api/runs": {
+        post: {
+          summary: "Start a run",
+          requestBody: {
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  required: ["scenario"],
+                  properties: { scenario: { $ref: "#/components/schemas/Scenario" } },
+                },
+              },
+            },
+          },
+          responses: {
+            201: answer("{ id, status }"),
+            400: failure("bad scenario"),
+            409: failure("a run is active or no worker is ready"),
+          },
+        },
+        get: {
+          summary: "Run history, newest first",
+          parameters: Object.entries(query.properties).map(([name, schema]) => ({
+            name,
+            in: "query",
+            schema,
+          })),
+          responses: { 200: answer("{ runs, nextCursor }") },
+        },
+      },
+      "/api/runs/{id}": {
+        get: {
+          summary: "One run with its summary",
+          parameters: idParam,
+          responses: { 200: answer("the run"), 404: failure("no such run") },
+        },
+      },
+      "/api/runs/{id}/timeseries": {
+        get: {
+          summary: "Per-second points",
+          parameters: idParam,
+          responses: { 200: answer("{ overall, requests }"), 404: failure("no such run") },
+        },
+      },
+      "/api/runs/{id}/stop": {
+        post: {
+          summary: "Graceful stop",
+          parameters: idParam,
+          responses: { 202: answer("stopping"), 404: failure("no such run"), 409: failure("not active") },
+        },
+      },
+      "/api/runs/{id}/report.{format}": {
+        get: {
+          summary: "Downloadable report (json, csv, html)",
+          parameters: [
+            ...idParam,
+            { name: "format", in: "path", required: true, schema: { enum: ["json", "csv", "html"] } },
+          ],
+          responses: { 200: { description: "the report" }, 404: failure("no such run or format") },
+        },
+      },
+      "/api/compare": {
+        get: {
+          summary: "Two runs side by side",
+          parameters: ["a", "b"].map((name) => ({
+            name,
+            in: "query",
+            required: true,
+            schema: { type: "string" },
+          })),
+          responses: { 200: answer("{ a, b, total, requests }"), 404: failure("no such run") },
+        },
+      },
+    },
+  };
+}
+
+export async function openApiRoutes(app: FastifyInstance): Promise<void> {
+  const document = buildOpenApi();
+  app.get("/openapi.json", async () => document);
+}

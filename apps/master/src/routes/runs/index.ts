@@ -1,0 +1,45 @@
+import { createRunBodySchema, listRunsQuerySchema, parseWith, VolleyError } from "@volley/protocol";
+import type { FastifyInstance } from "fastify";
+import { toListItem, toTimeseries } from "../../runs/run-views.js";
+import { reportRoutes } from "./reports.js";
+
+/** Runs: start, history, one run, its time series, stop; reports beside. */
+export async function runRoutes(app: FastifyInstance): Promise<void> {
+  app.post("/", async (request, reply) => {
+    const body = parseWith(createRunBodySchema, request.body ?? {}, "request body");
+    if (body.scenario === undefined)
+      throw new VolleyError("VOL_ERR_VALIDATION", 'the body needs a "scenario"');
+    const created = await app.services.scheduler.create(body.scenario);
+    return reply.code(201).send(created);
+  });
+
+  app.get("/", async (request) => {
+    const query = parseWith(listRunsQuerySchema, request.query, "query");
+    const rows = await app.services.db.runs.list({ ...query, limit: query.limit + 1 });
+    const page = rows.slice(0, query.limit);
+    return {
+      runs: page.map(toListItem),
+      nextCursor: rows.length > query.limit ? page[page.length - 1].id : null,
+    };
+  });
+
+  app.get<{ Params: { id: string } }>("/:id", async (request) => {
+    const detail = await app.services.scheduler.detail(request.params.id);
+    if (!detail) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${request.params.id}`);
+    return detail;
+  });
+
+  app.get<{ Params: { id: string } }>("/:id/timeseries", async (request) => {
+    const { db } = app.services;
+    if (!(await db.runs.get(request.params.id)))
+      throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${request.params.id}`);
+    return toTimeseries(await db.seconds.list(request.params.id));
+  });
+
+  app.post<{ Params: { id: string } }>("/:id/stop", async (request, reply) => {
+    await app.services.scheduler.stopRun(request.params.id);
+    return reply.code(202).send({ id: request.params.id, status: "stopping" });
+  });
+
+  await app.register(reportRoutes);
+}

@@ -1,0 +1,29 @@
+import { VolleyError } from "@volley/protocol";
+import type { FastifyInstance } from "fastify";
+import { renderCsvReport } from "../../reports/csv-report.js";
+import { renderHtmlReport } from "../../reports/html-report.js";
+import { toTimeseries } from "../../runs/run-views.js";
+
+const FORMATS = {
+  json: "application/json",
+  csv: "text/csv; charset=utf-8",
+  html: "text/html; charset=utf-8",
+} as const;
+
+/** GET /api/runs/:id/report.{json,csv,html}: downloadable reports. */
+export async function reportRoutes(app: FastifyInstance): Promise<void> {
+  app.get<{ Params: { id: string; format: string } }>("/:id/report.:format", async (request, reply) => {
+    const { id, format } = request.params;
+    if (!(format in FORMATS)) {
+      throw new VolleyError("VOL_ERR_NOT_FOUND", `no report format "${format}": use json, csv or html`);
+    }
+    const detail = await app.services.scheduler.detail(id);
+    if (!detail) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${id}`);
+    const fileName = `volley-${detail.name.replace(/[^A-Za-z0-9_-]+/g, "-")}-${id}.${format}`;
+    reply.header("content-type", FORMATS[format as keyof typeof FORMATS]);
+    reply.header("content-disposition", `attachment; filename="${fileName}"`);
+    if (format === "json") return JSON.stringify(detail, null, 2);
+    if (format === "csv") return renderCsvReport(detail);
+    return renderHtmlReport(detail, toTimeseries(await app.services.db.seconds.list(id)));
+  });
+}

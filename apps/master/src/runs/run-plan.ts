@@ -1,0 +1,39 @@
+import { Partition, type PartitionStep, peakVus, type Scenario } from "@volley/protocol";
+
+export interface PlannedWorker {
+  workerId: string;
+  name: string;
+  host: string;
+  threads: number;
+  /** Most VUs this worker runs at once. */
+  vus: number;
+  partition: PartitionStep[];
+}
+
+/**
+ * Splits a scenario across ready workers in proportion to their threads. A worker whose share
+ * would be no VU at all is left out, so small runs do not park idle machines.
+ */
+export function planRun(
+  scenario: Scenario,
+  workers: Array<{ id: string; name: string; host: string; threads: number }>,
+): PlannedWorker[] {
+  const peak = peakVus(scenario.load);
+  let chosen = [...workers];
+  for (;;) {
+    const weights = chosen.map((w) => w.threads);
+    const counts = chosen.map((_, index) => new Partition([{ weights, index }]).count(peak));
+    const idle = counts.indexOf(0);
+    if (idle < 0 || chosen.length === 1) {
+      return chosen.map((w, index) => ({
+        workerId: w.id,
+        name: w.name,
+        host: w.host,
+        threads: w.threads,
+        vus: counts[index],
+        partition: [{ weights, index }],
+      }));
+    }
+    chosen = chosen.filter((_, index) => index !== idle);
+  }
+}

@@ -1,0 +1,113 @@
+import type { RunAggregateRow, RunRow, RunSecondRow, RunWorkerRow } from "@volley/db";
+import type {
+  RequestStats,
+  RunDetail,
+  RunListItem,
+  RunStatus,
+  RunSummary,
+  RunWorkerInfo,
+  SaturationWarning,
+  ScenarioInput,
+  ThresholdResult,
+  Timeseries,
+  TimeseriesPoint,
+} from "@volley/protocol";
+import { StatsAggregate } from "@volley/stats";
+
+/** A run's summary from its stored aggregates (finished runs, or any run after a restart). */
+export function summaryFromRows(run: RunRow, aggregates: RunAggregateRow[]): RunSummary {
+  const aggregate = new StatsAggregate();
+  aggregate.add(
+    aggregates.map((row) => JSON.parse(row.stats) as RequestStats),
+    run.dropped,
+  );
+  return aggregate.summarize(
+    run.durationS ?? 0,
+    aggregates.map((a) => a.name),
+  );
+}
+
+export function toListItem(run: RunRow): RunListItem {
+  return {
+    id: run.id,
+    name: run.name,
+    status: run.status as RunStatus,
+    executor: run.executor,
+    createdAt: run.createdAt.toISOString(),
+    startedAt: run.startedAt?.toISOString() ?? null,
+    finishedAt: run.finishedAt?.toISOString() ?? null,
+    durationS: run.durationS,
+    requests: run.requests,
+    failures: run.failures,
+    rps: Math.round(run.rps * 100) / 100,
+    p95: run.p95Ms === null ? null : Math.round(run.p95Ms * 1000) / 1000,
+    errorRate: run.requests ? run.failures / run.requests : 0,
+    passed: run.passed,
+  };
+}
+
+export function toWorkerInfo(
+  row: RunWorkerRow,
+  totalRequests: number,
+  live?: { peakCpu: number; peakEventLoopDelayMs: number },
+): RunWorkerInfo {
+  return {
+    workerId: row.workerId,
+    name: row.name,
+    host: row.host,
+    threads: row.threads,
+    vus: row.vus,
+    requests: row.requests,
+    share: totalRequests ? row.requests / totalRequests : 0,
+    peakCpu: Math.max(row.peakCpu, live?.peakCpu ?? 0),
+    peakEventLoopDelayMs: Math.max(row.peakEventLoopDelayMs, live?.peakEventLoopDelayMs ?? 0),
+    status: row.status as RunWorkerInfo["status"],
+    lostBatches: row.lostBatches,
+  };
+}
+
+export function toDetail(
+  run: RunRow,
+  summary: RunSummary,
+  workers: RunWorkerInfo[],
+  warnings: SaturationWarning[],
+): RunDetail {
+  return {
+    id: run.id,
+    name: run.name,
+    status: run.status as RunStatus,
+    createdAt: run.createdAt.toISOString(),
+    startedAt: run.startedAt?.toISOString() ?? null,
+    finishedAt: run.finishedAt?.toISOString() ?? null,
+    scenario: JSON.parse(run.scenario) as ScenarioInput,
+    workers,
+    summary,
+    thresholds: run.thresholds ? (JSON.parse(run.thresholds) as ThresholdResult[]) : [],
+    passed: run.passed,
+    error: run.error,
+    stopReason: run.stopReason,
+    warnings,
+    plannedDurationS: run.plannedDurationMs / 1000,
+  };
+}
+
+export function toTimeseries(rows: RunSecondRow[]): Timeseries {
+  const series: Timeseries = { overall: [], requests: {} };
+  for (const row of rows) {
+    const point: TimeseriesPoint = {
+      t: row.second,
+      rps: row.requests,
+      errorsPerSec: row.failures,
+      vus: row.vus,
+      p50: row.p50Ms,
+      p95: row.p95Ms,
+      p99: row.p99Ms,
+    };
+    if (row.name === "") series.overall.push(point);
+    else {
+      series.requests[row.name] ??= [];
+      series.requests[row.name].push(point);
+    }
+  }
+  return series;
+}

@@ -1,0 +1,84 @@
+import type { SaturationWarning } from "@volley/protocol";
+
+interface WorkerSaturation {
+  workerName: string;
+  peakCpu: number;
+  peakEventLoopDelayMs: number;
+  open: { fromS: number; lastS: number; peakCpu: number; peakDelay: number } | null;
+  spans: SaturationWarning[];
+}
+
+/**
+ * Watches the heartbeats of a run's workers for signs that the load generator, not the target,
+ * limited the results: CPU above its limit or a slow event loop. Keeps the time spans.
+ */
+export class SaturationTracker {
+  private readonly workers = new Map<string, WorkerSaturation>();
+
+  constructor(private readonly startAt: number) {}
+
+  record(
+    workerId: string,
+    workerName: string,
+    sample: { cpu: number; eventLoopDelayMs: number },
+    saturated: boolean,
+    now = Date.now(),
+  ): void {
+    const second = Math.max(0, Math.floor((now - this.startAt) / 1000));
+    let state = this.workers.get(workerId);
+    if (!state) {
+      state = { workerName, peakCpu: 0, peakEventLoopDelayMs: 0, open: null, spans: [] };
+      this.workers.set(workerId, state);
+    }
+    state.peakCpu = Math.max(state.peakCpu, sample.cpu);
+    state.peakEventLoopDelayMs = Math.max(state.peakEventLoopDelayMs, sample.eventLoopDelayMs);
+    if (saturated) {
+      if (!state.open) state.open = { fromS: second, lastS: second, peakCpu: 0, peakDelay: 0 };
+      state.open.lastS = second;
+      state.open.peakCpu = Math.max(state.open.peakCpu, sample.cpu);
+      state.open.peakDelay = Math.max(state.open.peakDelay, sample.eventLoopDelayMs);
+    } else if (state.open) {
+      this.closeSpan(workerId, state);
+    }
+  }
+
+  peaks(workerId: string): { peakCpu: number; peakEventLoopDelayMs: number } {
+    const state = this.workers.get(workerId);
+    return { peakCpu: state?.peakCpu ?? 0, peakEventLoopDelayMs: state?.peakEventLoopDelayMs ?? 0 };
+  }
+
+  /** Every span so far, open ones included. */
+  warnings(): SaturationWarning[] {
+    const all: SaturationWarning[] = [];
+    for (const [workerId, state] of this.workers) {
+      all.push(...state.spans);
+      if (state.open) all.push(this.describe(workerId, state.workerName, state.open));
+    }
+    return all.sort((a, b) => a.fromS - b.fromS);
+  }
+
+  private closeSpan(workerId: string, state: WorkerSaturation): void {
+    if (state.open) state.spans.push(this.describe(workerId, state.workerName, state.open));
+    state.open = null;
+  }
+
+  private describe(
+    workerId: string,
+    workerName: string,
+    span: { fromS: number; lastS: number; peakCpu: number; peakDelay: number },
+  ): SaturationWarning {
+    const reasons = [
+      span.peakCpu > 0 ? `CPU up to ${Math.round(span.peakCpu)}%` : "",
+      span.peakDelay > 0 ? `event-loop delay up to ${Math.round(span.peakDelay)} ms` : "",
+    ].filter(Boolean);
+    return {
+      workerId,
+      workerName,
+      fromS: span.fromS,
+      toS: span.lastS + 1,
+      peakCpu: span.peakCpu,
+      peakEventLoopDelayMs: span.peakDelay,
+      message: `results may be limited by the load generator: ${workerName} was saturated from ${span.fromS}s to ${span.lastS + 1}s (${reasons.join(", ")})`,
+    };
+  }
+}

@@ -1,0 +1,44 @@
+import type { Database } from "@volley/db";
+import type { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { BatchCommitter } from "./pipeline/batch-committer.js";
+import type { StatsConsumer } from "./pipeline/stats-consumer.js";
+import type { StatsPipeline } from "./pipeline/stats-pipeline.js";
+import type { RunScheduler } from "./runs/run-scheduler.js";
+import type { LocalWorkers } from "./workers/local-workers.js";
+import type { WorkerRegistry } from "./workers/worker-registry.js";
+import type { LiveHub } from "./ws/live-hub.js";
+
+/** Settings the routes read. */
+export interface MasterConfig {
+  version: string;
+  /** Token workers (and, off loopback, API clients) must present; undefined when none is set. */
+  token: string | undefined;
+  /** The API and dashboard answer only with the token (they listen beyond loopback). */
+  apiTokenRequired: boolean;
+  /** URL workers use to reach the master, for the "add a worker" command. */
+  workerUrl: string;
+  heartbeatIntervalMs: number;
+  redisUrlForWorkers: string | null;
+  /** Built dashboard files, or null when they are missing. */
+  webRoot: string | null;
+  /** Largest API request body in bytes. */
+  bodyLimit: number;
+}
+
+/** Everything the HTTP and WebSocket layer uses, built once by startMaster. */
+export interface Services {
+  config: MasterConfig;
+  log: Logger;
+  db: Database;
+  redis: Redis;
+  queue: Queue;
+  registry: WorkerRegistry;
+  scheduler: RunScheduler;
+  pipeline: StatsPipeline;
+  committer: BatchCommitter;
+  consumer: StatsConsumer;
+  live: LiveHub;
+  localWorkers: LocalWorkers;
+}

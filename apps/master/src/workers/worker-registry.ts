@@ -1,0 +1,151 @@
+import type { MasterToWorker, WorkerHeartbeat, WorkerHello, WorkerInfo } from "@volley/protocol";
+
+/** What the registry needs of a worker's socket. */
+export interface WorkerChannel {
+  send(message: MasterToWorker): void;
+  close(code: number, reason: string): void;
+}
+
+export interface WorkerEntry {
+  info: WorkerInfo;
+  channel: WorkerChannel | null;
+  lastSeen: number;
+}
+
+export interface WorkerRegistryOptions {
+  /** A worker silent this long is lost. @defaultValue 5000 */
+  heartbeatTimeoutMs: number;
+  /** CPU percent above which a worker counts as saturated. @defaultValue 90 */
+  cpuLimit?: number;
+  /** Event-loop delay above which a worker counts as saturated. @defaultValue 50 */
+  loopDelayLimitMs?: number;
+  onLost: (entry: WorkerEntry) => void;
+  onChange: () => void;
+}
+
+/** Every worker node the master knows: connected, lost, or local and starting. */
+export class WorkerRegistry {
+  private readonly entries = new Map<string, WorkerEntry>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly options: WorkerRegistryOptions) {}
+
+  start(): void {
+    this.timer = setInterval(() => this.sweep(Date.now()), 250);
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** A worker said hello (first time, or again after a reconnect). */
+  connect(hello: WorkerHello, channel: WorkerChannel, host: string): WorkerEntry {
+    const now = Date.now();
+    const previous = this.entries.get(hello.workerId);
+    if (previous?.channel && previous.channel !== channel)
+      previous.channel.close(4000, "replaced by a new connection");
+    const info: WorkerInfo = {
+      id: hello.workerId,
+      name: hello.name,
+      host: hello.host || host,
+      threads: hello.threads,
+      cores: hello.cores,
+      version: hello.version,
+      state: hello.activeRunId ? "running" : "ready",
+      vus: previous?.info.vus ?? 0,
+      cpu: previous?.info.cpu ?? 0,
+      machineCpu: previous?.info.machineCpu ?? 0,
+      memoryMb: previous?.info.memoryMb ?? 0,
+      eventLoopDelayMs: previous?.info.eventLoopDelayMs ?? 0,
+      lastSeenAt: new Date(now).toISOString(),
+      connectedAt: new Date(now).toISOString(),
+      local: hello.local,
+      runId: hello.activeRunId,
+      saturated: false,
+    };
+    const entry: WorkerEntry = { info, channel, lastSeen: now };
+    this.entries.set(hello.workerId, entry);
+    this.options.onChange();
+    return entry;
+  }
+
+  heartbeat(workerId: string, heartbeat: WorkerHeartbeat): WorkerEntry | undefined {
+    const entry = this.entries.get(workerId);
+    if (!entry) return undefined;
+    const now = Date.now();
+    entry.lastSeen = now;
+    Object.assign(entry.info, {
+      state: heartbeat.state,
+      runId: heartbeat.runId,
+      vus: heartbeat.vus,
+      cpu: heartbeat.cpu,
+      machineCpu: heartbeat.machineCpu,
+      memoryMb: heartbeat.memoryMb,
+      eventLoopDelayMs: heartbeat.eventLoopDelayMs,
+      lastSeenAt: new Date(now).toISOString(),
+      saturated: this.isSaturated(heartbeat),
+    });
+    this.options.onChange();
+    return entry;
+  }
+
+  isSaturated(sample: { cpu: number; eventLoopDelayMs: number }): boolean {
+    return (
+      sample.cpu > (this.options.cpuLimit ?? 90) ||
+      sample.eventLoopDelayMs > (this.options.loopDelayLimitMs ?? 50)
+    );
+  }
+
+  /** The socket closed; the worker becomes lost if it does not come back in time. */
+  disconnected(workerId: string, channel: WorkerChannel): void {
+    const entry = this.entries.get(workerId);
+    if (entry && entry.channel === channel) entry.channel = null;
+  }
+
+  get(workerId: string): WorkerEntry | undefined {
+    return this.entries.get(workerId);
+  }
+
+  remove(workerId: string): void {
+    if (this.entries.delete(workerId)) this.options.onChange();
+  }
+
+  list(): WorkerInfo[] {
+    return [...this.entries.values()]
+      .map((e) => ({ ...e.info }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Connected workers free to take a run. */
+  ready(): WorkerEntry[] {
+    return [...this.entries.values()]
+      .filter((e) => e.channel && e.info.state === "ready")
+      .sort((a, b) => a.info.name.localeCompare(b.info.name));
+  }
+
+  send(workerId: string, message: MasterToWorker): boolean {
+    const entry = this.entries.get(workerId);
+    if (!entry?.channel) return false;
+    entry.channel.send(message);
+    return true;
+  }
+
+  counts(): Record<string, number> {
+    const counts: Record<string, number> = { ready: 0, running: 0, stopping: 0, lost: 0 };
+    for (const entry of this.entries.values()) counts[entry.info.state]++;
+    return counts;
+  }
+
+  private sweep(now: number): void {
+    for (const entry of this.entries.values()) {
+      if (entry.info.state !== "lost" && now - entry.lastSeen > this.options.heartbeatTimeoutMs) {
+        entry.info.state = "lost";
+        entry.info.vus = 0;
+        entry.channel?.close(4001, "heartbeat timeout");
+        entry.channel = null;
+        this.options.onLost(entry);
+        this.options.onChange();
+      }
+    }
+  }
+}

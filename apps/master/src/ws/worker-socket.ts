@@ -1,0 +1,99 @@
+import { formatIssues, type MasterToWorker, workerToMasterSchema } from "@volley/protocol";
+import type { Logger } from "pino";
+import type { WebSocket } from "ws";
+import type { RunScheduler } from "../runs/run-scheduler.js";
+import type { WorkerChannel, WorkerRegistry } from "../workers/worker-registry.js";
+
+export interface WorkerSocketDeps {
+  registry: WorkerRegistry;
+  scheduler: RunScheduler;
+  log: Logger;
+  heartbeatIntervalMs: number;
+  /** Redis URL handed to workers that were started without one. */
+  redisUrlForWorkers: string | null;
+}
+
+/** Bad messages a worker may send before the master closes its socket. */
+const MAX_BAD_MESSAGES = 20;
+
+/**
+ * One worker's socket on `/ws/worker`: every message is checked against the shared schema; a
+ * malformed or unknown one is answered with an error message and logged, never thrown.
+ */
+export function handleWorkerSocket(socket: WebSocket, remoteHost: string, deps: WorkerSocketDeps): void {
+  const { registry, scheduler, log } = deps;
+  let workerId: string | null = null;
+  let badMessages = 0;
+  const channel: WorkerChannel = {
+    send: (message: MasterToWorker) => {
+      if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+    },
+    close: (code, reason) => socket.close(code, reason),
+  };
+  const refuse = (message: string) => {
+    badMessages++;
+    log.warn({ workerId, remoteHost, message }, "bad message from a worker");
+    channel.send({ type: "error", code: "VOL_ERR_BAD_MESSAGE", message });
+    if (badMessages >= MAX_BAD_MESSAGES) socket.close(1008, "too many bad messages");
+  };
+
+  socket.on("message", (data, isBinary) => {
+    if (isBinary) return refuse("binary messages are not part of the protocol");
+    let json: unknown;
+    try {
+      json = JSON.parse(data.toString());
+    } catch {
+      return refuse("the message is not JSON");
+    }
+    const parsed = workerToMasterSchema.safeParse(json);
+    if (!parsed.success) {
+      return refuse(
+        formatIssues(parsed.error)
+          .map((i) => `${i.path}: ${i.message}`)
+          .join("; "),
+      );
+    }
+    const message = parsed.data;
+    if (message.type === "hello") {
+      workerId = message.workerId;
+      registry.connect(message, channel, remoteHost);
+      channel.send({
+        type: "welcome",
+        workerId: message.workerId,
+        serverTime: Date.now(),
+        heartbeatIntervalMs: deps.heartbeatIntervalMs,
+        redisUrl: deps.redisUrlForWorkers,
+      });
+      log.info(
+        { workerId, name: message.name, host: message.host, threads: message.threads },
+        "worker connected",
+      );
+      scheduler.workerConnected(message.workerId, message.activeRunId);
+      return;
+    }
+    if (workerId === null) return refuse(`"${message.type}" before "hello"`);
+    switch (message.type) {
+      case "heartbeat": {
+        const entry = registry.heartbeat(workerId, message);
+        if (entry) scheduler.workerHeartbeat(workerId, message, entry.info.saturated);
+        return;
+      }
+      case "clock-ping":
+        channel.send({ type: "clock-pong", id: message.id, t0: message.t0, serverTime: Date.now() });
+        return;
+      case "run-accepted":
+        log.info({ workerId, runId: message.runId }, "worker ready for the run");
+        return;
+      case "run-rejected":
+        scheduler.workerRejected(workerId, message.runId, message.message);
+        return;
+      case "run-ended":
+        log.info({ workerId, runId: message.runId, lastSeq: message.lastSeq }, "worker finished its part");
+        return;
+    }
+  });
+  socket.on("close", () => {
+    if (workerId) registry.disconnected(workerId, channel);
+  });
+  socket.on("error", (error) => log.warn({ workerId, err: error.message }, "worker socket error"));
+}

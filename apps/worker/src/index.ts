@@ -1,0 +1,20 @@
+import { pino } from "pino";
+import { resolveWorkerOptions, type WorkerOptions } from "./options.js";
+import { WorkerNode } from "./worker-node.js";
+
+export { ClockSync } from "./connection/clock-sync.js";
+export { resolveWorkerOptions, WorkerConfigError, type WorkerOptions } from "./options.js";
+export { StatsPublisher } from "./stats/stats-publisher.js";
+export { WorkerNode } from "./worker-node.js";
+
+/** Starts a worker node; it connects and reconnects by itself until shut down or retired. */
+export function startWorker(options: WorkerOptions): WorkerNode {
+  const resolved = resolveWorkerOptions(options);
+  const log = pino(
+    { level: resolved.logLevel, base: { service: "volley-worker", worker: resolved.name } },
+    pino.destination({ dest: 1, sync: false }),
+  );
+  const node = new WorkerNode(resolved, log);
+  node.start();
+  return node;
+}

@@ -1,0 +1,63 @@
+import { randomUUID } from "node:crypto";
+import { availableParallelism, hostname } from "node:os";
+
+export interface WorkerOptions {
+  /** The master's base URL. */
+  masterUrl: string;
+  /** @defaultValue VOLLEY_TOKEN */
+  token?: string;
+  /** Engine threads. @defaultValue the machine's cores */
+  threads?: number;
+  /** @defaultValue "<hostname>-<pid>" */
+  name?: string;
+  /** Where stats batches go. @defaultValue REDIS_URL, else what the master says, else redis://127.0.0.1:6379 */
+  redisUrl?: string;
+  /** Started by a master on its own machine. @defaultValue false */
+  local?: boolean;
+  /** Batches kept while Redis is away. @defaultValue 600 (10 minutes) */
+  maxBufferedBatches?: number;
+  /** @defaultValue "info" */
+  logLevel?: string;
+}
+
+export interface ResolvedWorkerOptions extends Required<Omit<WorkerOptions, "token" | "redisUrl">> {
+  token: string | undefined;
+  redisUrl: string | undefined;
+  workerId: string;
+  host: string;
+  cores: number;
+}
+
+export class WorkerConfigError extends Error {}
+
+export function resolveWorkerOptions(options: WorkerOptions, env = process.env): ResolvedWorkerOptions {
+  let master: URL;
+  try {
+    master = new URL(options.masterUrl);
+  } catch {
+    throw new WorkerConfigError(
+      `--master: "${options.masterUrl}" is not a URL such as http://127.0.0.1:8089`,
+    );
+  }
+  if (master.protocol !== "http:" && master.protocol !== "https:") {
+    throw new WorkerConfigError(`--master: "${options.masterUrl}" must start with http:// or https://`);
+  }
+  const cores = availableParallelism();
+  const threads = options.threads ?? cores;
+  if (!Number.isInteger(threads) || threads < 1 || threads > 1024) {
+    throw new WorkerConfigError(`--threads: must be a whole number from 1 to 1024, got ${options.threads}`);
+  }
+  return {
+    masterUrl: master.origin,
+    token: options.token ?? (env.VOLLEY_TOKEN || undefined),
+    threads,
+    name: options.name ?? `${hostname()}-${process.pid}`,
+    redisUrl: options.redisUrl ?? env.REDIS_URL,
+    local: options.local ?? false,
+    maxBufferedBatches: options.maxBufferedBatches ?? 600,
+    logLevel: options.logLevel ?? env.VOLLEY_LOG_LEVEL ?? "info",
+    workerId: randomUUID(),
+    host: hostname(),
+    cores,
+  };
+}

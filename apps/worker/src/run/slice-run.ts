@@ -1,0 +1,83 @@
+import { EngineRunner, type SlicePeriod } from "@volley/engine";
+import type { PartitionStep } from "@volley/protocol";
+import type { StatsPublisher } from "../stats/stats-publisher.js";
+
+export interface SliceRunOptions {
+  runId: string;
+  workerId: string;
+  workerName: string;
+  scenario: unknown;
+  partition: PartitionStep[];
+  threads: number;
+  /** Scheduled start in this machine's clock. */
+  startAtLocal: number;
+  publisher: StatsPublisher;
+  onThreadError: (message: string) => void;
+}
+
+/** This worker's part of one run: the engine threads, and one queued batch per second. */
+export class SliceRun {
+  readonly runId: string;
+  private readonly runner: EngineRunner;
+  private lastSeq = -1;
+  stopping = false;
+
+  constructor(private readonly options: SliceRunOptions) {
+    this.runId = options.runId;
+    this.runner = new EngineRunner({
+      scenario: options.scenario,
+      partition: options.partition,
+      threads: options.threads,
+      startAtEpochMs: options.startAtLocal,
+      workerName: options.workerName,
+      onPeriod: (period) => this.publish(period),
+      onThreadError: options.onThreadError,
+    });
+  }
+
+  /** Resolves once every engine thread is ready; rejects with the reason a thread could not start. */
+  async ready(): Promise<void> {
+    try {
+      await this.runner.ready();
+    } catch (error) {
+      await this.runner.terminate();
+      throw error;
+    }
+  }
+
+  /** Resolves with the final batch's seq once the slice is over. */
+  async done(): Promise<number> {
+    await this.runner.done();
+    return this.lastSeq;
+  }
+
+  stop(): void {
+    this.stopping = true;
+    this.runner.stop();
+  }
+
+  activeVus(): number {
+    return this.runner.activeVus();
+  }
+
+  loopDelayMs(): number {
+    return this.runner.loopDelayMs();
+  }
+
+  private publish(period: SlicePeriod): void {
+    this.lastSeq = period.second;
+    this.options.publisher.publish({
+      runId: this.runId,
+      workerId: this.options.workerId,
+      seq: period.second,
+      second: period.second,
+      final: period.final,
+      vus: period.vus,
+      dropped: period.dropped,
+      lostBatches: 0,
+      elapsedMs: Math.max(0, Date.now() - this.options.startAtLocal),
+      requests: period.requests,
+      sentAt: Date.now(),
+    });
+  }
+}

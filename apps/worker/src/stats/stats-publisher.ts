@@ -1,0 +1,130 @@
+import { REDIS_PREFIX, STATS_JOB, STATS_QUEUE, type StatsBatch, statsJobId } from "@volley/protocol";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import type { Logger } from "pino";
+
+export interface StatsPublisherOptions {
+  redisUrl: string;
+  log: Logger;
+  /** Batches kept while Redis is away; at one a second, 600 is ten minutes. @defaultValue 600 */
+  maxBuffered?: number;
+}
+
+/**
+ * Pushes stats batches into the queue, in order, off the request path: `publish` only appends to
+ * a bounded buffer. While Redis is away the buffer holds them; when it is full the oldest is
+ * dropped and counted in the next batch's `lostBatches`, so the report says what was lost.
+ */
+export class StatsPublisher {
+  private readonly redis: Redis;
+  private readonly queue: Queue;
+  private readonly buffer: StatsBatch[] = [];
+  private pumping = false;
+  private closed = false;
+  private readonly drainWaiters: Array<() => void> = [];
+  private lastError = "";
+  published = 0;
+  lost = 0;
+
+  constructor(private readonly options: StatsPublisherOptions) {
+    // While Redis is away nothing is sent (see pump): batches wait in this buffer, not in ioredis's.
+    this.redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 1 });
+    this.redis.on("error", (error) => {
+      if (error.message !== this.lastError)
+        options.log.warn({ err: error.message }, "redis unavailable; buffering stats");
+      this.lastError = error.message;
+    });
+    this.queue = new Queue(STATS_QUEUE, {
+      connection: this.redis,
+      prefix: REDIS_PREFIX,
+      skipWaitingForReady: true,
+    });
+    this.queue.on("error", () => {});
+  }
+
+  get buffered(): number {
+    return this.buffer.length;
+  }
+
+  publish(batch: StatsBatch): void {
+    this.buffer.push(batch);
+    const max = this.options.maxBuffered ?? 600;
+    while (this.buffer.length > max) {
+      this.buffer.shift();
+      this.lost++;
+      this.buffer[0].lostBatches++;
+    }
+    void this.pump();
+  }
+
+  /** Resolves when every batch so far is in the queue, or after `timeoutMs` (false then). */
+  drain(timeoutMs: number): Promise<boolean> {
+    if (this.buffer.length === 0 && !this.pumping) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      this.drainWaiters.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.queue.close().catch(() => {});
+    this.redis.disconnect();
+  }
+
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    let delay = 100;
+    while (this.buffer.length && !this.closed) {
+      const batch = this.buffer[0];
+      try {
+        if (this.redis.status !== "ready") throw new Error(`redis is ${this.redis.status}`);
+        await withTimeout(
+          this.queue.add(STATS_JOB, batch, {
+            jobId: statsJobId(batch.runId, batch.workerId, batch.seq),
+            removeOnComplete: true,
+            removeOnFail: 1000,
+            attempts: 300,
+            backoff: { type: "fixed", delay: 2000 },
+          }),
+          5000,
+        );
+        if (this.buffer[0] === batch) this.buffer.shift();
+        this.published++;
+        delay = 100;
+        if (this.lastError) {
+          this.options.log.info({ buffered: this.buffer.length }, "redis is back; sending buffered stats");
+          this.lastError = "";
+        }
+      } catch (error) {
+        if (!this.lastError)
+          this.options.log.warn({ err: (error as Error).message }, "cannot queue stats; retrying");
+        this.lastError ||= (error as Error).message;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        delay = Math.min(delay * 2, 2000);
+      }
+    }
+    this.pumping = false;
+    if (this.buffer.length === 0) for (const waiter of this.drainWaiters.splice(0)) waiter();
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ms} ms`)), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,208 @@
+import { type MasterToWorker, type StartRun, VOLLEY_VERSION } from "@volley/protocol";
+import type { Logger } from "pino";
+import { ClockSync } from "./connection/clock-sync.js";
+import { MasterConnection } from "./connection/master-connection.js";
+import type { ResolvedWorkerOptions } from "./options.js";
+import { SliceRun } from "./run/slice-run.js";
+import { StatsPublisher } from "./stats/stats-publisher.js";
+import { SystemSampler } from "./system/system-sampler.js";
+
+const DEFAULT_REDIS = "redis://127.0.0.1:6379";
+const CLOCK_PROBES = 5;
+
+/**
+ * A worker node: keeps a connection to the master, runs the slices it is given, and publishes
+ * their statistics. A slice keeps running if the master goes away; the worker tells it which
+ * run it is in when it is back.
+ */
+export class WorkerNode {
+  private readonly connection: MasterConnection;
+  private readonly clock = new ClockSync();
+  private readonly sampler: SystemSampler;
+  private publisher: StatsPublisher | null = null;
+  private run: SliceRun | null = null;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private clockTimer: NodeJS.Timeout | null = null;
+  private probeId = 0;
+  private retired = false;
+  private readonly exited: Promise<void>;
+  private resolveExited!: () => void;
+
+  constructor(
+    private readonly options: ResolvedWorkerOptions,
+    private readonly log: Logger,
+  ) {
+    this.sampler = new SystemSampler(Math.min(options.threads, options.cores));
+    this.exited = new Promise((resolve) => {
+      this.resolveExited = resolve;
+    });
+    this.connection = new MasterConnection({
+      masterUrl: options.masterUrl,
+      token: options.token,
+      log,
+      onOpen: () => this.hello(),
+      onMessage: (message) => this.handle(message),
+      onClose: () => this.stopTimers(),
+    });
+  }
+
+  get id(): string {
+    return this.options.workerId;
+  }
+
+  start(): void {
+    this.connection.start();
+  }
+
+  /** Resolves when the worker has been retired or stopped. */
+  whenStopped(): Promise<void> {
+    return this.exited;
+  }
+
+  /** Graceful shutdown: stop the run, send its last batches, disconnect. */
+  async shutdown(timeoutMs = 30_000): Promise<void> {
+    this.retired = true;
+    const run = this.run;
+    if (run) {
+      run.stop();
+      await Promise.race([run.done(), new Promise((resolve) => setTimeout(resolve, timeoutMs))]);
+    }
+    if (this.publisher) {
+      const drained = await this.publisher.drain(timeoutMs);
+      if (!drained) this.log.error({ buffered: this.publisher.buffered }, "stats not sent before shutdown");
+      await this.publisher.close();
+    }
+    this.stopTimers();
+    this.connection.stop();
+    this.sampler.stop();
+    this.resolveExited();
+  }
+
+  private hello(): void {
+    this.connection.send({
+      type: "hello",
+      workerId: this.options.workerId,
+      name: this.options.name,
+      host: this.options.host,
+      threads: this.options.threads,
+      cores: this.options.cores,
+      version: VOLLEY_VERSION,
+      pid: process.pid,
+      local: this.options.local,
+      activeRunId: this.run?.runId ?? null,
+    });
+  }
+
+  private handle(message: MasterToWorker): void {
+    switch (message.type) {
+      case "welcome":
+        this.welcome(message.serverTime, message.heartbeatIntervalMs, message.redisUrl);
+        return;
+      case "clock-pong":
+        this.clock.add(message.t0, message.serverTime);
+        return;
+      case "start-run":
+        void this.startRun(message);
+        return;
+      case "stop-run":
+        if (this.run?.runId === message.runId) {
+          this.log.info({ runId: message.runId }, "stopping the run");
+          this.run.stop();
+        }
+        return;
+      case "retire":
+        this.log.info({ reason: message.reason }, "retired by the master");
+        void this.shutdown();
+        return;
+      case "error":
+        this.log.warn({ code: message.code, message: message.message }, "the master refused a message");
+        return;
+    }
+  }
+
+  private welcome(serverTime: number, heartbeatIntervalMs: number, redisUrl: string | null): void {
+    this.clock.seed(serverTime);
+    this.publisher ??= new StatsPublisher({
+      redisUrl: this.options.redisUrl ?? redisUrl ?? DEFAULT_REDIS,
+      log: this.log,
+      maxBuffered: this.options.maxBufferedBatches,
+    });
+    this.stopTimers();
+    this.heartbeatTimer = setInterval(() => this.heartbeat(), heartbeatIntervalMs);
+    this.heartbeat();
+    let probes = 0;
+    const probe = () => {
+      this.connection.send({ type: "clock-ping", id: ++this.probeId, t0: Date.now() });
+      this.clockTimer = setTimeout(probe, ++probes < CLOCK_PROBES ? 100 : 10_000);
+    };
+    probe();
+  }
+
+  private heartbeat(): void {
+    const sample = this.sampler.sample();
+    const run = this.run;
+    this.connection.send({
+      type: "heartbeat",
+      state: run ? (run.stopping ? "stopping" : "running") : "ready",
+      runId: run?.runId ?? null,
+      vus: run?.activeVus() ?? 0,
+      cpu: sample.cpu,
+      machineCpu: sample.machineCpu,
+      memoryMb: sample.memoryMb,
+      eventLoopDelayMs: Math.max(sample.eventLoopDelayMs, run?.loopDelayMs() ?? 0),
+      sentAt: Date.now(),
+    });
+  }
+
+  private async startRun(message: StartRun): Promise<void> {
+    if (this.run || this.retired || !this.publisher) {
+      const why = this.run ? `already running ${this.run.runId}` : "not ready";
+      this.connection.send({
+        type: "run-rejected",
+        runId: message.runId,
+        message: `${this.options.name} is ${why}`,
+      });
+      return;
+    }
+    let run: SliceRun;
+    try {
+      run = new SliceRun({
+        runId: message.runId,
+        workerId: this.options.workerId,
+        workerName: this.options.name,
+        scenario: message.scenario,
+        partition: message.partition,
+        threads: this.options.threads,
+        startAtLocal: this.clock.toLocal(message.startAt),
+        publisher: this.publisher,
+        onThreadError: (error) => this.log.error({ runId: message.runId, error }, "engine thread error"),
+      });
+      this.run = run;
+      await run.ready();
+    } catch (error) {
+      this.run = null;
+      const text = (error as Error).message;
+      this.log.error({ runId: message.runId, err: text }, "cannot start the run");
+      this.connection.send({
+        type: "run-rejected",
+        runId: message.runId,
+        message: `${this.options.name}: ${text}`,
+      });
+      return;
+    }
+    this.connection.send({ type: "run-accepted", runId: run.runId });
+    this.log.info({ runId: run.runId, clockOffsetMs: Math.round(this.clock.offsetMs) }, "run accepted");
+    const lastSeq = await run.done();
+    this.run = null;
+    this.connection.send({ type: "run-ended", runId: run.runId, lastSeq });
+    this.log.info({ runId: run.runId, lastSeq }, "run slice finished");
+    this.heartbeat();
+  }
+
+  private stopTimers(): void {
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    if (this.clockTimer) clearTimeout(this.clockTimer);
+    this.heartbeatTimer = null;
+    this.clockTimer = null;
+  }
+}

@@ -1,0 +1,33 @@
+import { type ParseArgsConfig, parseArgs } from "node:util";
+import { UsageError } from "./cli-error.js";
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+/** Parses flags strictly; an unknown flag or a missing value is a UsageError naming it. */
+export function parseFlags<O extends Options>(argv: string[], options: O, positionals = 0) {
+  try {
+    const parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: positionals > 0 });
+    if (parsed.positionals.length > positionals) {
+      throw new UsageError(`unexpected argument "${parsed.positionals[positionals]}"`);
+    }
+    return parsed;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError((error as Error).message.replace(/\. To specify.*$/s, ""));
+  }
+}
+
+/** A whole number flag within bounds, or a UsageError naming the flag. */
+export function intFlag(
+  name: string,
+  value: string | undefined,
+  min: number,
+  max: number,
+): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || number < min || number > max) {
+    throw new UsageError(`--${name}: expected a whole number from ${min} to ${max}, got "${value}"`);
+  }
+  return number;
+}

@@ -1,0 +1,81 @@
+import { MasterConfigError, startMaster } from "@volley/master";
+import { intFlag, parseFlags } from "../args.js";
+import { UsageError } from "../cli-error.js";
+import { localWorkerCommand } from "../worker-command.js";
+
+export const MASTER_HELP = `Usage: volley master [options]
+
+Starts the master: API and dashboard, worker socket, stats consumer.
+
+Options:
+  --port N               API and dashboard port (default 8089)
+  --host H               address to listen on (default 127.0.0.1)
+  --local-workers N      worker processes to start on this machine (default 0)
+  --threads N            threads of each local worker (default 1)
+  --max-local-workers N  most local workers at once (default: cores)
+  --token T              shared secret of workers and API clients (default VOLLEY_TOKEN);
+                         required when listening beyond loopback
+  --worker-host H        a second listener for workers only (e.g. 0.0.0.0), so the
+  --worker-port N          dashboard can stay on loopback
+  --heartbeat-timeout S  seconds of silence before a worker is lost (default 5)
+  -h, --help             this help
+
+Environment: REDIS_URL, DATABASE_URL (file:... SQLite, postgresql://... PostgreSQL), VOLLEY_TOKEN.`;
+
+export async function masterCommand(argv: string[]): Promise<number> {
+  const { values } = parseFlags(argv, {
+    port: { type: "string" },
+    host: { type: "string" },
+    "local-workers": { type: "string" },
+    threads: { type: "string" },
+    "max-local-workers": { type: "string" },
+    token: { type: "string" },
+    "worker-host": { type: "string" },
+    "worker-port": { type: "string" },
+    "heartbeat-timeout": { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
+  if (values.help) {
+    console.log(MASTER_HELP);
+    return 0;
+  }
+  const workerPort = intFlag("worker-port", values["worker-port"], 1, 65535);
+  if ((values["worker-host"] === undefined) !== (workerPort === undefined)) {
+    throw new UsageError("--worker-host and --worker-port go together");
+  }
+  try {
+    const master = await startMaster({
+      port: intFlag("port", values.port, 0, 65535),
+      host: values.host,
+      localWorkers: intFlag("local-workers", values["local-workers"], 0, 256),
+      localWorkerThreads: intFlag("threads", values.threads, 1, 256),
+      maxLocalWorkers: intFlag("max-local-workers", values["max-local-workers"], 0, 1024),
+      token: values.token,
+      workerListener: values["worker-host"]
+        ? { host: values["worker-host"], port: workerPort as number }
+        : undefined,
+      heartbeatTimeoutMs: (intFlag("heartbeat-timeout", values["heartbeat-timeout"], 1, 3600) ?? 5) * 1000,
+      workerCommand: localWorkerCommand(),
+    });
+    console.log(`Volley master on ${master.url}`);
+    await waitForSignal();
+    await master.close();
+    return 0;
+  } catch (error) {
+    if (error instanceof MasterConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+export function waitForSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const done = (signal: NodeJS.Signals) => {
+      process.off("SIGINT", done);
+      process.off("SIGTERM", done);
+      resolve(signal);
+    };
+    process.on("SIGINT", done);
+    process.on("SIGTERM", done);
+  });
+}

@@ -1,0 +1,202 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { startMaster } from "@volley/master";
+import {
+  formatFromFileName,
+  parseScenario,
+  type RunDetail,
+  readScenarioText,
+  ValidationError,
+} from "@volley/protocol";
+import { startWorker } from "@volley/worker";
+import { ApiClient } from "../api-client.js";
+import { intFlag, parseFlags } from "../args.js";
+import { EXIT, UsageError } from "../cli-error.js";
+import { ensureRedis } from "../redis-launcher.js";
+import { formatSummaryTable, formatThresholds, ms } from "../summary-table.js";
+
+export const RUN_HELP = `Usage: volley run SCENARIO.(json|yaml) [options]
+
+Runs a scenario headless and prints a summary. Without --master it starts an in-process
+master with one local worker (data in ./data, Redis from REDIS_URL or a private one).
+
+Options:
+  --master URL   run on this master instead
+  --token T      the master's token (default VOLLEY_TOKEN)
+  --threads N    threads of the local worker (default: cores)
+  --out FILE     write the report (the JSON of GET /api/runs/:id)
+  -h, --help     this help
+
+Exit codes: 0 passed, 1 a threshold failed, 2 bad input or error.`;
+
+const TERMINAL = new Set(["finished", "failed", "aborted"]);
+
+export async function runCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(
+    argv,
+    {
+      master: { type: "string" },
+      token: { type: "string" },
+      threads: { type: "string" },
+      out: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+    1,
+  );
+  if (values.help) {
+    console.log(RUN_HELP);
+    return 0;
+  }
+  const file = positionals[0];
+  if (!file) throw new UsageError("name a scenario file: volley run SCENARIO.json");
+  const threads = intFlag("threads", values.threads, 1, 1024);
+  const scenario = readScenario(file);
+  const token = values.token ?? (process.env.VOLLEY_TOKEN || undefined);
+
+  const local = values.master ? null : await startLocal(threads);
+  try {
+    const api = new ApiClient(values.master ?? (local?.url as string), token);
+    if (local) await waitForWorker(api);
+    const created = await api.request<{
+      id: string;
+      error?: string;
+      details?: Array<{ path: string; message: string }>;
+    }>("POST", "/api/runs", { scenario });
+    if (created.status !== 201) {
+      const details = created.body.details?.map((d) => `  ${d.path}: ${d.message}`).join("\n");
+      throw new UsageError(
+        `the master refused the run: ${created.body.error}${details ? `\n${details}` : ""}`,
+      );
+    }
+    const runId = created.body.id;
+    console.log(`Run ${runId} started${values.master ? ` on ${values.master}` : ""}`);
+    const run = await follow(api, runId);
+    printReport(run);
+    if (values.out) {
+      writeFileSync(resolve(values.out), `${JSON.stringify(run, null, 2)}\n`);
+      console.log(`Report written to ${values.out}`);
+    }
+    if (run.status === "failed") return EXIT.usage;
+    return run.passed === false ? EXIT.thresholdsFailed : EXIT.ok;
+  } finally {
+    await local?.close();
+  }
+}
+
+function readScenario(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(resolve(file), "utf8");
+  } catch (error) {
+    throw new UsageError(
+      `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
+  }
+  try {
+    const input = readScenarioText(text, formatFromFileName(file));
+    parseScenario(input);
+    return input;
+  } catch (error) {
+    if (error instanceof ValidationError) {
+      throw new UsageError(
+        `${file} is not a valid scenario:\n${error.issues.map((i) => `  ${i.path}: ${i.message}`).join("\n")}`,
+      );
+    }
+    throw error;
+  }
+}
+
+/** An in-process master and worker, for a run without --master. */
+async function startLocal(threads: number | undefined) {
+  const redis = await ensureRedis({ dataDir: "./data" });
+  const master = await startMaster({
+    port: 0,
+    redisUrl: redis.url,
+    logLevel: "warn",
+    webRoot: null,
+    startDelayMs: 500,
+  });
+  const worker = startWorker({
+    masterUrl: master.url,
+    threads,
+    name: "local",
+    redisUrl: redis.url,
+    local: true,
+    logLevel: "warn",
+  });
+  return {
+    url: master.url,
+    close: async () => {
+      await worker.shutdown(5000);
+      await master.close();
+      await redis.stop();
+    },
+  };
+}
+
+async function waitForWorker(api: ApiClient): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const { body } = await api.request<Array<{ state: string }>>("GET", "/api/workers");
+    if (body.some((w) => w.state === "ready")) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("the local worker did not connect within 10 s");
+}
+
+/** Prints progress until the run ends; Ctrl-C stops it gracefully (twice: leave at once). */
+async function follow(api: ApiClient, runId: string): Promise<RunDetail> {
+  let interrupts = 0;
+  const onSignal = () => {
+    interrupts++;
+    if (interrupts === 1) {
+      process.stderr.write("\nStopping the run (Ctrl-C again to leave without the report)...\n");
+      void api.request("POST", `/api/runs/${runId}/stop`);
+    } else {
+      process.exit(EXIT.interrupted);
+    }
+  };
+  process.on("SIGINT", onSignal);
+  const tty = process.stdout.isTTY;
+  let lastPrinted = 0;
+  try {
+    for (;;) {
+      const run = await api.run(runId);
+      if (TERMINAL.has(run.status)) {
+        if (tty) process.stdout.write("\n");
+        return run;
+      }
+      const line = progressLine(run);
+      if (tty) process.stdout.write(`\r${line.padEnd(100)}`);
+      else if (Date.now() - lastPrinted >= 5000) {
+        console.log(line);
+        lastPrinted = Date.now();
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  } finally {
+    process.off("SIGINT", onSignal);
+  }
+}
+
+function progressLine(run: RunDetail): string {
+  const t = run.summary.total;
+  const elapsed = run.startedAt ? Math.max(0, (Date.now() - Date.parse(run.startedAt)) / 1000) : 0;
+  const errors = t.requests ? ((t.failures / t.requests) * 100).toFixed(2) : "0.00";
+  return `[${elapsed.toFixed(0).padStart(4)}s/${run.plannedDurationS.toFixed(0)}s] ${run.status.padEnd(8)} ${t.requests} requests  ${t.rps.toFixed(1)} req/s  errors ${errors}%  p95 ${ms(t.latencyMs.p95)}`;
+}
+
+function printReport(run: RunDetail): void {
+  const t = run.summary.total;
+  console.log(
+    `\n${run.name}: ${run.status}${run.error ? ` (${run.error})` : ""}, ${t.requests} requests in ${run.summary.durationS.toFixed(1)}s, ${t.dropped} dropped`,
+  );
+  console.log(formatSummaryTable(run));
+  if (run.summary.errors.length) {
+    console.log("\nErrors:");
+    for (const e of run.summary.errors.slice(0, 10))
+      console.log(`  ${e.count}x ${e.kind} ${e.request ?? ""}: ${e.message}`);
+  }
+  for (const warning of run.warnings) console.log(`\nWarning: ${warning.message}`);
+  const thresholds = formatThresholds(run);
+  if (thresholds) console.log(`\nThresholds ${run.passed ? "passed" : "FAILED"}:\n${thresholds}`);
+}

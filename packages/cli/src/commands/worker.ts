@@ -1,0 +1,49 @@
+import { startWorker, WorkerConfigError } from "@volley/worker";
+import { intFlag, parseFlags } from "../args.js";
+import { UsageError } from "../cli-error.js";
+import { waitForSignal } from "./master.js";
+
+export const WORKER_HELP = `Usage: volley worker --master URL [options]
+
+Joins a master and runs the load it is given. Reconnects by itself.
+
+Options:
+  --master URL   the master, e.g. http://10.0.0.5:8089 (required)
+  --token T      the master's token (default VOLLEY_TOKEN)
+  --threads N    engine threads (default: cores)
+  --name NAME    name shown on the dashboard (default: hostname-pid)
+  -h, --help     this help
+
+Environment: REDIS_URL (where stats go; by default the one the master names, else 127.0.0.1:6379).`;
+
+export async function workerCommand(argv: string[]): Promise<number> {
+  const { values } = parseFlags(argv, {
+    master: { type: "string" },
+    token: { type: "string" },
+    threads: { type: "string" },
+    name: { type: "string" },
+    local: { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+  });
+  if (values.help) {
+    console.log(WORKER_HELP);
+    return 0;
+  }
+  if (!values.master) throw new UsageError("--master URL is required");
+  let node: ReturnType<typeof startWorker>;
+  try {
+    node = startWorker({
+      masterUrl: values.master,
+      token: values.token,
+      threads: intFlag("threads", values.threads, 1, 1024),
+      name: values.name,
+      local: values.local,
+    });
+  } catch (error) {
+    if (error instanceof WorkerConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+  const signal = waitForSignal().then(() => node.shutdown());
+  await Promise.race([signal, node.whenStopped()]);
+  return 0;
+}

@@ -1,0 +1,1 @@
+export { HELP, main } from "./main.js";

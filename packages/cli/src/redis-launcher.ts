@@ -1,0 +1,98 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { createServer } from "node:net";
+import { resolve } from "node:path";
+import { Redis } from "ioredis";
+import { UsageError } from "./cli-error.js";
+
+export interface RedisHandle {
+  url: string;
+  /** True when this process started the server (and will stop it). */
+  private: boolean;
+  stop(): Promise<void>;
+}
+
+const HOW_TO_GET_REDIS =
+  "No Redis answers. Install it (Debian/Ubuntu: `apt-get install redis-server`), or run one with Docker: " +
+  "`docker run -d -p 6379:6379 redis:7 --maxmemory-policy noeviction`, or set REDIS_URL.";
+
+/** The Redis to use: REDIS_URL or 127.0.0.1:6379 when it answers, else a private redis-server under dataDir. */
+export async function ensureRedis(options: { url?: string; dataDir: string }): Promise<RedisHandle> {
+  const url = options.url ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+  if (await answers(url)) return { url, private: false, stop: async () => {} };
+  if (options.url || process.env.REDIS_URL)
+    throw new UsageError(`Redis at ${url} does not answer. ${HOW_TO_GET_REDIS}`);
+  if (spawnSync("redis-server", ["--version"]).status !== 0) throw new UsageError(HOW_TO_GET_REDIS);
+  const dir = resolve(options.dataDir, "redis");
+  mkdirSync(dir, { recursive: true });
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    "redis-server",
+    [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--dir",
+      dir,
+      "--appendonly",
+      "yes",
+      "--save",
+      "",
+      "--maxmemory-policy",
+      "noeviction",
+      "--daemonize",
+      "no",
+    ],
+    { stdio: "ignore" },
+  );
+  const privateUrl = `redis://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    if (await answers(privateUrl)) {
+      return {
+        url: privateUrl,
+        private: true,
+        stop: () =>
+          new Promise<void>((done) => {
+            if (child.exitCode !== null) return done();
+            child.once("exit", () => done());
+            child.kill("SIGTERM");
+          }),
+      };
+    }
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill("SIGKILL");
+  throw new UsageError(`could not start a private redis-server under ${dir}. ${HOW_TO_GET_REDIS}`);
+}
+
+async function answers(url: string): Promise<boolean> {
+  const client = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1000,
+    retryStrategy: () => null,
+  });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    return (await client.ping()) === "PONG";
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}

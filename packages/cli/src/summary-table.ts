@@ -1,0 +1,43 @@
+import type { RunDetail, TotalsSummary } from "@volley/protocol";
+
+/** The final table of `volley run`: one row per request and a total, aligned for a terminal. */
+export function formatSummaryTable(run: RunDetail): string {
+  const header = ["Request", "Requests", "Failures", "req/s", "min", "mean", "p50", "p95", "p99", "max"];
+  const rows = run.summary.requests.map((r) => cells(`${r.method} ${r.name}`, r));
+  rows.push(cells("Total", run.summary.total));
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (values: string[]) =>
+    values.map((v, i) => (i === 0 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join("  ");
+  const out = [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.slice(0, -1).map(line)];
+  out.push(widths.map((w) => "-".repeat(w)).join("  "), line(rows[rows.length - 1]));
+  return out.join("\n");
+}
+
+function cells(name: string, t: TotalsSummary): string[] {
+  const l = t.latencyMs;
+  return [
+    name,
+    String(t.requests),
+    String(t.failures),
+    t.rps.toFixed(1),
+    ...[l.min, l.mean, l.p50, l.p95, l.p99, l.max].map(ms),
+  ];
+}
+
+export function ms(value: number): string {
+  return value >= 1000 ? `${(value / 1000).toFixed(2)}s` : `${value.toFixed(value < 10 ? 2 : 1)}ms`;
+}
+
+export function formatThresholds(run: RunDetail): string {
+  if (!run.thresholds.length) return "";
+  return run.thresholds
+    .map(
+      (t) =>
+        `  ${t.pass ? "✓" : "✗"} ${t.key} ${t.expression}  (actual ${t.actual === null ? "-" : round(t.actual)})`,
+    )
+    .join("\n");
+}
+
+function round(value: number): string {
+  return Number.isInteger(value) ? String(value) : value.toFixed(3);
+}
