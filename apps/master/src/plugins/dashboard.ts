@@ -17,7 +17,7 @@ export const dashboardPlugin = fp(
         root,
         prefix: "/",
         index: "index.html",
-        wildcard: false,
+        wildcard: true,
         maxAge: "1h",
       });
     }

@@ -1,0 +1,84 @@
+import { useEffect, useRef } from "react";
+import uPlot from "uplot";
+import "uplot/dist/uPlot.min.css";
+
+export interface ChartSeries {
+  label: string;
+  color: string;
+  values: Array<number | null>;
+  /** Draw dashed (the second run in a comparison). */
+  dashed?: boolean;
+}
+
+interface ChartProps {
+  title: string;
+  unit: string;
+  /** Seconds since the run's start. */
+  x: number[];
+  series: ChartSeries[];
+  height?: number;
+}
+
+/** A uPlot time series: fast enough for an hour of one-second points, resized with its box. */
+export function Chart({ title, unit, x, series, height = 220 }: ChartProps) {
+  const box = useRef<HTMLDivElement>(null);
+  const plot = useRef<uPlot | null>(null);
+  const shape = series.map((s) => `${s.label}|${s.color}|${s.dashed ? 1 : 0}`).join(",");
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: rebuilt only when the set of series changes
+  useEffect(() => {
+    if (!box.current) return;
+    // The canvas cannot read CSS variables: resolve the theme's colours now.
+    const style = getComputedStyle(box.current);
+    const muted = style.getPropertyValue("--muted").trim() || "#5b6475";
+    const grid = style.getPropertyValue("--grid").trim() || "#edf0f4";
+    const options: uPlot.Options = {
+      width: box.current.clientWidth || 600,
+      height,
+      scales: { x: { time: false } },
+      axes: [
+        {
+          stroke: "var(--muted)",
+          grid: { stroke: "var(--grid)" },
+          values: (_u, ticks) => ticks.map((t) => `${t}s`),
+        },
+        { stroke: "var(--muted)", grid: { stroke: "var(--grid)" }, size: 60 },
+      ],
+      series: [
+        { label: "t" },
+        ...series.map((s) => ({
+          label: s.label,
+          stroke: s.color,
+          width: 1.6,
+          dash: s.dashed ? [6, 4] : undefined,
+          spanGaps: true,
+        })),
+      ],
+      legend: { live: true },
+      cursor: { drag: { x: true, y: false } },
+    };
+    plot.current = new uPlot(options, [x, ...series.map((s) => s.values)] as uPlot.AlignedData, box.current);
+    const observer = new ResizeObserver(() => {
+      if (box.current && plot.current) plot.current.setSize({ width: box.current.clientWidth, height });
+    });
+    observer.observe(box.current);
+    return () => {
+      observer.disconnect();
+      plot.current?.destroy();
+      plot.current = null;
+    };
+  }, [shape, height]);
+
+  useEffect(() => {
+    plot.current?.setData([x, ...series.map((s) => s.values)] as uPlot.AlignedData);
+  }, [x, series]);
+
+  return (
+    <figure className="chart" aria-label={title}>
+      <figcaption>
+        {title} <small>({unit})</small>
+      </figcaption>
+      <div ref={box} className="chart-box" />
+    </figure>
+  );
+}

@@ -1,0 +1,54 @@
+import { type ReactNode, useEffect, useState } from "react";
+import { NavLink } from "react-router-dom";
+import { useLive } from "../../live/live-context.js";
+import { ConnectionBanner } from "../ConnectionBanner/ConnectionBanner.js";
+
+type Theme = "auto" | "light" | "dark";
+
+/** The frame of every page: navigation, theme switch, the live connection banner. */
+export function Layout({ children }: { children: ReactNode }) {
+  const live = useLive();
+  const [theme, setTheme] = useState<Theme>(() => (localStorage.getItem("volley-theme") as Theme) ?? "auto");
+  useEffect(() => {
+    document.documentElement.dataset.theme = theme;
+    localStorage.setItem("volley-theme", theme);
+  }, [theme]);
+  const activeRun = live.run && ["queued", "running", "stopping"].includes(live.run.status) ? live.run : null;
+  const ready = live.workers.filter((w) => w.state !== "lost").length;
+  return (
+    <div className="app">
+      <header className="topbar">
+        <NavLink to="/" className="brand">
+          Volley
+        </NavLink>
+        <nav>
+          <NavLink to="/" end>
+            Overview
+          </NavLink>
+          <NavLink to="/new">New run</NavLink>
+          <NavLink to="/runs">History</NavLink>
+          <NavLink to="/workers">Workers</NavLink>
+        </nav>
+        <div className="topbar-right">
+          {activeRun && (
+            <NavLink to={`/runs/${activeRun.id}`} className="badge state-running">
+              ● {activeRun.name}
+            </NavLink>
+          )}
+          <span className="muted" data-testid="worker-count">
+            {ready} worker{ready === 1 ? "" : "s"}
+          </span>
+          <select aria-label="Theme" value={theme} onChange={(e) => setTheme(e.target.value as Theme)}>
+            <option value="auto">Auto</option>
+            <option value="light">Light</option>
+            <option value="dark">Dark</option>
+          </select>
+        </div>
+      </header>
+      <main className="page">
+        <ConnectionBanner state={live.connection} />
+        {children}
+      </main>
+    </div>
+  );
+}

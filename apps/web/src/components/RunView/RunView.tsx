@@ -1,0 +1,134 @@
+import type { RunDetail, RunSummary, TimeseriesPoint, WorkerInfo } from "@volley/protocol";
+import { useMemo } from "react";
+import { formatMs, formatPercent, formatRate, formatSeconds } from "../../format/format.js";
+import { Chart } from "../Chart/Chart.js";
+import { ErrorList } from "../ErrorList/ErrorList.js";
+import { RequestTable } from "../RequestTable/RequestTable.js";
+import { RunWorkers } from "../RunWorkers/RunWorkers.js";
+import { SaturationWarnings } from "../SaturationWarnings/SaturationWarnings.js";
+import { StatCard } from "../StatCard/StatCard.js";
+import { StatusCodes } from "../StatusCodes/StatusCodes.js";
+import { Thresholds } from "../Thresholds/Thresholds.js";
+
+interface RunViewProps {
+  run: RunDetail;
+  summary: RunSummary;
+  points: TimeseriesPoint[];
+  requestPoints: Record<string, TimeseriesPoint[]>;
+  live: boolean;
+  workers: WorkerInfo[];
+  compact?: boolean;
+}
+
+const ACTIVE = new Set(["queued", "running", "stopping"]);
+
+/** One run: big numbers, charts, tables. Live while the run is active, the report after. */
+export function RunView({ run, summary, points, requestPoints, live, workers, compact }: RunViewProps) {
+  const t = summary.total;
+  const last = points.at(-1);
+  const elapsed =
+    ACTIVE.has(run.status) && run.startedAt
+      ? (Date.now() - Date.parse(run.startedAt)) / 1000
+      : summary.durationS;
+  const remaining = ACTIVE.has(run.status) ? Math.max(0, run.plannedDurationS - elapsed) : 0;
+  const errorRate = t.requests ? t.failures / t.requests : 0;
+  const x = useMemo(() => points.map((p) => p.t), [points]);
+  const throughput = useMemo(
+    () => [
+      { label: "requests/s", color: "#3b6fd8", values: points.map((p) => p.rps) },
+      { label: "errors/s", color: "#d93025", values: points.map((p) => p.errorsPerSec) },
+    ],
+    [points],
+  );
+  const latency = useMemo(
+    () => [
+      { label: "p50", color: "#188038", values: points.map((p) => p.p50) },
+      { label: "p95", color: "#e37400", values: points.map((p) => p.p95) },
+      { label: "p99", color: "#d93025", values: points.map((p) => p.p99) },
+    ],
+    [points],
+  );
+  const vus = useMemo(() => [{ label: "VUs", color: "#8e44ad", values: points.map((p) => p.vus) }], [points]);
+  const now = useMemo(() => {
+    const current: Record<string, TimeseriesPoint | undefined> = { "": last };
+    for (const [name, series] of Object.entries(requestPoints)) current[name] = series.at(-1);
+    return current;
+  }, [last, requestPoints]);
+  const runWorkerIds = new Set(run.workers.map((w) => w.workerId));
+  const saturatedNow = live ? workers.filter((w) => runWorkerIds.has(w.id) && w.saturated) : [];
+
+  return (
+    <div className="run-view">
+      <SaturationWarnings warnings={run.warnings} liveSaturated={saturatedNow} />
+      {run.error && <div className="callout bad">{run.error}</div>}
+      <div className="stat-grid">
+        <StatCard
+          testId="stat-rps"
+          label={live ? "RPS now" : "Throughput"}
+          value={formatRate(live ? (last?.rps ?? 0) : t.rps)}
+        />
+        <StatCard testId="stat-requests" label="Requests" value={t.requests.toLocaleString("en-US")} />
+        <StatCard
+          testId="stat-errors"
+          label="Errors"
+          value={formatPercent(errorRate)}
+          tone={errorRate > 0.01 ? "bad" : "good"}
+        />
+        <StatCard
+          testId="stat-vus"
+          label="VUs"
+          value={String(live ? (last?.vus ?? 0) : Math.max(0, ...points.map((p) => p.vus)))}
+          hint={live ? undefined : "peak"}
+        />
+        <StatCard testId="stat-p95" label="p95" value={formatMs(t.latencyMs.p95)} />
+        <StatCard
+          testId="stat-elapsed"
+          label={live ? "Elapsed / left" : "Duration"}
+          value={
+            live
+              ? `${formatSeconds(elapsed)} / ${formatSeconds(remaining)}`
+              : formatSeconds(summary.durationS)
+          }
+        />
+      </div>
+      {!live && run.thresholds.length > 0 && (
+        <section>
+          <h2>
+            Thresholds{" "}
+            <span className={`badge ${run.passed ? "state-ready" : "state-lost"}`} data-testid="verdict">
+              {run.passed ? "passed" : "failed"}
+            </span>
+          </h2>
+          <Thresholds results={run.thresholds} />
+        </section>
+      )}
+      <div className={compact ? "chart-grid compact" : "chart-grid"}>
+        <Chart title="Throughput and errors" unit="per second" x={x} series={throughput} />
+        <Chart title="Latency" unit="ms" x={x} series={latency} />
+        {!compact && <Chart title="Virtual users" unit="VUs" x={x} series={vus} />}
+      </div>
+      <section>
+        <h2>Requests</h2>
+        <RequestTable summary={summary} now={live ? now : undefined} />
+      </section>
+      {!compact && (
+        <div className="two-columns">
+          <section>
+            <h2>Status codes</h2>
+            <StatusCodes codes={summary.statusCodes} />
+          </section>
+          <section>
+            <h2>Errors</h2>
+            <ErrorList errors={summary.errors} />
+          </section>
+        </div>
+      )}
+      {!compact && (
+        <section>
+          <h2>Workers in this run</h2>
+          <RunWorkers workers={run.workers} live={live ? workers : undefined} />
+        </section>
+      )}
+    </div>
+  );
+}

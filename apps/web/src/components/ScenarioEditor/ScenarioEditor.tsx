@@ -1,0 +1,174 @@
+import type { ValidationIssue } from "@volley/protocol";
+import { useEffect, useState } from "react";
+import { parse as parseYaml, stringify as toYaml } from "yaml";
+import { type Draft, getAt, linesToRecord, recordToLines, setAt } from "./draft.js";
+import { Field } from "./Field.js";
+import { LoadFields } from "./LoadFields.js";
+import { RequestFields } from "./RequestFields.js";
+
+type Format = "yaml" | "json";
+
+interface ScenarioEditorProps {
+  draft: Draft;
+  issues: ValidationIssue[];
+  byPath: Map<string, string>;
+  onChange: (draft: Draft) => void;
+}
+
+/**
+ * The scenario as a form and as JSON/YAML text, kept in step: the form rewrites the text; text
+ * that parses rewrites the form. Errors show at the field and under the text.
+ */
+export function ScenarioEditor({ draft, issues, byPath, onChange }: ScenarioEditorProps) {
+  const [format, setFormat] = useState<Format>("yaml");
+  const [text, setText] = useState(() => serialize(draft, "yaml"));
+  const [syntaxError, setSyntaxError] = useState<string | null>(null);
+  const [editingText, setEditingText] = useState(false);
+
+  useEffect(() => {
+    if (!editingText) setText(serialize(draft, format));
+  }, [draft, format, editingText]);
+
+  const onText = (value: string) => {
+    setText(value);
+    try {
+      const parsed = format === "json" ? JSON.parse(value) : parseYaml(value);
+      if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+        throw new Error("the scenario must be an object");
+      setSyntaxError(null);
+      onChange(parsed as Draft);
+    } catch (error) {
+      setSyntaxError((error as Error).message.split("\n")[0]);
+    }
+  };
+  const requests = (Array.isArray(draft.requests) ? draft.requests : []) as unknown[];
+  const set = (path: Array<string | number>, value: unknown) => onChange(setAt(draft, path, value));
+
+  return (
+    <div className="scenario-editor">
+      <div className="scenario-form">
+        <fieldset>
+          <legend>Scenario</legend>
+          <div className="field-row">
+            <Field label="Name" path="name" issues={byPath}>
+              <input
+                name="name"
+                value={String(draft.name ?? "")}
+                onChange={(e) => set(["name"], e.target.value)}
+              />
+            </Field>
+            <Field label="Target" path="target" issues={byPath} hint="http://host:port">
+              <input
+                name="target"
+                value={String(draft.target ?? "")}
+                onChange={(e) => set(["target"], e.target.value)}
+              />
+            </Field>
+          </div>
+          <div className="field-row">
+            <Field
+              label="Think time"
+              path="thinkTime"
+              issues={byPath}
+              hint='after each request: "1s" or "100ms..2s"'
+            >
+              <input
+                name="thinkTime"
+                value={String(draft.thinkTime ?? "")}
+                onChange={(e) => set(["thinkTime"], e.target.value)}
+              />
+            </Field>
+            <Field label="Timeout" path="timeout" issues={byPath} hint="per request, default 10s">
+              <input
+                name="timeout"
+                value={String(draft.timeout ?? "")}
+                onChange={(e) => set(["timeout"], e.target.value)}
+              />
+            </Field>
+          </div>
+        </fieldset>
+        <LoadFields draft={draft} issues={byPath} onChange={onChange} />
+        {requests.map((_, index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: requests are edited by position
+          <RequestFields key={index} draft={draft} index={index} issues={byPath} onChange={onChange} />
+        ))}
+        <button
+          type="button"
+          onClick={() => set(["requests", requests.length], { method: "GET", path: "/" })}
+        >
+          Add request
+        </button>
+        {byPath.get("requests") && <span className="field-error">{byPath.get("requests")}</span>}
+        <fieldset>
+          <legend>Thresholds</legend>
+          <Field
+            label="Rules"
+            path="thresholds"
+            issues={byPath}
+            hint="metric: rule, e.g. p95: <200ms, errorRate: <1%, p99[login]: <1s"
+          >
+            <textarea
+              key={recordToLines(getAt(draft, ["thresholds"]))}
+              rows={3}
+              defaultValue={recordToLines(getAt(draft, ["thresholds"]))}
+              onBlur={(e) => set(["thresholds"], linesToRecord(e.target.value))}
+            />
+          </Field>
+          {[...byPath.entries()]
+            .filter(([path]) => path.startsWith("thresholds."))
+            .map(([path, message]) => (
+              <span key={path} className="field-error">
+                {path}: {message}
+              </span>
+            ))}
+        </fieldset>
+      </div>
+      <div className="scenario-text">
+        <div className="tabs" role="tablist">
+          {(["yaml", "json"] as const).map((f) => (
+            <button
+              key={f}
+              type="button"
+              role="tab"
+              aria-selected={format === f}
+              className={format === f ? "active" : undefined}
+              onClick={() => {
+                setFormat(f);
+                setSyntaxError(null);
+              }}
+            >
+              {f.toUpperCase()}
+            </button>
+          ))}
+        </div>
+        <textarea
+          aria-label="Scenario text"
+          className="code"
+          spellCheck={false}
+          value={text}
+          onFocus={() => setEditingText(true)}
+          onBlur={() => setEditingText(false)}
+          onChange={(e) => onText(e.target.value)}
+        />
+        {syntaxError && (
+          <div className="callout bad" role="alert">
+            Not valid {format.toUpperCase()}: {syntaxError}
+          </div>
+        )}
+        {issues.length > 0 && (
+          <ul className="issue-list" data-testid="validation-errors">
+            {issues.map((issue) => (
+              <li key={`${issue.path}-${issue.message}`}>
+                <code>{issue.path}</code> {issue.message}
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function serialize(draft: Draft, format: Format): string {
+  return format === "json" ? JSON.stringify(draft, null, 2) : toYaml(draft);
+}

@@ -1,0 +1,28 @@
+import { formatCount, formatPercent } from "../../format/format.js";
+
+/** Responses by status code, with their share. */
+export function StatusCodes({ codes }: { codes: Record<string, number> }) {
+  const entries = Object.entries(codes).sort(([a], [b]) => a.localeCompare(b));
+  const total = entries.reduce((sum, [, count]) => sum + count, 0);
+  if (!entries.length) return <p className="muted">No responses yet.</p>;
+  return (
+    <table className="data-table compact" data-testid="status-codes">
+      <thead>
+        <tr>
+          <th>Status</th>
+          <th>Count</th>
+          <th>Share</th>
+        </tr>
+      </thead>
+      <tbody>
+        {entries.map(([code, count]) => (
+          <tr key={code}>
+            <td className={Number(code) >= 400 ? "bad" : undefined}>{code}</td>
+            <td>{formatCount(count)}</td>
+            <td>{formatPercent(count / total, 1)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,69 @@
+import type { WorkerInfo } from "@volley/protocol";
+import { formatCount } from "../../format/format.js";
+
+interface WorkerListProps {
+  workers: WorkerInfo[];
+  onRetire?: (worker: WorkerInfo) => void;
+  compact?: boolean;
+}
+
+/** Worker nodes with their state and load; optionally a Retire button each. */
+export function WorkerList({ workers, onRetire, compact }: WorkerListProps) {
+  if (!workers.length) return <p className="muted">No worker is connected.</p>;
+  return (
+    <div className="table-scroll">
+      <table className="data-table compact" data-testid="worker-list">
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th className="left">State</th>
+            {!compact && <th className="left">Host</th>}
+            <th>Threads</th>
+            <th>VUs</th>
+            <th>CPU</th>
+            {!compact && <th>Memory</th>}
+            {!compact && <th>Loop delay</th>}
+            {!compact && <th>Last seen</th>}
+            {onRetire && <th />}
+          </tr>
+        </thead>
+        <tbody>
+          {workers.map((w) => (
+            <tr key={w.id} data-worker={w.name}>
+              <td>
+                {w.name} {w.local && <span className="badge">local</span>}
+              </td>
+              <td className="left">
+                <span className={`badge state-${w.state}`}>{w.state}</span>
+                {w.saturated && (
+                  <span className="badge state-lost" title="CPU or event-loop delay over the limit">
+                    saturated
+                  </span>
+                )}
+              </td>
+              {!compact && <td className="left">{w.host}</td>}
+              <td>{w.threads}</td>
+              <td>{formatCount(w.vus)}</td>
+              <td>{Math.round(w.cpu)} %</td>
+              {!compact && <td>{Math.round(w.memoryMb)} MB</td>}
+              {!compact && <td>{w.eventLoopDelayMs.toFixed(0)} ms</td>}
+              {!compact && <td>{new Date(w.lastSeenAt).toLocaleTimeString()}</td>}
+              {onRetire && (
+                <td>
+                  <button
+                    type="button"
+                    className="small"
+                    disabled={w.state === "running"}
+                    onClick={() => onRetire(w)}
+                  >
+                    Retire
+                  </button>
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,53 @@
+/** Number formats used everywhere, so a figure reads the same on every page. */
+
+export function formatCount(value: number | null | undefined): string {
+  if (value === null || value === undefined) return "–";
+  return Math.round(value).toLocaleString("en-US");
+}
+
+export function formatRate(value: number | null | undefined, unit = "req/s"): string {
+  if (value === null || value === undefined) return "–";
+  const digits = value >= 100 ? 0 : value >= 10 ? 1 : 2;
+  return `${value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })} ${unit}`;
+}
+
+export function formatMs(value: number | null | undefined): string {
+  if (value === null || value === undefined) return "–";
+  if (value >= 1000) return `${(value / 1000).toFixed(2)} s`;
+  if (value >= 100) return `${value.toFixed(0)} ms`;
+  if (value >= 10) return `${value.toFixed(1)} ms`;
+  return `${value.toFixed(2)} ms`;
+}
+
+export function formatPercent(ratio: number | null | undefined, digits = 2): string {
+  if (ratio === null || ratio === undefined) return "–";
+  return `${(ratio * 100).toFixed(digits)} %`;
+}
+
+export function formatBytes(value: number | null | undefined): string {
+  if (value === null || value === undefined) return "–";
+  const units = ["B", "KB", "MB", "GB", "TB"];
+  let v = value;
+  let unit = 0;
+  while (v >= 1024 && unit < units.length - 1) {
+    v /= 1024;
+    unit++;
+  }
+  return `${v.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
+}
+
+export function formatSeconds(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined) return "–";
+  const s = Math.max(0, Math.round(seconds));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const rest = s % 60;
+  if (h) return `${h}h ${String(m).padStart(2, "0")}m`;
+  if (m) return `${m}m ${String(rest).padStart(2, "0")}s`;
+  return `${rest}s`;
+}
+
+export function formatDate(iso: string | null | undefined): string {
+  if (!iso) return "–";
+  return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
+}

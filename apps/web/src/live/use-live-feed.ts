@@ -1,0 +1,109 @@
+import type {
+  LiveMessage,
+  RunDetail,
+  RunListItem,
+  RunSummary,
+  TimeseriesPoint,
+  WorkerInfo,
+} from "@volley/protocol";
+import { useEffect, useRef, useState } from "react";
+
+export type ConnectionState = "connecting" | "open" | "lost";
+
+export interface LiveFeed {
+  connection: ConnectionState;
+  workers: WorkerInfo[];
+  /** The active run as the master described it when the feed opened, or null. */
+  run: RunDetail | null;
+  /** The run the live series below belong to. */
+  liveRunId: string | null;
+  points: TimeseriesPoint[];
+  requestPoints: Record<string, TimeseriesPoint[]>;
+  summary: RunSummary | null;
+  /** The last status change of any run (for pages following a run that just ended). */
+  lastStatus: RunListItem | null;
+}
+
+const EMPTY: LiveFeed = {
+  connection: "connecting",
+  workers: [],
+  run: null,
+  liveRunId: null,
+  points: [],
+  requestPoints: {},
+  summary: null,
+  lastStatus: null,
+};
+
+/**
+ * The one subscription to `/ws/live`: the master pushes every change, nothing is polled. The
+ * socket reconnects by itself; `connection` says when it is lost.
+ */
+export function useLiveFeed(): LiveFeed {
+  const [feed, setFeed] = useState<LiveFeed>(EMPTY);
+  const attempts = useRef(0);
+  useEffect(() => {
+    let socket: WebSocket | null = null;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    let closed = false;
+    const connect = () => {
+      const url = new URL("/ws/live", window.location.href);
+      url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+      socket = new WebSocket(url);
+      socket.onopen = () => {
+        attempts.current = 0;
+      };
+      socket.onmessage = (event) =>
+        setFeed((current) => apply(current, JSON.parse(event.data) as LiveMessage));
+      socket.onclose = () => {
+        if (closed) return;
+        setFeed((current) => ({ ...current, connection: "lost" }));
+        const delay = Math.min(5000, 250 * 2 ** attempts.current++);
+        timer = setTimeout(connect, delay / 2 + Math.random() * (delay / 2));
+      };
+    };
+    connect();
+    return () => {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      socket?.close();
+    };
+  }, []);
+  return feed;
+}
+
+function apply(feed: LiveFeed, message: LiveMessage): LiveFeed {
+  switch (message.type) {
+    case "state":
+      return {
+        ...feed,
+        connection: "open",
+        workers: message.workers,
+        run: message.run,
+        liveRunId: message.run?.id ?? null,
+        points: message.points,
+        requestPoints: {},
+        summary: message.run?.summary ?? null,
+      };
+    case "workers":
+      return { ...feed, workers: message.workers };
+    case "run-status": {
+      const run = feed.run?.id === message.run.id ? { ...feed.run, status: message.run.status } : feed.run;
+      return { ...feed, lastStatus: message.run, run };
+    }
+    case "run-second": {
+      const fresh = feed.liveRunId !== message.runId;
+      const requestPoints = fresh ? {} : { ...feed.requestPoints };
+      for (const [name, point] of Object.entries(message.requests)) {
+        requestPoints[name] = [...(requestPoints[name] ?? []), point];
+      }
+      return {
+        ...feed,
+        liveRunId: message.runId,
+        points: fresh ? [message.point] : [...feed.points, message.point],
+        requestPoints,
+        summary: message.summary,
+      };
+    }
+  }
+}

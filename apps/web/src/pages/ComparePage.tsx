@@ -1,0 +1,131 @@
+import type { CompareResult, MetricDelta, Timeseries } from "@volley/protocol";
+import { useMemo } from "react";
+import { Link, useSearchParams } from "react-router-dom";
+import { useApi } from "../api/use-api.js";
+import { Chart } from "../components/Chart/Chart.js";
+import { formatCount, formatMs, formatPercent, formatRate } from "../format/format.js";
+
+const METRICS: Array<{ key: string; label: string; format: (v: number | null) => string }> = [
+  { key: "requests", label: "Requests", format: formatCount },
+  { key: "rps", label: "Throughput", format: (v) => formatRate(v) },
+  { key: "errorRate", label: "Error rate", format: (v) => formatPercent(v) },
+  { key: "min", label: "min", format: formatMs },
+  { key: "mean", label: "mean", format: formatMs },
+  { key: "p50", label: "p50", format: formatMs },
+  { key: "p90", label: "p90", format: formatMs },
+  { key: "p95", label: "p95", format: formatMs },
+  { key: "p99", label: "p99", format: formatMs },
+  { key: "p999", label: "p99.9", format: formatMs },
+  { key: "max", label: "max", format: formatMs },
+];
+
+/** /compare?a=&b= — two runs side by side, deltas coloured by direction, charts overlaid. */
+export function ComparePage() {
+  const [params] = useSearchParams();
+  const a = params.get("a");
+  const b = params.get("b");
+  const result = useApi<CompareResult>(
+    a && b ? `/api/compare?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}` : null,
+  );
+  const seriesA = useApi<Timeseries>(a ? `/api/runs/${a}/timeseries` : null);
+  const seriesB = useApi<Timeseries>(b ? `/api/runs/${b}/timeseries` : null);
+  const overlay = useMemo(() => {
+    const pa = seriesA.data?.overall ?? [];
+    const pb = seriesB.data?.overall ?? [];
+    const length = Math.max(pa.length ? pa[pa.length - 1].t + 1 : 0, pb.length ? pb[pb.length - 1].t + 1 : 0);
+    const x = Array.from({ length }, (_, i) => i);
+    const at = (points: typeof pa, key: "rps" | "p95") => {
+      const byT = new Map(points.map((p) => [p.t, p[key]]));
+      return x.map((t) => byT.get(t) ?? null);
+    };
+    return { x, rpsA: at(pa, "rps"), rpsB: at(pb, "rps"), p95A: at(pa, "p95"), p95B: at(pb, "p95") };
+  }, [seriesA.data, seriesB.data]);
+  if (!a || !b)
+    return (
+      <div className="callout">
+        Pick two runs on the <Link to="/runs">history</Link> page.
+      </div>
+    );
+  if (result.error) return <div className="callout bad">{result.error.message}</div>;
+  if (!result.data) return <p className="muted">Loading…</p>;
+  const { a: runA, b: runB } = result.data;
+  return (
+    <div>
+      <div className="page-head">
+        <h1>Compare</h1>
+      </div>
+      <p>
+        <span className="legend-a">A</span> <Link to={`/runs/${runA.id}`}>{runA.name}</Link> ({runA.id}) ·{" "}
+        <span className="legend-b">B</span> <Link to={`/runs/${runB.id}`}>{runB.name}</Link> ({runB.id})
+      </p>
+      <section>
+        <h2>Whole run</h2>
+        <DeltaTable deltas={result.data.total} />
+      </section>
+      <div className="chart-grid">
+        <Chart
+          title="Throughput"
+          unit="requests/s"
+          x={overlay.x}
+          series={[
+            { label: "A", color: "#3b6fd8", values: overlay.rpsA },
+            { label: "B", color: "#e37400", values: overlay.rpsB, dashed: true },
+          ]}
+        />
+        <Chart
+          title="p95 latency"
+          unit="ms"
+          x={overlay.x}
+          series={[
+            { label: "A", color: "#3b6fd8", values: overlay.p95A },
+            { label: "B", color: "#e37400", values: overlay.p95B, dashed: true },
+          ]}
+        />
+      </div>
+      {result.data.requests.map((request) => (
+        <section key={request.name}>
+          <h2>{request.name}</h2>
+          <DeltaTable deltas={request.metrics} />
+        </section>
+      ))}
+    </div>
+  );
+}
+
+function DeltaTable({ deltas }: { deltas: Record<string, MetricDelta> }) {
+  return (
+    <div className="table-scroll">
+      <table className="data-table compact" data-testid="compare-table">
+        <thead>
+          <tr>
+            <th>Metric</th>
+            <th>A</th>
+            <th>B</th>
+            <th>Change</th>
+          </tr>
+        </thead>
+        <tbody>
+          {METRICS.map(({ key, label, format }) => {
+            const d = deltas[key];
+            if (!d) return null;
+            const tone = d.better === null ? "" : d.better ? "good" : "bad";
+            return (
+              <tr key={key}>
+                <td>{label}</td>
+                <td>{format(d.a)}</td>
+                <td>{format(d.b)}</td>
+                <td className={tone}>
+                  {d.ratio === null
+                    ? d.delta === null || d.delta === 0
+                      ? "–"
+                      : format(d.delta)
+                    : `${d.ratio > 0 ? "+" : ""}${(d.ratio * 100).toFixed(1)} %`}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,106 @@
+import type { RunDetail, RunPage as RunPageData } from "@volley/protocol";
+import { useEffect, useMemo, useState } from "react";
+import { useNavigate, useSearchParams } from "react-router-dom";
+import { ApiError, api } from "../api/client.js";
+import { useApi } from "../api/use-api.js";
+import { DEFAULT_DRAFT, type Draft } from "../components/ScenarioEditor/draft.js";
+import { validateDraft } from "../components/ScenarioEditor/issues.js";
+import { ScenarioEditor } from "../components/ScenarioEditor/ScenarioEditor.js";
+import { useLive } from "../live/live-context.js";
+
+/** /new — write or reuse a scenario, see its errors as you type, start it. */
+export function NewRunPage() {
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const feed = useLive();
+  const [draft, setDraft] = useState<Draft>(DEFAULT_DRAFT);
+  const [serverError, setServerError] = useState<ApiError | null>(null);
+  const [starting, setStarting] = useState(false);
+  const recent = useApi<RunPageData>("/api/runs?limit=20");
+  const validation = useMemo(() => validateDraft(draft), [draft]);
+  const ready = feed.workers.filter((w) => w.state === "ready").length;
+
+  const load = async (id: string) => {
+    const run = await api<RunDetail>(`/api/runs/${id}`);
+    setDraft(run.scenario as Draft);
+  };
+  const from = params.get("from");
+  // biome-ignore lint/correctness/useExhaustiveDependencies: load once per ?from=
+  useEffect(() => {
+    if (from) void load(from);
+  }, [from]);
+
+  const start = async () => {
+    setStarting(true);
+    setServerError(null);
+    try {
+      const created = await api<{ id: string }>("/api/runs", { method: "POST", body: { scenario: draft } });
+      navigate(`/runs/${created.id}`);
+    } catch (error) {
+      setServerError(error instanceof ApiError ? error : new ApiError(0, (error as Error).message));
+      setStarting(false);
+    }
+  };
+  const recentScenarios = (recent.data?.runs ?? []).filter(
+    (run, index, all) => all.findIndex((other) => other.name === run.name) === index,
+  );
+  return (
+    <div>
+      <div className="page-head">
+        <h1>New run</h1>
+        <div className="actions">
+          <select
+            aria-label="Reuse a recent scenario"
+            value=""
+            onChange={(e) => e.target.value && void load(e.target.value)}
+            data-testid="recent-scenarios"
+          >
+            <option value="">Reuse a recent scenario…</option>
+            {recentScenarios.map((run) => (
+              <option key={run.id} value={run.id}>
+                {run.name} ({new Date(run.createdAt).toLocaleString()})
+              </option>
+            ))}
+          </select>
+          <button
+            type="button"
+            className="primary"
+            onClick={start}
+            disabled={starting || validation.issues.length > 0}
+            data-testid="start-run"
+            title={
+              validation.issues.length
+                ? "Fix the errors first"
+                : ready === 0
+                  ? "No worker is ready"
+                  : undefined
+            }
+          >
+            {starting ? "Starting…" : "Start"}
+          </button>
+        </div>
+      </div>
+      {ready === 0 && <div className="callout warn">No worker is ready: add one on the Workers page.</div>}
+      {serverError && (
+        <div className="callout bad" role="alert" data-testid="server-error">
+          {serverError.message}
+          {serverError.details.length > 0 && (
+            <ul>
+              {serverError.details.map((d) => (
+                <li key={`${d.path}-${d.message}`}>
+                  <code>{d.path}</code> {d.message}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+      <ScenarioEditor
+        draft={draft}
+        issues={validation.issues}
+        byPath={validation.byPath}
+        onChange={setDraft}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,75 @@
+import type { RunPage as RunPageData } from "@volley/protocol";
+import { Link } from "react-router-dom";
+import { useApi } from "../api/use-api.js";
+import { RunView } from "../components/RunView/RunView.js";
+import { WorkerList } from "../components/WorkerList/WorkerList.js";
+import { ACTIVE_STATUSES, useRunData } from "../hooks/use-run-data.js";
+import { useLive } from "../live/live-context.js";
+
+/** / — the active run live (or the last one), and the workers at a glance. */
+export function OverviewPage() {
+  const feed = useLive();
+  const latest = useApi<RunPageData>("/api/runs?limit=1");
+  const activeId = feed.run && ACTIVE_STATUSES.has(feed.run.status) ? feed.run.id : null;
+  const followed = feed.lastStatus && ACTIVE_STATUSES.has(feed.lastStatus.status) ? feed.lastStatus.id : null;
+  const id = followed ?? activeId ?? latest.data?.runs[0]?.id ?? null;
+  const data = useRunData(id);
+  const counts = feed.workers.reduce<Record<string, number>>((acc, w) => {
+    acc[w.state] = (acc[w.state] ?? 0) + 1;
+    return acc;
+  }, {});
+  return (
+    <div>
+      <div className="page-head">
+        <div>
+          <h1>Overview</h1>
+          <p className="muted">
+            {feed.workers.length} worker{feed.workers.length === 1 ? "" : "s"}:{" "}
+            {Object.entries(counts)
+              .map(([state, count]) => `${count} ${state}`)
+              .join(", ") || "none connected"}
+          </p>
+        </div>
+        <div className="actions">
+          <Link className="button primary" to="/new">
+            New run
+          </Link>
+        </div>
+      </div>
+      {id && data.run && data.summary ? (
+        <section>
+          <h2>
+            {data.live ? "Active run: " : "Last run: "}
+            <Link to={`/runs/${data.run.id}`}>{data.run.name}</Link>{" "}
+            <span className={`badge state-${data.run.status}`}>{data.run.status}</span>
+          </h2>
+          <RunView
+            run={data.run}
+            summary={data.summary}
+            points={data.points}
+            requestPoints={data.requestPoints}
+            live={data.live}
+            workers={feed.workers}
+            compact
+          />
+        </section>
+      ) : (
+        <div className="empty">
+          <p>No run yet.</p>
+          <Link className="button primary" to="/new">
+            Start the first run
+          </Link>
+        </div>
+      )}
+      <section>
+        <h2>
+          Workers{" "}
+          <Link to="/workers" className="small-link">
+            manage
+          </Link>
+        </h2>
+        <WorkerList workers={feed.workers} compact />
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,94 @@
+import { useState } from "react";
+import { Link, useParams } from "react-router-dom";
+import { api } from "../api/client.js";
+import { RunView } from "../components/RunView/RunView.js";
+import { formatDate } from "../format/format.js";
+import { useRunData } from "../hooks/use-run-data.js";
+import { useLive } from "../live/live-context.js";
+
+/** /runs/:id — one run, live while it runs, the full report after. */
+export function RunPage() {
+  const { id = "" } = useParams();
+  const data = useRunData(id);
+  const feed = useLive();
+  const [stopping, setStopping] = useState(false);
+  const [stopError, setStopError] = useState<string | null>(null);
+  if (data.error) {
+    return (
+      <div className="callout bad" role="alert">
+        {data.error.message}. <Link to="/runs">Back to the history</Link>
+      </div>
+    );
+  }
+  if (!data.run || !data.summary) return <p className="muted">Loading…</p>;
+  const run = data.run;
+  const stop = async () => {
+    setStopping(true);
+    setStopError(null);
+    try {
+      await api(`/api/runs/${run.id}/stop`, { method: "POST" });
+    } catch (error) {
+      setStopError((error as Error).message);
+      setStopping(false);
+    }
+  };
+  return (
+    <div>
+      <div className="page-head">
+        <div>
+          <h1>{run.name}</h1>
+          <p className="muted">
+            <span className={`badge state-${run.status}`} data-testid="run-status">
+              {run.status}
+            </span>{" "}
+            {run.scenario.load.executor} · {run.scenario.target} · started {formatDate(run.startedAt)}
+            {run.finishedAt && ` · ended ${formatDate(run.finishedAt)}`}
+            {run.stopReason && ` · stopped (${run.stopReason})`}
+          </p>
+        </div>
+        <div className="actions">
+          {data.live && (
+            <button
+              type="button"
+              className="danger"
+              onClick={stop}
+              disabled={stopping || run.status === "stopping"}
+            >
+              {run.status === "stopping" || stopping ? "Stopping…" : "Stop"}
+            </button>
+          )}
+          {!data.live && (
+            <>
+              <a
+                className="button"
+                href={`/api/runs/${run.id}/report.json`}
+                download
+                data-testid="download-json"
+              >
+                JSON
+              </a>
+              <a className="button" href={`/api/runs/${run.id}/report.csv`} download>
+                CSV
+              </a>
+              <a className="button" href={`/api/runs/${run.id}/report.html`} download>
+                HTML
+              </a>
+              <Link className="button" to={`/new?from=${run.id}`}>
+                Run again
+              </Link>
+            </>
+          )}
+        </div>
+      </div>
+      {stopError && <div className="callout bad">{stopError}</div>}
+      <RunView
+        run={run}
+        summary={data.summary}
+        points={data.points}
+        requestPoints={data.requestPoints}
+        live={data.live}
+        workers={feed.workers}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+// Builds everything in dependency order, skipping what is already up to date:
+// Prisma clients (when prisma/schema.prisma changed), TypeScript (tsc -b is incremental),
+// the dashboard (when its sources or the protocol changed).
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+const root = new URL("..", import.meta.url).pathname;
+const run = (command, args, cwd = root) => execFileSync(command, args, { cwd, stdio: "inherit" });
+
+function newest(path) {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let latest = 0;
+  for (const entry of readdirSync(path)) {
+    if (entry === "node_modules" || entry === "dist") continue;
+    latest = Math.max(latest, newest(join(path, entry)));
+  }
+  return latest;
+}
+
+const clients = join(root, "packages/db/src/generated/sqlite/client.ts");
+if (!existsSync(clients) || newest(join(root, "prisma/schema.prisma")) > newest(clients)) {
+  console.log("build: generating Prisma clients");
+  run(process.execPath, ["prisma/generate.mjs"]);
+}
+
+console.log("build: TypeScript");
+run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-b", "tsconfig.json"]);
+
+const webDist = join(root, "apps/web/dist/index.html");
+const webSources = Math.max(
+  newest(join(root, "apps/web/src")),
+  newest(join(root, "apps/web/index.html")),
+  newest(join(root, "packages/protocol/src")),
+);
+if (!existsSync(webDist) || webSources > newest(webDist) || process.argv.includes("--force")) {
+  console.log("build: dashboard");
+  run("pnpm", ["--filter", "@volley/web", "build"]);
+} else {
+  console.log("build: dashboard is up to date");
+}
