@@ -38,11 +38,12 @@ export function Chart({ title, unit, x, series, height = 220 }: ChartProps) {
       scales: { x: { time: false } },
       axes: [
         {
-          stroke: "var(--muted)",
-          grid: { stroke: "var(--grid)" },
+          stroke: muted,
+          grid: { stroke: grid },
+          ticks: { stroke: grid },
           values: (_u, ticks) => ticks.map((t) => `${t}s`),
         },
-        { stroke: "var(--muted)", grid: { stroke: "var(--grid)" }, size: 60 },
+        { stroke: muted, grid: { stroke: grid }, ticks: { stroke: grid }, size: 60 },
       ],
       series: [
         { label: "t" },
