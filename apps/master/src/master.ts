@@ -1,5 +1,5 @@
 import { openDatabase, redact } from "@volley/db";
-import { REDIS_PREFIX, STATS_QUEUE, VOLLEY_VERSION } from "@volley/protocol";
+import { STATS_QUEUE, VOLLEY_VERSION } from "@volley/protocol";
 import { Queue } from "bullmq";
 import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
@@ -36,7 +36,7 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
   const db = await openDatabase({ url: opts.databaseUrl });
   log.info({ database: db.provider, location: db.location }, "database ready");
   const redis = await connectRedis(opts.redisUrl, log);
-  const queue = new Queue(STATS_QUEUE, { connection: redis, prefix: REDIS_PREFIX });
+  const queue = new Queue(STATS_QUEUE, { connection: redis, prefix: opts.queuePrefix });
   const live = new LiveHub();
   let scheduler!: RunScheduler;
   const pipeline = new StatsPipeline({
@@ -68,6 +68,7 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
   const committer = new BatchCommitter({ db, pipeline });
   const consumer = new StatsConsumer({
     connection: redis.duplicate({ maxRetriesPerRequest: null }),
+    prefix: opts.queuePrefix,
     committer,
     log,
   });
@@ -88,6 +89,7 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
       workerUrl,
       heartbeatIntervalMs: opts.heartbeatIntervalMs,
       redisUrlForWorkers: isLoopback(new URL(opts.redisUrl).hostname) ? null : opts.redisUrl,
+      queuePrefix: opts.queuePrefix,
       webRoot: opts.webRoot,
       bodyLimit: opts.bodyLimit,
     },

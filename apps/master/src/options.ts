@@ -1,4 +1,5 @@
 import { cpus } from "node:os";
+import { REDIS_PREFIX } from "@volley/protocol";
 import type { WorkerCommand } from "./workers/local-workers.js";
 
 export interface MasterOptions {
@@ -41,6 +42,8 @@ export interface MasterOptions {
   lateMs?: number;
   /** Largest API body. @defaultValue 1 MiB */
   bodyLimit?: number;
+  /** Key prefix of the stats queue, to share one Redis between installations. @defaultValue VOLLEY_QUEUE_PREFIX or "volley" */
+  queuePrefix?: string;
 }
 
 export type ResolvedMasterOptions = Required<
@@ -77,6 +80,7 @@ export function resolveMasterOptions(options: MasterOptions, env = process.env):
     startDelayMs: options.startDelayMs ?? 1500,
     lateMs: options.lateMs ?? 5000,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    queuePrefix: options.queuePrefix ?? env.VOLLEY_QUEUE_PREFIX ?? REDIS_PREFIX,
   };
   const exposed = [resolved.host, resolved.workerListener?.host].filter(
     (h): h is string => !!h && !isLoopback(h),

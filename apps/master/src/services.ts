@@ -21,6 +21,7 @@ export interface MasterConfig {
   workerUrl: string;
   heartbeatIntervalMs: number;
   redisUrlForWorkers: string | null;
+  queuePrefix: string;
   /** Built dashboard files, or null when they are missing. */
   webRoot: string | null;
   /** Largest API request body in bytes. */

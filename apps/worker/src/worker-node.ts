@@ -1,4 +1,4 @@
-import { type MasterToWorker, type StartRun, VOLLEY_VERSION } from "@volley/protocol";
+import { type MasterToWorker, type StartRun, VOLLEY_VERSION, type Welcome } from "@volley/protocol";
 import type { Logger } from "pino";
 import { ClockSync } from "./connection/clock-sync.js";
 import { MasterConnection } from "./connection/master-connection.js";
@@ -96,7 +96,7 @@ export class WorkerNode {
   private handle(message: MasterToWorker): void {
     switch (message.type) {
       case "welcome":
-        this.welcome(message.serverTime, message.heartbeatIntervalMs, message.redisUrl);
+        this.welcome(message);
         return;
       case "clock-pong":
         this.clock.add(message.t0, message.serverTime);
@@ -120,10 +120,11 @@ export class WorkerNode {
     }
   }
 
-  private welcome(serverTime: number, heartbeatIntervalMs: number, redisUrl: string | null): void {
+  private welcome({ serverTime, heartbeatIntervalMs, redisUrl, queuePrefix }: Welcome): void {
     this.clock.seed(serverTime);
     this.publisher ??= new StatsPublisher({
       redisUrl: this.options.redisUrl ?? redisUrl ?? DEFAULT_REDIS,
+      prefix: queuePrefix,
       log: this.log,
       maxBuffered: this.options.maxBufferedBatches,
     });

@@ -1,4 +1,4 @@
-import { formatIssues, REDIS_PREFIX, STATS_QUEUE, statsBatchSchema } from "@volley/protocol";
+import { formatIssues, STATS_QUEUE, statsBatchSchema } from "@volley/protocol";
 import { UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
@@ -6,6 +6,8 @@ import { type BatchCommitter, UnstorableBatchError } from "./batch-committer.js"
 
 export interface StatsConsumerOptions {
   connection: Redis;
+  /** Key prefix of the queue in Redis. */
+  prefix: string;
   committer: BatchCommitter;
   log: Logger;
   /** Jobs processed at once; they are committed together. @defaultValue 200 */
@@ -48,7 +50,7 @@ export class StatsConsumer {
       },
       {
         connection: options.connection,
-        prefix: REDIS_PREFIX,
+        prefix: options.prefix,
         concurrency: options.concurrency ?? 200,
         // A master that dies holding jobs gets them back quickly after it restarts.
         lockDuration: 10_000,

@@ -11,6 +11,7 @@ export interface WorkerSocketDeps {
   heartbeatIntervalMs: number;
   /** Redis URL handed to workers that were started without one. */
   redisUrlForWorkers: string | null;
+  queuePrefix: string;
 }
 
 /** Bad messages a worker may send before the master closes its socket. */
@@ -63,6 +64,7 @@ export function handleWorkerSocket(socket: WebSocket, remoteHost: string, deps: 
         serverTime: Date.now(),
         heartbeatIntervalMs: deps.heartbeatIntervalMs,
         redisUrl: deps.redisUrlForWorkers,
+        queuePrefix: deps.queuePrefix,
       });
       log.info(
         { workerId, name: message.name, host: message.host, threads: message.threads },

@@ -1,10 +1,12 @@
-import { REDIS_PREFIX, STATS_JOB, STATS_QUEUE, type StatsBatch, statsJobId } from "@volley/protocol";
+import { STATS_JOB, STATS_QUEUE, type StatsBatch, statsJobId } from "@volley/protocol";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 
 export interface StatsPublisherOptions {
   redisUrl: string;
+  /** Key prefix of the queue (the master's). */
+  prefix: string;
   log: Logger;
   /** Batches kept while Redis is away; at one a second, 600 is ten minutes. @defaultValue 600 */
   maxBuffered?: number;
@@ -36,7 +38,7 @@ export class StatsPublisher {
     });
     this.queue = new Queue(STATS_QUEUE, {
       connection: this.redis,
-      prefix: REDIS_PREFIX,
+      prefix: options.prefix,
       skipWaitingForReady: true,
     });
     this.queue.on("error", () => {});

@@ -27,6 +27,7 @@ export async function workerSocketRoutes(app: FastifyInstance): Promise<void> {
         log,
         heartbeatIntervalMs: config.heartbeatIntervalMs,
         redisUrlForWorkers: config.redisUrlForWorkers,
+        queuePrefix: config.queuePrefix,
       });
     },
   );
