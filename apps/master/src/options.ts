@@ -65,8 +65,8 @@ export function resolveMasterOptions(options: MasterOptions, env = process.env):
     host: options.host ?? "127.0.0.1",
     workerListener: options.workerListener,
     token: options.token ?? (env.VOLLEY_TOKEN || undefined),
-    redisUrl: options.redisUrl ?? env.REDIS_URL ?? "redis://127.0.0.1:6379",
-    databaseUrl: options.databaseUrl ?? env.DATABASE_URL ?? "file:./data/volley.db",
+    redisUrl: options.redisUrl ?? (env.REDIS_URL || "redis://127.0.0.1:6379"),
+    databaseUrl: options.databaseUrl ?? (env.DATABASE_URL || "file:./data/volley.db"),
     localWorkers: options.localWorkers ?? 0,
     localWorkerThreads: options.localWorkerThreads ?? 1,
     maxLocalWorkers: options.maxLocalWorkers ?? cpus().length,
@@ -80,7 +80,7 @@ export function resolveMasterOptions(options: MasterOptions, env = process.env):
     startDelayMs: options.startDelayMs ?? 1500,
     lateMs: options.lateMs ?? 5000,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    queuePrefix: options.queuePrefix ?? env.VOLLEY_QUEUE_PREFIX ?? REDIS_PREFIX,
+    queuePrefix: options.queuePrefix ?? (env.VOLLEY_QUEUE_PREFIX || REDIS_PREFIX),
   };
   const exposed = [resolved.host, resolved.workerListener?.host].filter(
     (h): h is string => !!h && !isLoopback(h),

@@ -1,0 +1,326 @@
+import type { RunningMaster } from "@volley/master";
+import type { RunDetail } from "@volley/protocol";
+import type { WorkerNode } from "@volley/worker";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { startTestMaster, startTestWorker } from "./support/in-process.js";
+import { getJson, sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
+import { startTargetServer, type TargetServer } from "./support/target-server.js";
+
+let target: TargetServer;
+let master: RunningMaster;
+let worker: WorkerNode;
+
+beforeAll(async () => {
+  target = await startTargetServer();
+  master = await startTestMaster();
+});
+afterAll(async () => {
+  await worker?.shutdown(2000);
+  await master?.close();
+  await target?.close();
+});
+
+const quick = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  target: target.url,
+  load: { executor: "per-vu-iterations", vus: 2, iterations: 5 },
+  requests: [
+    { name: "hello", path: "/hello" },
+    { name: "missing", path: "/status/404", expect: { status: 404 } },
+  ],
+  ...extra,
+});
+
+async function runToEnd(scenario: unknown): Promise<RunDetail> {
+  const created = await sendJson("POST", `${master.url}/api/runs`, { scenario });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return waitForRunEnd(master.url, created.body.id as string);
+}
+
+describe("HTTP API", () => {
+  it("health says Redis and the database are up", async () => {
+    expect(await getJson(`${master.url}/api/health`)).toMatchObject({
+      ok: true,
+      redis: "up",
+      database: "up",
+      databaseProvider: "sqlite",
+    });
+  });
+
+  it("refuses a run when no worker is ready (409)", async () => {
+    const answer = await sendJson("POST", `${master.url}/api/runs`, { scenario: quick("nobody") });
+    expect(answer).toMatchObject({ status: 409, body: { code: "VOL_ERR_NO_WORKERS" } });
+    worker = await startTestWorker(master, { name: "api-worker", threads: 2 });
+  });
+
+  it("rejects bad scenarios with every field path, and writes nothing", async () => {
+    const before = await getJson<{ runs: unknown[] }>(`${master.url}/api/runs?limit=200`);
+    const answer = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: {
+        name: "",
+        target: "localhost",
+        load: { executor: "constant-vus", vus: -1, duration: "soon" },
+        requests: [],
+      },
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.code).toBe("VOL_ERR_VALIDATION");
+    expect(answer.body.details?.map((d) => d.path).sort()).toEqual([
+      "load.duration",
+      "load.vus",
+      "name",
+      "requests",
+      "target",
+    ]);
+    expect((await sendJson("POST", `${master.url}/api/runs`, {})).body.details?.[0]).toMatchObject({
+      path: "scenario",
+    });
+    expect(
+      (await sendJson("POST", `${master.url}/api/runs`, { scenario: quick("x"), extra: 1 })).status,
+    ).toBe(400);
+    const after = await getJson<{ runs: unknown[] }>(`${master.url}/api/runs?limit=200`);
+    expect(after.runs.length).toBe(before.runs.length);
+  });
+
+  it("answers malformed JSON with 400 and an oversized body with 413", async () => {
+    const bad = await fetch(`${master.url}/api/runs`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{nope",
+    });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ code: "VOL_ERR_VALIDATION" });
+    const huge = await fetch(`${master.url}/api/runs`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ scenario: { name: "x".repeat(2 * 1024 * 1024) } }),
+    });
+    expect(huge.status).toBe(413);
+    expect(await huge.json()).toMatchObject({ code: "VOL_ERR_PAYLOAD_TOO_LARGE" });
+  });
+
+  it("404s name what is missing", async () => {
+    expect((await sendJson("GET", `${master.url}/api/runs/nope`)).body).toMatchObject({
+      code: "VOL_ERR_NOT_FOUND",
+      error: "no run nope",
+    });
+    expect((await sendJson("GET", `${master.url}/api/runs/nope/timeseries`)).status).toBe(404);
+    expect((await sendJson("POST", `${master.url}/api/runs/nope/stop`)).status).toBe(404);
+    expect((await sendJson("DELETE", `${master.url}/api/workers/nope`)).status).toBe(404);
+    expect((await sendJson("GET", `${master.url}/api/nothing-here`)).body.code).toBe("VOL_ERR_NOT_FOUND");
+  });
+
+  it("runs a scenario to a report that matches the target, with reports in three formats", async () => {
+    target.reset();
+    const run = await runToEnd(quick("reports", { thresholds: { p95: "<5s", "errorRate[missing]": "<1%" } }));
+    expect(run.status).toBe("finished");
+    expect(run.summary.total.requests).toBe(20);
+    expect(target.total()).toBe(20);
+    expect(run.summary.requests.map((r) => [r.name, r.requests, r.failures])).toEqual([
+      ["hello", 10, 0],
+      ["missing", 10, 0],
+    ]);
+    expect(run.summary.statusCodes).toEqual({ "200": 10, "404": 10 });
+    expect(run.passed).toBe(true);
+    expect(run.thresholds).toHaveLength(2);
+    const json = await getJson<RunDetail>(`${master.url}/api/runs/${run.id}/report.json`);
+    expect(json).toEqual(run);
+    const csv = await (await fetch(`${master.url}/api/runs/${run.id}/report.csv`)).text();
+    expect(csv.split("\n")[0]).toMatch(/^name,method,requests,failures/);
+    expect(csv).toContain("hello,GET,10,0");
+    expect(csv).toContain("Total,,20,0");
+    const html = await fetch(`${master.url}/api/runs/${run.id}/report.html`);
+    expect(html.headers.get("content-disposition")).toContain(".html");
+    const page = await html.text();
+    expect(page).toContain("<svg");
+    expect(page).not.toMatch(/<script|<link/);
+    expect((await sendJson("GET", `${master.url}/api/runs/${run.id}/report.pdf`)).status).toBe(404);
+    const series = await getJson<{ overall: Array<{ rps: number }>; requests: Record<string, unknown[]> }>(
+      `${master.url}/api/runs/${run.id}/timeseries`,
+    );
+    expect(series.overall.reduce((s, p) => s + p.rps, 0)).toBe(20);
+    expect(Object.keys(series.requests).sort()).toEqual(["hello", "missing"]);
+  });
+
+  it("one run at a time; stop is graceful and the run ends aborted with nothing lost", async () => {
+    target.reset();
+    const created = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: {
+        ...quick("long"),
+        load: { executor: "constant-vus", vus: 4, duration: "1m" },
+        thinkTime: "5ms",
+      },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    expect((await sendJson("POST", `${master.url}/api/runs`, { scenario: quick("second") })).body.code).toBe(
+      "VOL_ERR_RUN_ACTIVE",
+    );
+    const busy = master.services.registry.list()[0];
+    expect((await sendJson("DELETE", `${master.url}/api/workers/${busy.id}`)).body.code).toBe(
+      "VOL_ERR_WORKER_BUSY",
+    );
+    await waitFor(
+      async () => (await getJson<RunDetail>(`${master.url}/api/runs/${id}`)).summary.total.requests > 50,
+      {
+        what: "requests to be merged",
+      },
+    );
+    expect((await sendJson("POST", `${master.url}/api/runs/${id}/stop`)).status).toBe(202);
+    const run = await waitForRunEnd(master.url, id);
+    expect(run.status).toBe("aborted");
+    expect(run.stopReason).toBe("user");
+    expect(run.summary.total.requests).toBe(target.total());
+    expect((await sendJson("POST", `${master.url}/api/runs/${id}/stop`)).body.code).toBe(
+      "VOL_ERR_RUN_NOT_ACTIVE",
+    );
+  });
+
+  it("history pages newest first and filters by name and status", async () => {
+    for (const name of ["page-a", "page-b", "page-c"]) await runToEnd(quick(name));
+    const first = await getJson<{ runs: Array<{ name: string; id: string }>; nextCursor: string }>(
+      `${master.url}/api/runs?limit=2`,
+    );
+    expect(first.runs.map((r) => r.name)).toEqual(["page-c", "page-b"]);
+    const second = await getJson<{ runs: Array<{ name: string }> }>(
+      `${master.url}/api/runs?limit=2&cursor=${first.nextCursor}`,
+    );
+    expect(second.runs[0].name).toBe("page-a");
+    const named = await getJson<{ runs: Array<{ name: string }> }>(`${master.url}/api/runs?name=page-b`);
+    expect(named.runs.map((r) => r.name)).toEqual(["page-b"]);
+    const aborted = await getJson<{ runs: Array<{ status: string }> }>(
+      `${master.url}/api/runs?status=aborted`,
+    );
+    expect(aborted.runs.map((r) => r.status)).toEqual(["aborted"]);
+    expect((await sendJson("GET", `${master.url}/api/runs?limit=0`)).body.details?.[0].path).toBe("limit");
+  });
+
+  it("compares two runs with deltas", async () => {
+    const { runs } = await getJson<{ runs: Array<{ id: string }> }>(`${master.url}/api/runs?limit=2`);
+    const result = await getJson<{
+      total: Record<string, { a: number; b: number; delta: number }>;
+      requests: unknown[];
+    }>(`${master.url}/api/compare?a=${runs[1].id}&b=${runs[0].id}`);
+    expect(result.total.requests).toMatchObject({ a: 20, b: 20, delta: 0 });
+    expect(result.requests).toHaveLength(2);
+    expect((await sendJson("GET", `${master.url}/api/compare?a=${runs[0].id}`)).status).toBe(400);
+    expect((await sendJson("GET", `${master.url}/api/compare?a=${runs[0].id}&b=nope`)).status).toBe(404);
+  });
+
+  it("serves OpenAPI and Prometheus metrics", async () => {
+    const openapi = await getJson<{ paths: Record<string, unknown> }>(`${master.url}/api/openapi.json`);
+    for (const path of [
+      "/api/health",
+      "/api/workers",
+      "/api/runs",
+      "/api/runs/{id}",
+      "/api/runs/{id}/stop",
+      "/api/compare",
+    ]) {
+      expect(openapi.paths).toHaveProperty([path]);
+    }
+    const metrics = await (await fetch(`${master.url}/metrics`)).text();
+    expect(metrics).toMatch(/volley_workers\{state="ready"\} 1/);
+    expect(metrics).toMatch(/volley_batches_stored_total \d+/);
+    expect(metrics).toContain("volley_queue_depth");
+  });
+});
+
+describe("worker socket", () => {
+  const connect = () =>
+    new Promise<{ socket: WebSocket; messages: Array<Record<string, unknown>> }>((resolve, reject) => {
+      const socket = new WebSocket(`${master.url.replace("http", "ws")}/ws/worker`);
+      const messages: Array<Record<string, unknown>> = [];
+      socket.on("message", (data) => messages.push(JSON.parse(data.toString())));
+      socket.on("open", () => resolve({ socket, messages }));
+      socket.on("error", reject);
+    });
+
+  it("answers malformed, unknown and premature messages with an error, and stays up", async () => {
+    const { socket, messages } = await connect();
+    socket.send("not json");
+    socket.send(JSON.stringify({ type: "teleport" }));
+    socket.send(
+      JSON.stringify({
+        type: "heartbeat",
+        state: "ready",
+        runId: null,
+        vus: 0,
+        cpu: 0,
+        machineCpu: 0,
+        memoryMb: 0,
+        eventLoopDelayMs: 0,
+        sentAt: 0,
+      }),
+    );
+    socket.send(JSON.stringify({ type: "hello", workerId: "x" }));
+    await waitFor(() => messages.length >= 4, { what: "four error answers" });
+    expect(messages.map((m) => m.code)).toEqual(Array(4).fill("VOL_ERR_BAD_MESSAGE"));
+    expect(messages[0].message).toBe("the message is not JSON");
+    expect(messages[2].message).toContain('"heartbeat" before "hello"');
+    expect(messages[3].message).toContain("name: ");
+    expect(socket.readyState).toBe(WebSocket.OPEN);
+    socket.close();
+  });
+
+  it("closes a socket that sends an oversized message; the master keeps working", async () => {
+    const { socket } = await connect();
+    const closed = new Promise<number>((resolve) => socket.on("close", (code) => resolve(code)));
+    socket.send("x".repeat(2 * 1024 * 1024));
+    expect(await closed).toBe(1009);
+    expect((await getJson<{ ok: boolean }>(`${master.url}/api/health`)).ok).toBe(true);
+  });
+});
+
+describe("tokens", () => {
+  it("a master beyond loopback refuses to start without a token", async () => {
+    await expect(startTestMaster({ host: "0.0.0.0" })).rejects.toThrow(/without a token/);
+  });
+
+  it("with a token: workers need it (401 before the upgrade), the API needs it off loopback", async () => {
+    const token = "s3cret-token-for-tests";
+    const secured = await startTestMaster({ host: "0.0.0.0", token });
+    try {
+      const url = secured.url.replace("0.0.0.0", "127.0.0.1");
+      const refused = await new Promise<number>((resolve) => {
+        const socket = new WebSocket(`${url.replace("http", "ws")}/ws/worker`, {
+          headers: { authorization: "Bearer wrong-token-123" },
+        });
+        socket.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
+        socket.on("open", () => resolve(101));
+      });
+      expect(refused).toBe(401);
+      expect((await fetch(`${url}/api/workers`)).status).toBe(401);
+      expect((await fetch(`${url}/api/health`)).status).toBe(200);
+      expect(
+        (await fetch(`${url}/api/workers`, { headers: { authorization: `Bearer ${token}` } })).status,
+      ).toBe(200);
+      const login = await sendJson("POST", `${url}/api/login`, { token: "wrong" });
+      expect(login.status).toBe(401);
+      const ok = await fetch(`${url}/api/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ token }),
+      });
+      const cookie = ok.headers.get("set-cookie") ?? "";
+      expect(cookie).toContain("HttpOnly");
+      expect((await fetch(`${url}/api/runs`, { headers: { cookie: cookie.split(";")[0] } })).status).toBe(
+        200,
+      );
+      const node = await startTestWorker({ ...secured, url } as RunningMaster, { name: "tokened", token });
+      await node.shutdown(1000);
+    } finally {
+      await secured.close();
+    }
+  });
+
+  it("retiring a ready worker disconnects it for good", async () => {
+    const extra = await startTestWorker(master, { name: "to-retire" });
+    const id = master.services.registry.list().find((w) => w.name === "to-retire")?.id;
+    expect((await sendJson("DELETE", `${master.url}/api/workers/${id}`)).status).toBe(204);
+    await extra.whenStopped();
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(master.services.registry.list().some((w) => w.name === "to-retire")).toBe(false);
+  });
+});

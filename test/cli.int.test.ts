@@ -1,0 +1,123 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isolatedSetup, spawnCli } from "./support/processes.js";
+import { startTargetServer, type TargetServer } from "./support/target-server.js";
+
+let target: TargetServer;
+let dir: string;
+beforeAll(async () => {
+  target = await startTargetServer();
+  dir = mkdtempSync(join(tmpdir(), "volley-cli-"));
+});
+afterAll(() => target.close());
+
+function writeScenario(name: string, content: unknown, yaml = false): string {
+  const file = join(dir, name);
+  writeFileSync(file, yaml ? String(content) : JSON.stringify(content));
+  return file;
+}
+
+async function volley(args: string[]) {
+  const setup = isolatedSetup();
+  const cli = spawnCli(
+    args,
+    { DATABASE_URL: setup.databaseUrl, VOLLEY_QUEUE_PREFIX: setup.queuePrefix },
+    dir,
+  );
+  const code = await cli.exited;
+  return { code, output: cli.output.join("") };
+}
+
+describe("volley command", () => {
+  it("prints help, and exits 2 on an unknown command or a bad flag", async () => {
+    expect(await volley(["--help"])).toMatchObject({ code: 0, output: expect.stringContaining("Commands:") });
+    for (const sub of ["master", "worker", "run", "start"]) {
+      expect(await volley([sub, "--help"])).toMatchObject({
+        code: 0,
+        output: expect.stringContaining(`Usage: volley ${sub}`),
+      });
+    }
+    expect(await volley(["launch"])).toMatchObject({
+      code: 2,
+      output: expect.stringContaining('unknown command "launch"'),
+    });
+    expect(await volley(["master", "--prot", "1"])).toMatchObject({
+      code: 2,
+      output: expect.stringContaining("--prot"),
+    });
+    expect(await volley(["master", "--port", "http"])).toMatchObject({
+      code: 2,
+      output: expect.stringContaining("--port: expected a whole number"),
+    });
+    expect(await volley(["worker"])).toMatchObject({
+      code: 2,
+      output: expect.stringContaining("--master URL is required"),
+    });
+    expect(await volley(["worker", "--master", "ftp://x"])).toMatchObject({
+      code: 2,
+      output: expect.stringContaining("http://"),
+    });
+    expect(await volley(["master", "--host", "0.0.0.0"])).toMatchObject({
+      code: 2,
+      output: expect.stringContaining("without a token"),
+    });
+  });
+
+  it("run: a bad scenario exits 2 and names each field", async () => {
+    const file = writeScenario(
+      "bad.yaml",
+      "name: bad\ntarget: http://127.0.0.1:1\nload:\n  executor: constant-vus\n  vus: 0\nrequests: []\n",
+      true,
+    );
+    const result = await volley(["run", file]);
+    expect(result.code).toBe(2);
+    expect(result.output).toContain("load.vus");
+    expect(result.output).toContain("load.duration");
+    expect(result.output).toContain("requests");
+    expect(await volley(["run", join(dir, "missing.json")])).toMatchObject({
+      code: 2,
+      output: expect.stringContaining("ENOENT"),
+    });
+    const broken = writeScenario("broken.json", "{ nope", true);
+    expect(await volley(["run", broken])).toMatchObject({
+      code: 2,
+      output: expect.stringContaining("not valid JSON"),
+    });
+  });
+
+  it("run: passes (0) and writes the report the API serves", async () => {
+    target.reset();
+    const file = writeScenario("pass.json", {
+      name: "cli-pass",
+      target: target.url,
+      load: { executor: "per-vu-iterations", vus: 3, iterations: 10 },
+      requests: [{ name: "hello", path: "/hello" }],
+      thresholds: { p95: "<2s" },
+    });
+    const out = join(dir, "report.json");
+    const result = await volley(["run", file, "--threads", "1", "--out", out]);
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toMatch(/GET hello\s+30\s+0/);
+    expect(result.output).toContain("Thresholds passed");
+    const report = JSON.parse(readFileSync(out, "utf8"));
+    expect(report).toMatchObject({ name: "cli-pass", status: "finished", passed: true });
+    expect(report.summary.total.requests).toBe(30);
+    expect(target.total()).toBe(30);
+  });
+
+  it("run: a failed threshold exits 1", async () => {
+    const file = writeScenario("fail.json", {
+      name: "cli-fail",
+      target: target.url,
+      load: { executor: "per-vu-iterations", vus: 1, iterations: 3 },
+      requests: [{ path: "/status/500" }],
+      thresholds: { errorRate: "<1%" },
+    });
+    const result = await volley(["run", file]);
+    expect(result.code, result.output).toBe(1);
+    expect(result.output).toContain("Thresholds FAILED");
+    expect(result.output).toContain("3x status");
+  });
+});

@@ -1,0 +1,87 @@
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getJson, ROOT, sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
+import { freePort } from "./support/redis-server.js";
+import { startTargetServer, type TargetServer } from "./support/target-server.js";
+
+// The README's two commands on a fresh clone: install, then `pnpm start`. The pnpm store is
+// reused, so this measures our install and build, not the registry.
+describe("quick start from a clean clone", () => {
+  let clone: string;
+  let target: TargetServer;
+
+  beforeAll(async () => {
+    target = await startTargetServer();
+    clone = mkdtempSync(join(tmpdir(), "volley-clone-"));
+    execFileSync("git", ["clone", "--quiet", ROOT, clone]);
+  });
+  afterAll(async () => {
+    await target.close();
+    rmSync(clone, { recursive: true, force: true });
+  });
+
+  it("README install, pnpm start, a run against a loopback server, Ctrl-C leaves nothing behind", async () => {
+    const readme = readFileSync(join(clone, "README.md"), "utf8");
+    expect(readme).toContain("pnpm install");
+    expect(readme).toContain("pnpm start");
+    expect(readme).toContain("pnpm test");
+    execFileSync("pnpm", ["install", "--frozen-lockfile", "--prefer-offline"], {
+      cwd: clone,
+      stdio: "ignore",
+    });
+
+    const port = await freePort();
+    const start = spawn("pnpm", ["start", "--port", String(port)], {
+      cwd: clone,
+      env: { ...process.env, VOLLEY_QUEUE_PREFIX: `quickstart-${process.pid}`, DATABASE_URL: undefined },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    const output: string[] = [];
+    start.stdout.on("data", (d: Buffer) => output.push(d.toString()));
+    start.stderr.on("data", (d: Buffer) => output.push(d.toString()));
+    const exited = new Promise<number | null>((resolve) => start.on("exit", (code) => resolve(code)));
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      await waitFor(async () => (await getJson<{ ok: boolean }>(`${url}/api/health`)).ok, {
+        what: `pnpm start to answer (output: ${output.join("").slice(-2000)})`,
+        timeoutMs: 240_000,
+        intervalMs: 500,
+      });
+      const workers = await waitFor(
+        async () => {
+          const list = await getJson<Array<{ state: string; local: boolean }>>(`${url}/api/workers`);
+          return list.filter((w) => w.state === "ready").length === 1 ? list : undefined;
+        },
+        { what: "one ready local worker", timeoutMs: 30_000 },
+      );
+      expect(workers[0].local).toBe(true);
+      const created = await sendJson("POST", `${url}/api/runs`, {
+        scenario: {
+          name: "quickstart",
+          target: target.url,
+          load: { executor: "per-vu-iterations", vus: 5, iterations: 20 },
+          requests: [{ path: "/hello" }],
+        },
+      });
+      expect(created.status).toBe(201);
+      const run = await waitForRunEnd(url, created.body.id as string);
+      expect(run.status).toBe("finished");
+      expect(run.summary.total.requests).toBe(100);
+      expect(target.total()).toBe(100);
+      const page = await fetch(`${url}/runs/${run.id}`);
+      expect(await page.text()).toContain('<div id="root">');
+    } finally {
+      process.kill(-start.pid!, "SIGINT");
+    }
+    expect(await exited).toBe(0);
+    const leftovers = execFileSync("ps", ["-eo", "pid,args"], { encoding: "utf8" })
+      .split("\n")
+      .filter((line) => line.includes(clone) && !line.includes("ps -eo"));
+    expect(leftovers).toEqual([]);
+    expect(readFileSync(join(clone, "data/volley.db")).length).toBeGreaterThan(0);
+  });
+});
