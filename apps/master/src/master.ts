@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import { openDatabase, redact } from "@volley/db";
 import { STATS_QUEUE, VOLLEY_VERSION } from "@volley/protocol";
 import { Queue } from "bullmq";
@@ -72,11 +73,10 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     committer,
     log,
   });
-  const advertisedHost = opts.workerListener ?? { host: opts.host, port: opts.port };
-  const workerUrl = `http://${urlHost(advertisedHost.host === "0.0.0.0" ? "127.0.0.1" : advertisedHost.host)}:${advertisedHost.port}`;
+  let localWorkerUrl = "";
   const localWorkers = new LocalWorkers({
     command: opts.workerCommand ?? { command: process.execPath, args: [] },
-    masterUrl: workerUrl,
+    masterUrl: () => localWorkerUrl,
     token: opts.token,
     max: opts.maxLocalWorkers,
     log,
@@ -86,7 +86,7 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
       version: VOLLEY_VERSION,
       token: opts.token,
       apiTokenRequired: !isLoopback(opts.host) && opts.token !== undefined,
-      workerUrl,
+      workerUrl: "",
       heartbeatIntervalMs: opts.heartbeatIntervalMs,
       redisUrlForWorkers: isLoopback(new URL(opts.redisUrl).hostname) ? null : opts.redisUrl,
       queuePrefix: opts.queuePrefix,
@@ -122,13 +122,13 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     apps.push(await buildApp(services, true));
     await apps[1].listen(opts.workerListener);
   }
-  const address = apps[0].server.address();
-  const port = typeof address === "object" && address ? address.port : opts.port;
-  const url = `http://${urlHost(opts.host)}:${port}`;
-  if (opts.localWorkers > 0) {
-    services.config.workerUrl = opts.workerListener ? workerUrl : url;
-    localWorkers.start(opts.localWorkers, opts.localWorkerThreads);
-  }
+  const url = `http://${urlHost(opts.host)}:${boundPort(apps[0])}`;
+  // Workers use the worker listener when there is one; a wildcard address is advertised by name.
+  const workerHost = opts.workerListener?.host ?? opts.host;
+  const workerPort = boundPort(apps[apps.length - 1]);
+  services.config.workerUrl = `http://${urlHost(isWildcard(workerHost) ? hostname() : workerHost)}:${workerPort}`;
+  localWorkerUrl = `http://${urlHost(isWildcard(workerHost) ? "127.0.0.1" : workerHost)}:${workerPort}`;
+  if (opts.localWorkers > 0) localWorkers.start(opts.localWorkers, opts.localWorkerThreads);
   log.info(
     { url, workers: opts.workerListener ?? "same listener", redis: redact(opts.redisUrl) },
     "master listening",
@@ -158,6 +158,15 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
       return closing;
     },
   };
+}
+
+function boundPort(app: FastifyInstance): number {
+  const address = app.server.address();
+  return typeof address === "object" && address ? address.port : 0;
+}
+
+function isWildcard(host: string): boolean {
+  return host === "0.0.0.0" || host === "::";
 }
 
 function urlHost(host: string): string {

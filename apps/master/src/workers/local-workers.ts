@@ -9,7 +9,8 @@ export interface WorkerCommand {
 
 export interface LocalWorkersOptions {
   command: WorkerCommand;
-  masterUrl: string;
+  /** The URL local workers connect to (known once the master listens). */
+  masterUrl: () => string;
   token?: string;
   /** Most local workers at once. @defaultValue the machine's cores */
   max: number;
@@ -53,7 +54,7 @@ export class LocalWorkers {
         [
           ...args,
           "--master",
-          this.options.masterUrl,
+          this.options.masterUrl(),
           "--threads",
           String(threads),
           "--name",

@@ -1,0 +1,156 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { RunningMaster } from "@volley/master";
+import type { WorkerNode } from "@volley/worker";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, screenshot, watchConsole } from "./support/browser.js";
+import { startTestMaster, startTestWorker } from "./support/in-process.js";
+import { ROOT, sendJson, waitForRunEnd } from "./support/processes.js";
+import { startTargetServer, type TargetServer } from "./support/target-server.js";
+
+// The dashboard in Debian's Chromium against a real master, worker and loopback target.
+let target: TargetServer;
+let master: RunningMaster;
+let browser: Browser;
+let page: Page;
+let consoleErrors: string[];
+const workers: WorkerNode[] = [];
+
+beforeAll(async () => {
+  target = await startTargetServer();
+  master = await startTestMaster({ webRoot: join(ROOT, "apps/web/dist"), startDelayMs: 500 });
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
+  consoleErrors = watchConsole(page);
+});
+afterAll(async () => {
+  await browser?.close();
+  for (const worker of workers) await worker.shutdown(2000);
+  await master?.close();
+  await target?.close();
+});
+
+const statValue = async (testId: string) =>
+  (await page.getByTestId(testId).locator(".stat-value").textContent()) ?? "";
+
+describe("dashboard", () => {
+  it("shows a worker appear on /workers, with the command to add one", async () => {
+    await page.goto(`${master.url}/workers`);
+    await page.getByText("No worker is connected.").waitFor();
+    workers.push(await startTestWorker(master, { name: "browser-worker", threads: 2 }));
+    await page.locator('tr[data-worker="browser-worker"]').waitFor({ timeout: 5000 });
+    await expectText(page.getByTestId("worker-command"), `pnpm volley worker --master ${master.url}`);
+    await screenshot(page, "workers");
+  });
+
+  it("shows a validation error at the field, then starts a run from the form", async () => {
+    await page.goto(`${master.url}/new`);
+    const targetField = page.locator('input[name="target"]');
+    await targetField.fill("not-a-url");
+    const error = page.locator('[data-path="target"] .field-error');
+    await error.waitFor();
+    expect(await error.textContent()).toContain("is not a URL");
+    await expectText(page.getByTestId("validation-errors"), "target");
+    expect(await page.getByTestId("start-run").isDisabled()).toBe(true);
+    await screenshot(page, "new-run-error");
+
+    await targetField.fill(target.url);
+    await page.locator('input[name="name"]').fill("browser-run");
+    await page.locator('input[name="load.vus"]').fill("4");
+    await page.locator('input[name="load.duration"]').fill("30s");
+    await page.locator('input[name="requests[0].path"]').fill("/hello");
+    await page.getByTestId("validation-errors").waitFor({ state: "detached" });
+    await expectText(page.getByLabel("Scenario text"), "browser-run");
+    await screenshot(page, "new-run");
+    await page.getByTestId("start-run").click();
+    await page.waitForURL(/\/runs\/[a-z0-9]+$/);
+  });
+
+  it("moves the live numbers, stops the run and shows the report", async () => {
+    await expectText(page.getByTestId("run-status"), "running");
+    const first = Number((await waitForNumber("stat-requests")).replace(/,/g, ""));
+    await page.waitForTimeout(2500);
+    const second = Number((await statValue("stat-requests")).replace(/,/g, ""));
+    expect(second).toBeGreaterThan(first);
+    await page.locator("canvas").first().waitFor();
+    await screenshot(page, "run-live");
+    await page.getByRole("button", { name: "Stop" }).click();
+    await expectText(page.getByTestId("run-status"), "aborted", 20_000);
+    await page.getByTestId("download-json").waitFor();
+    await screenshot(page, "run-report");
+    const download = page.waitForEvent("download");
+    await page.getByTestId("download-json").click();
+    const file = await (await download).path();
+    const report = JSON.parse(readFileSync(file, "utf8"));
+    expect(report.name).toBe("browser-run");
+    expect(report.status).toBe("aborted");
+    expect(report.summary.total.requests).toBe(target.total());
+  });
+
+  it("compares two runs picked on the history page", async () => {
+    const created = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: {
+        name: "browser-second",
+        target: target.url,
+        load: { executor: "per-vu-iterations", vus: 2, iterations: 50 },
+        requests: [{ name: "GET /hello", path: "/hello" }],
+      },
+    });
+    await waitForRunEnd(master.url, created.body.id as string);
+    await page.goto(`${master.url}/runs`);
+    const rows = page.locator("tr[data-run]");
+    await rows.nth(1).waitFor();
+    await screenshot(page, "history");
+    await rows.nth(0).locator('input[type="checkbox"]').check();
+    await rows.nth(1).locator('input[type="checkbox"]').check();
+    await page.getByTestId("compare-selected").click();
+    await page.waitForURL(/\/compare\?a=.+&b=.+/);
+    await page.getByTestId("compare-table").first().waitFor();
+    await expectText(page.getByTestId("compare-table").first(), "Throughput");
+    await screenshot(page, "compare");
+  });
+
+  it("overview shows the last run; no page logged a console error", async () => {
+    await page.goto(master.url);
+    await page.getByText("Last run:").waitFor();
+    await screenshot(page, "overview");
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it("shows when the live socket is lost and reconnects by itself", async () => {
+    await page.goto(`${master.url}/workers`);
+    await page.locator('tr[data-worker="browser-worker"]').waitFor();
+    master.services.live.closeAll();
+    await page.getByTestId("connection-lost").waitFor({ timeout: 5000 });
+    await page.getByTestId("connection-lost").waitFor({ state: "detached", timeout: 10_000 });
+  });
+});
+
+async function expectText(
+  locator: ReturnType<Page["locator"]>,
+  text: string,
+  timeout = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeout;
+  let last = "";
+  while (Date.now() < deadline) {
+    last = (await locator.textContent().catch(() => "")) ?? "";
+    if (!last && (await locator.evaluate((el) => (el as HTMLTextAreaElement).value).catch(() => ""))) {
+      last = await locator.evaluate((el) => (el as HTMLTextAreaElement).value);
+    }
+    if (last.includes(text)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`expected "${text}" in "${last}"`);
+}
+
+async function waitForNumber(testId: string): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const value = await statValue(testId);
+    if (Number(value.replace(/,/g, "")) > 0) return value;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${testId} stayed at zero`);
+}
