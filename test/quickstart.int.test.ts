@@ -44,7 +44,9 @@ describe("quick start from a clean clone", () => {
     start.stdout.on("data", (d: Buffer) => output.push(d.toString()));
     start.stderr.on("data", (d: Buffer) => output.push(d.toString()));
     // pnpm itself dies of the SIGINT (as in a terminal); what matters is that nothing failed.
-    const exited = new Promise<string>((resolve) => start.on("exit", (code, signal) => resolve(signal ?? `code ${code}`)));
+    const exited = new Promise<string>((resolve) =>
+      start.on("exit", (code, signal) => resolve(signal ?? `code ${code}`)),
+    );
     const url = `http://127.0.0.1:${port}`;
     try {
       await waitFor(async () => (await getJson<{ ok: boolean }>(`${url}/api/health`)).ok, {
