@@ -20,7 +20,7 @@ export interface Database extends Repositories {
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
   /** Throws when the database does not answer. */
   ping(): Promise<void>;
-  /** Size of the stored data in bytes (for benchmarks and /metrics). */
+  /** Bytes the data takes (SQLite: pages in use; PostgreSQL: the database, dead rows included until vacuumed). */
   sizeBytes(): Promise<number>;
   close(): Promise<void>;
 }
@@ -79,7 +79,8 @@ async function openSqlite(url: string, migrations: ReturnType<typeof loadMigrati
   await client.$queryRawUnsafe("PRAGMA busy_timeout = 10000");
   return wrap("sqlite", file, client as unknown as DbClient, async () => {
     const rows = (await client.$queryRawUnsafe(
-      "SELECT page_count * page_size AS size FROM pragma_page_count(), pragma_page_size()",
+      // Pages in use: merged batches are deleted, and their pages are reused rather than returned.
+      "SELECT (page_count - freelist_count) * page_size AS size FROM pragma_page_count(), pragma_page_size(), pragma_freelist_count()",
     )) as Array<{ size: number | bigint }>;
     return Number(rows[0]?.size ?? 0);
   });

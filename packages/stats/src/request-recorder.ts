@@ -23,6 +23,8 @@ export class RequestRecorder {
   constructor(
     readonly name: string,
     readonly method: string,
+    /** False records counts only (no histogram): for `pnpm bench overhead`, not for real runs. */
+    private readonly histograms = true,
   ) {}
 
   /** Records one request. `status` is 0 when no response arrived; `errorKind` is set for failures. */
@@ -41,7 +43,7 @@ export class RequestRecorder {
     this.sumUs += us;
     if (us < this.minUs) this.minUs = us;
     if (us > this.maxUs) this.maxUs = us;
-    this.histogram.recordValue(us);
+    if (this.histograms) this.histogram.recordValue(us);
     if (status > 0 && status < 600) {
       if (this.statusCounts[status]++ === 0) this.statusSeen.push(status);
     }

@@ -27,6 +27,8 @@ export interface SliceEngineOptions {
   workerName: string;
   /** Receives each second's statistics; called off the request path, once a second. */
   onPeriod: (period: SlicePeriod) => void;
+  /** False measures counts only, to price the histograms (`pnpm bench overhead`). @defaultValue true */
+  latencyHistograms?: boolean;
 }
 
 /**
@@ -55,7 +57,7 @@ export class SliceEngine {
     this.recorders = requests.map((r) => {
       let recorder = byName.get(r.name);
       if (!recorder) {
-        recorder = new RequestRecorder(r.name, r.method);
+        recorder = new RequestRecorder(r.name, r.method, options.latencyHistograms ?? true);
         byName.set(r.name, recorder);
       }
       return recorder;

@@ -1,0 +1,38 @@
+// One Volley engine thread (in this process) driving constant VUs; prints its figures as JSON.
+// Statistics are recorded as in a real run (HDR histogram per request) unless --count-only.
+
+import { SliceEngine } from "@volley/engine";
+import { Partition, parseScenario } from "@volley/protocol";
+
+const args = process.argv.slice(2);
+const get = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const url = get("url");
+const vus = Number(get("vus", "50"));
+const durationS = Number(get("duration", "10"));
+let requests = 0;
+let failures = 0;
+const engine = new SliceEngine({
+  scenario: parseScenario({
+    name: "bench",
+    target: url,
+    load: { executor: "constant-vus", vus, duration: `${durationS}s` },
+    requests: [{ path: get("path", "/hello") }],
+  }),
+  partition: new Partition(),
+  startAtEpochMs: Date.now() + 200,
+  workerName: "bench",
+  latencyHistograms: !args.includes("--count-only"),
+  onPeriod: (period) => {
+    for (const r of period.requests) {
+      requests += r.requests;
+      failures += r.failures;
+    }
+  },
+});
+const started = Date.now() + 200;
+await engine.run();
+const elapsedS = (Date.now() - started) / 1000;
+process.stdout.write(JSON.stringify({ requests, failures, rps: requests / elapsedS }));

@@ -1,0 +1,121 @@
+// Helpers shared by the benchmarks: pinned processes, nginx, output tables.
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const ROOT = new URL("../..", import.meta.url).pathname;
+
+export function has(command) {
+  return spawnSync("sh", ["-c", `command -v ${command}`]).status === 0;
+}
+
+/** The cores to pin the client and the server to (the same one on a single-core machine). */
+export function cores() {
+  const count = cpus().length;
+  return { client: 0, server: count > 1 ? 1 : 0, count };
+}
+
+/** Prefix that pins a command to a core when taskset exists. */
+export function pinned(core, command, args) {
+  return has("taskset") ? ["taskset", ["-c", String(core), command, ...args]] : [command, args];
+}
+
+/** Runs a command to its end; resolves with its stdout. */
+export function run(command, args, options = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"], ...options });
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+    });
+    child.on("exit", (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${command} exited ${code}: ${out}`)),
+    );
+  });
+}
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * nginx answering `return 200 "hello world"` on loopback, one worker pinned to `core`.
+ * Installs Debian's nginx-light when nginx is missing (root only).
+ */
+export async function startNginx({ core, connections = 4096 }) {
+  if (!has("nginx")) {
+    console.log("installing nginx-light ...");
+    execFileSync("sh", [
+      "-c",
+      "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null",
+    ]);
+  }
+  const dir = mkdtempSync(join(tmpdir(), "volley-nginx-"));
+  const port = await freePort();
+  writeFileSync(
+    join(dir, "nginx.conf"),
+    `daemon off;
+worker_processes 1;
+worker_cpu_affinity ${"0".repeat(Math.max(0, cpus().length - core - 1))}1${"0".repeat(core)};
+worker_rlimit_nofile ${connections * 2 + 1024};
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections ${connections + 1024}; multi_accept on; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  keepalive_timeout 120s;
+  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fcgi;
+  uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
+  server {
+    listen 127.0.0.1:${port} backlog=65535;
+    location / { default_type text/plain; return 200 "hello world"; }
+  }
+}
+`,
+  );
+  const child = spawn("nginx", ["-p", dir, "-c", join(dir, "nginx.conf")], { stdio: "inherit" });
+  for (let i = 0; i < 50; i++) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/hello`);
+      if (response.ok) break;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once("exit", resolve);
+        child.kill("SIGQUIT");
+      }),
+  };
+}
+
+export function table(rows) {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
+  return rows
+    .map((r) =>
+      r.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join("  "),
+    )
+    .join("\n");
+}
+
+export function fmt(n, digits = 0) {
+  return Number(n).toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+export function arg(args, name, fallback) {
+  const index = args.indexOf(`--${name}`);
+  return index >= 0 ? args[index + 1] : fallback;
+}

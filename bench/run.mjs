@@ -1,0 +1,27 @@
+#!/usr/bin/env node
+// `pnpm bench <name> [options]`: benchmarks that print Volley's figures beside a reference tool
+// measured in the same run. Build first (`pnpm build`).
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+
+const BENCHES = {
+  engine: "one engine thread vs autocannon, wrk and hey (Go) against nginx, pinned to cores",
+  connections: "10,000 VUs in one worker process: peak memory, errors, sockets left open",
+  overhead: "full statistics vs counting only, same load",
+  ingest: "simulated workers pushing batches through the real queue into the master (SQLite and PostgreSQL)",
+};
+
+const [name, ...args] = process.argv.slice(2);
+if (!name || !(name in BENCHES)) {
+  console.log("Usage: pnpm bench <name> [options]\n");
+  for (const [bench, what] of Object.entries(BENCHES)) console.log(`  ${bench.padEnd(12)} ${what}`);
+  process.exit(name ? 2 : 0);
+}
+if (!existsSync(new URL("../packages/engine/dist/index.js", import.meta.url))) {
+  console.error("build first: pnpm build");
+  process.exit(2);
+}
+const child = spawn(process.execPath, [new URL(`./${name}.mjs`, import.meta.url).pathname, ...args], {
+  stdio: "inherit",
+});
+child.on("exit", (code) => process.exit(code ?? 1));
