@@ -3,13 +3,14 @@
 // the real BullMQ queue into a real master, which stores, merges and checkpoints them. Prints the
 // sustained batches/s stored and merged, the lag from a second's last batch to its merge, and the
 // database growth. Goal: >= 500 batches/s with lag < 2 s, <= 20 MB per hour at 10 names.
+import { fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startMaster } from "@volley/master";
-import { STATS_JOB, STATS_QUEUE, statsJobId } from "@volley/protocol";
-import { createRecordingHistogram, encodeHistogram } from "@volley/stats";
+import { STATS_QUEUE } from "@volley/protocol";
+import BetterSqlite3 from "better-sqlite3";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import pg from "pg";
@@ -23,48 +24,6 @@ const rate = Number(arg(args, "rate", "600"));
 const duration = Number(arg(args, "duration", "20"));
 const databases = arg(args, "db", "sqlite,postgresql").split(",");
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-
-// A pool of realistic per-second histograms (log-normal-ish around 20 ms), encoded once.
-const histograms = Array.from({ length: 64 }, (_, k) => {
-  const h = createRecordingHistogram();
-  let sum = 0;
-  let min = Infinity;
-  let max = 0;
-  for (let i = 0; i < 2000; i++) {
-    const us = Math.round(20_000 * Math.exp((Math.random() - 0.5) * 2 + k / 200));
-    h.recordValue(us);
-    sum += us;
-    min = Math.min(min, us);
-    max = Math.max(max, us);
-  }
-  return { histogram: encodeHistogram(h), sumUs: sum, minUs: min, maxUs: max };
-});
-
-function batch(runId, workerId, second, final) {
-  return {
-    runId,
-    workerId,
-    seq: second,
-    second,
-    final,
-    vus: 1,
-    dropped: 0,
-    lostBatches: 0,
-    elapsedMs: (second + 1) * 1000,
-    sentAt: Date.now(),
-    requests: Array.from({ length: names }, (_, n) => ({
-      name: `request-${n}`,
-      method: "GET",
-      requests: 2000,
-      failures: 0,
-      bytesIn: 2000 * 200,
-      bytesOut: 2000 * 100,
-      statusCodes: { 200: 2000 },
-      errors: [],
-      latency: histograms[(second * 7 + n) % histograms.length],
-    })),
-  };
-}
 
 async function databaseUrl(kind) {
   if (kind === "sqlite")
@@ -90,6 +49,33 @@ async function databaseUrl(kind) {
       await c.end();
     },
   };
+}
+
+/** Bytes of the time series (grows with the run) and of everything else, tables and indexes. */
+async function tableSizes(kind, url) {
+  if (kind === "sqlite") {
+    const db = new BetterSqlite3(url.slice("file:".length), { readonly: true });
+    try {
+      const rows = db.prepare("SELECT name, SUM(pgsize) AS size FROM dbstat GROUP BY name").all();
+      const series = rows.filter((r) => r.name.includes("RunSecond")).reduce((a, r) => a + r.size, 0);
+      const fixed = rows
+        .filter((r) => /Run|RunAggregate|RunWorker/.test(r.name) && !r.name.includes("RunSecond"))
+        .reduce((a, r) => a + r.size, 0);
+      return { series, fixed };
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const size = async (table) =>
+    Number((await client.query(`SELECT pg_total_relation_size('"${table}"') AS s`)).rows[0].s);
+  const result = {
+    series: await size("RunSecond"),
+    fixed: (await size("Run")) + (await size("RunAggregate")) + (await size("RunWorker")),
+  };
+  await client.end();
+  return result;
 }
 
 /** Deleted batches stay as dead rows until vacuumed: measure what a long run would keep. */
@@ -194,8 +180,6 @@ async function bench(kind) {
   const { id: runId } = await response.json();
   if (kind === "postgresql") await vacuum(database.url);
   const sizeBefore = await master.services.db.sizeBytes();
-  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
-  const queue = new Queue(STATS_QUEUE, { connection, prefix });
   const aggregator = master.services.pipeline.active(runId);
 
   const seconds = Math.round((duration * rate) / workerCount);
@@ -209,21 +193,25 @@ async function bench(kind) {
     }
   }, 20);
   const started = Date.now();
-  const storedBefore = master.services.committer.stored;
-  for (let second = 0; second < seconds; second++) {
-    const due = started + (second * workerCount * 1000) / rate;
-    if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
-    const jobs = workers.map((w) => {
-      const data = batch(runId, w.workerId, second, second === seconds - 1);
-      return {
-        name: STATS_JOB,
-        data,
-        opts: { jobId: statsJobId(runId, w.workerId, second), removeOnComplete: true, attempts: 10 },
-      };
+  const storedBefore = master.services.intake.accepted;
+  // The simulated workers run in their own process, as real ones would.
+  const producer = fork(new URL("./lib/ingest-producer.mjs", import.meta.url).pathname);
+  await new Promise((resolve, reject) => {
+    producer.on("message", (message) => {
+      if (message.second !== undefined) enqueuedAt.set(message.second, message.at);
+      if (message.done) resolve();
     });
-    for (let i = 0; i < jobs.length; i += 200) await queue.addBulk(jobs.slice(i, i + 200));
-    enqueuedAt.set(second, Date.now());
-  }
+    producer.on("exit", (code) => (code ? reject(new Error(`producer exited ${code}`)) : resolve()));
+    producer.send({
+      redisUrl,
+      prefix,
+      runId,
+      workerIds: workers.map((w) => w.workerId),
+      names,
+      rate,
+      seconds,
+    });
+  });
   const producedS = (Date.now() - started) / 1000;
   const deadline = Date.now() + 120_000;
   while (aggregator.closedThrough < seconds - 1 && Date.now() < deadline)
@@ -231,9 +219,10 @@ async function bench(kind) {
   const drainedS = (Date.now() - started) / 1000;
   clearInterval(watcher);
   await master.services.pipeline.flushAll();
-  const stored = master.services.committer.stored - storedBefore;
+  const stored = master.services.intake.accepted - storedBefore;
   if (kind === "postgresql") await vacuum(database.url);
   const sizeAfter = await master.services.db.sizeBytes();
+  const tables = await tableSizes(kind, database.url);
   const sorted = [...lags].sort((a, b) => a - b);
   const result = {
     kind,
@@ -243,16 +232,25 @@ async function bench(kind) {
     lagP50: sorted[Math.floor(sorted.length / 2)] / 1000,
     lagMax: sorted.at(-1) / 1000,
     growthMb: (sizeAfter - sizeBefore) / 1024 / 1024,
+    // What an hour keeps: the time series grows with seconds x names; aggregates and the run row
+    // stay the same size however long the run is.
+    perHourMb:
+      ((tables.series / seconds) * 3600 * ((10 + 1) / (names + 1)) + tables.fixed * (10 / names)) /
+      1024 /
+      1024,
     seconds,
-    pending: await master.services.db.batches.count(),
+    pending: workerCount * seconds - stored,
   };
   for (const w of workers) {
     clearInterval(w.socket.timer);
     w.socket.close();
   }
-  await queue.obliterate({ force: true }).catch(() => {});
-  await queue.close();
-  connection.disconnect();
+  const cleanup = new Queue(STATS_QUEUE, {
+    connection: new Redis(redisUrl, { maxRetriesPerRequest: null }),
+    prefix,
+  });
+  await cleanup.obliterate({ force: true }).catch(() => {});
+  await cleanup.close();
   await master.close();
   await database.drop();
   return result;
@@ -265,19 +263,19 @@ const results = [];
 for (const kind of databases) {
   const r = await bench(kind);
   results.push(r);
-  console.log(`${kind}: ${fmt(r.batches)} batches stored`);
+  console.log(`${kind}: ${fmt(r.batches)} batches merged`);
 }
 console.log(
   `\n${table([
     [
       "database",
       "offered/s",
-      "stored+merged/s",
+      "merged+durable/s",
       "lag p50",
       "lag max",
       "DB growth",
       "per hour at 10 names",
-      "left unmerged",
+      "not merged",
     ],
     ...results.map((r) => [
       r.kind,
@@ -286,7 +284,7 @@ console.log(
       `${r.lagP50.toFixed(2)} s`,
       `${r.lagMax.toFixed(2)} s`,
       `${r.growthMb.toFixed(1)} MB`,
-      `${((r.growthMb / r.seconds) * 3600 * (10 / names)).toFixed(1)} MB`,
+      `${r.perHourMb.toFixed(1)} MB`,
       fmt(r.pending),
     ]),
   ])}`,

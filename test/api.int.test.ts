@@ -222,7 +222,7 @@ describe("HTTP API", () => {
     }
     const metrics = await (await fetch(`${master.url}/metrics`)).text();
     expect(metrics).toMatch(/volley_workers\{state="ready"\} 1/);
-    expect(metrics).toMatch(/volley_batches_stored_total \d+/);
+    expect(metrics).toMatch(/volley_batches_merged_total [1-9]\d*/);
     expect(metrics).toContain("volley_queue_depth");
   });
 });

@@ -66,7 +66,7 @@ export async function startNginx({ core, connections = 4096 }) {
     `daemon off;
 worker_processes 1;
 worker_cpu_affinity ${"0".repeat(Math.max(0, cpus().length - core - 1))}1${"0".repeat(core)};
-worker_rlimit_nofile ${connections * 2 + 1024};
+worker_rlimit_nofile ${Math.min(connections + 2048, hardFileLimit())};
 pid ${dir}/nginx.pid;
 error_log ${dir}/error.log warn;
 events { worker_connections ${connections + 1024}; multi_accept on; }
@@ -100,6 +100,12 @@ http {
         child.kill("SIGQUIT");
       }),
   };
+}
+
+/** The hard limit of open files here (a sandbox may not let it be raised). */
+export function hardFileLimit() {
+  const out = spawnSync("sh", ["-c", "ulimit -Hn"], { encoding: "utf8" }).stdout.trim();
+  return out === "unlimited" ? 1_048_576 : Number(out) || 1024;
 }
 
 export function table(rows) {

@@ -7,7 +7,7 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { buildApp } from "./app.js";
 import { isLoopback, type MasterOptions, resolveMasterOptions } from "./options.js";
-import { BatchCommitter } from "./pipeline/batch-committer.js";
+import { BatchIntake } from "./pipeline/batch-intake.js";
 import { StatsConsumer } from "./pipeline/stats-consumer.js";
 import { StatsPipeline } from "./pipeline/stats-pipeline.js";
 import { RunScheduler } from "./runs/run-scheduler.js";
@@ -66,11 +66,11 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     publish: (m) => live.publish(m),
     startDelayMs: opts.startDelayMs,
   });
-  const committer = new BatchCommitter({ db, pipeline });
+  const intake = new BatchIntake(pipeline);
   const consumer = new StatsConsumer({
     connection: redis.duplicate({ maxRetriesPerRequest: null }),
     prefix: opts.queuePrefix,
-    committer,
+    intake,
     log,
   });
   let localWorkerUrl = "";
@@ -100,7 +100,7 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     registry,
     scheduler,
     pipeline,
-    committer,
+    intake,
     consumer,
     live,
     localWorkers,
@@ -147,7 +147,6 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
         await Promise.all(apps.map((app) => app.close()));
         await localWorkers.stopAll();
         await consumer.close();
-        await committer.drain();
         await pipeline.stop();
         await queue.close();
         await db.close();

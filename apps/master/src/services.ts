@@ -2,7 +2,7 @@ import type { Database } from "@volley/db";
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import type { BatchCommitter } from "./pipeline/batch-committer.js";
+import type { BatchIntake } from "./pipeline/batch-intake.js";
 import type { StatsConsumer } from "./pipeline/stats-consumer.js";
 import type { StatsPipeline } from "./pipeline/stats-pipeline.js";
 import type { RunScheduler } from "./runs/run-scheduler.js";
@@ -38,7 +38,7 @@ export interface Services {
   registry: WorkerRegistry;
   scheduler: RunScheduler;
   pipeline: StatsPipeline;
-  committer: BatchCommitter;
+  intake: BatchIntake;
   consumer: StatsConsumer;
   live: LiveHub;
   localWorkers: LocalWorkers;

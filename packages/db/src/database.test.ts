@@ -59,30 +59,50 @@ describe.each(["sqlite", "postgresql"] as const)("database on %s", (kind) => {
     await expect(
       db.transaction(async (tx) => {
         await tx.runs.create(newRun("rtx"));
-        await tx.batches.insertMany([{ runId: "rtx", workerId: "w", seq: 0, second: 0, payload: "{}" }]);
-        await tx.batches.insertMany([{ runId: "rtx", workerId: "w", seq: 0, second: 0, payload: "{}" }]);
+        await tx.seconds.insertMany([
+          {
+            runId: "rtx",
+            name: "",
+            second: 0,
+            requests: 1,
+            failures: 0,
+            vus: 1,
+            p50Ms: null,
+            p95Ms: null,
+            p99Ms: null,
+          },
+        ]);
+        await tx.seconds.insertMany([
+          {
+            runId: "rtx",
+            name: "",
+            second: 0,
+            requests: 1,
+            failures: 0,
+            vus: 1,
+            p50Ms: null,
+            p95Ms: null,
+            p99Ms: null,
+          },
+        ]);
       }),
     ).rejects.toThrow();
     expect(await db.runs.get("rtx")).toBeNull();
   });
 
-  it("stores batches until merged, then deletes exactly the merged ones", async () => {
+  it("keeps a run's workers and their merge watermarks", async () => {
     await db.runs.create(newRun("rb"));
     await db.runWorkers.createMany([
       { runId: "rb", workerId: "w1", name: "w1", host: "h", threads: 2, vus: 10, status: "running" },
     ]);
-    await db.batches.insertMany(
-      [0, 1, 2].map((seq) => ({ runId: "rb", workerId: "w1", seq, second: seq, payload: `{"seq":${seq}}` })),
-    );
-    expect(await db.batches.runsWithPending()).toContain("rb");
-    await db.batches.deleteMerged("rb", "w1", [0, 2]);
-    expect((await db.batches.listForRun("rb")).map((b) => b.seq)).toEqual([1]);
     await db.runWorkers.update("rb", "w1", { mergedBelow: 2, mergedAbove: "[3]", requests: 12.5 });
     expect((await db.runWorkers.list("rb"))[0]).toMatchObject({
       mergedBelow: 2,
       mergedAbove: "[3]",
       requests: 12.5,
     });
+    await db.runs.update("rb", { mergeState: '{"workers":{}}' });
+    expect((await db.runs.get("rb"))?.mergeState).toBe('{"workers":{}}');
   });
 
   it("writes time series and adds late counts to a second", async () => {
@@ -108,6 +128,19 @@ describe.each(["sqlite", "postgresql"] as const)("database on %s", (kind) => {
       ["", 0, 15, 3, 2],
       ["login", 0, 10, 1, 2],
       ["", 7, 1, 0, null],
+    ]);
+  });
+
+  it("replaces a run's aggregates in place", async () => {
+    await db.runs.create(newRun("rr"));
+    await db.aggregates.replace("rr", [{ runId: "rr", name: "a", method: "GET", stats: "1", rank: 0 }]);
+    await db.aggregates.replace("rr", [
+      { runId: "rr", name: "a", method: "GET", stats: "2", rank: 0 },
+      { runId: "rr", name: "b", method: "GET", stats: "3", rank: 1 },
+    ]);
+    expect((await db.aggregates.list("rr")).map((a) => [a.name, a.stats])).toEqual([
+      ["a", "2"],
+      ["b", "3"],
     ]);
   });
 
@@ -142,5 +175,42 @@ describe("openDatabase", () => {
     await (await openDatabase({ url, migrationsFolder: dir })).close();
     writeFileSync(join(folder, "migration.sql"), 'CREATE TABLE "t" ("b" INTEGER);');
     await expect(openDatabase({ url, migrationsFolder: dir })).rejects.toThrow(/0001_a was changed/);
+  });
+});
+
+describe("SQLite migrations", () => {
+  it("keep every child row when a migration redefines a parent table (copy, drop, rename)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "volley-upgrade-"));
+    const write = (name: string, sql: string) => {
+      mkdirSync(join(dir, "sqlite", name), { recursive: true });
+      writeFileSync(join(dir, "sqlite", name, "migration.sql"), sql);
+    };
+    write(
+      "0001_a",
+      `CREATE TABLE "Parent" ("id" TEXT NOT NULL PRIMARY KEY);
+       CREATE TABLE "Child" ("id" TEXT NOT NULL PRIMARY KEY, "parentId" TEXT NOT NULL,
+         CONSTRAINT "Child_parentId_fkey" FOREIGN KEY ("parentId") REFERENCES "Parent" ("id") ON DELETE CASCADE);
+       INSERT INTO "Parent" VALUES ('p1'); INSERT INTO "Child" VALUES ('c1', 'p1');`,
+    );
+    const url = `file:${join(dir, "upgrade.db")}`;
+    await (await openDatabase({ url, migrationsFolder: dir })).close();
+    // What Prisma generates for SQLite when a column is added to a referenced table.
+    write(
+      "0002_b",
+      `PRAGMA defer_foreign_keys=ON; PRAGMA foreign_keys=OFF;
+       CREATE TABLE "new_Parent" ("id" TEXT NOT NULL PRIMARY KEY, "note" TEXT NOT NULL DEFAULT '');
+       INSERT INTO "new_Parent" ("id") SELECT "id" FROM "Parent";
+       DROP TABLE "Parent"; ALTER TABLE "new_Parent" RENAME TO "Parent";
+       PRAGMA foreign_keys=ON; PRAGMA defer_foreign_keys=OFF;`,
+    );
+    await (await openDatabase({ url, migrationsFolder: dir })).close();
+    const BetterSqlite3 = (await import("better-sqlite3")).default;
+    const raw = new BetterSqlite3(join(dir, "upgrade.db"));
+    try {
+      expect(raw.prepare('SELECT "id" FROM "Child"').all()).toEqual([{ id: "c1" }]);
+      expect(raw.prepare('SELECT "note" FROM "Parent"').all()).toEqual([{ note: "" }]);
+    } finally {
+      raw.close();
+    }
   });
 });

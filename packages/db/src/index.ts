@@ -12,4 +12,3 @@ export type { RunAggregateRow } from "./repositories/run-aggregates.js";
 export type { RunSecondRow } from "./repositories/run-seconds.js";
 export type { NewRunWorker, RunWorkerRow, RunWorkerUpdate } from "./repositories/run-workers.js";
 export type { NewRun, RunListFilter, RunRow, RunUpdate } from "./repositories/runs.js";
-export type { StatsBatchRow } from "./repositories/stats-batches.js";

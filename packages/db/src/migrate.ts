@@ -70,9 +70,16 @@ export async function applyMigrations(
         }
         continue;
       }
+      // SQLite redefines tables by copy, drop and rename. With foreign keys on, the DROP would
+      // cascade-delete every child row; the pragma only takes effect outside a transaction.
+      if (!pg) await connection.execute("PRAGMA foreign_keys = OFF");
       await connection.execute(pg ? "BEGIN" : "BEGIN IMMEDIATE");
       try {
         await connection.execute(migration.sql);
+        if (!pg) {
+          const broken = await connection.query("PRAGMA foreign_key_check", []);
+          if (broken.length) throw new Error(`foreign keys broken: ${JSON.stringify(broken.slice(0, 3))}`);
+        }
         const now = new Date().toISOString();
         await connection.query(
           pg
@@ -84,6 +91,8 @@ export async function applyMigrations(
       } catch (error) {
         await connection.execute("ROLLBACK");
         throw new Error(`migration ${migration.name} failed: ${(error as Error).message}`);
+      } finally {
+        if (!pg) await connection.execute("PRAGMA foreign_keys = ON");
       }
       applied.push(migration.name);
     }

@@ -59,7 +59,6 @@ async function openSqlite(url: string, migrations: ReturnType<typeof loadMigrati
   // process crashes (only an OS crash can lose the last transactions).
   raw.pragma("journal_mode = WAL");
   raw.pragma("synchronous = NORMAL");
-  raw.pragma("foreign_keys = ON");
   const connection: MigrationConnection = {
     provider: "sqlite",
     execute: async (sql) => {

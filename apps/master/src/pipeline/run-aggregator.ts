@@ -1,29 +1,16 @@
 import type { RunAggregateRow, RunSecondRow, RunUpdate, RunWorkerUpdate } from "@volley/db";
 import type { LiveSecond, RunSummary, StatsBatch, TimeseriesPoint } from "@volley/protocol";
-import { type RequestAggregate, StatsAggregate } from "@volley/stats";
-import type { SeqSet } from "./seq-set.js";
+import { StatsAggregate } from "@volley/stats";
+import type { AggregatorWorker, MergeState, OpenSecondState } from "./merge-state.js";
+import { workerToState } from "./merge-state.js";
+import { toPoint, toRow } from "./second-rows.js";
 
 /** How long after a second ends the master waits for slow workers before closing it anyway. */
 export const DEFAULT_LATE_MS = 5000;
 
-export interface AggregatorWorker {
-  workerId: string;
-  name: string;
-  /** Batches stored (merged or waiting): the dedupe set. */
-  received: SeqSet;
-  /** Batches merged into the cumulative figures and deleted from storage. */
-  merged: SeqSet;
-  finalSeq: number | null;
-  finalElapsedMs: number | null;
-  lost: boolean;
-  requests: number;
-  lostBatches: number;
-}
-
 interface OpenSecond {
   stats: StatsAggregate;
   vus: number;
-  batches: Array<{ workerId: string; seq: number; requests: number }>;
 }
 
 interface LateCounts {
@@ -33,14 +20,13 @@ interface LateCounts {
   failures: number;
 }
 
-/** Everything one checkpoint writes, in one transaction. */
+/** Everything one checkpoint writes, in one transaction of a few statements. */
 export interface Checkpoint {
   runId: string;
   seconds: RunSecondRow[];
   late: LateCounts[];
   aggregates: RunAggregateRow[];
-  workers: Array<{ workerId: string; update: RunWorkerUpdate }>;
-  deletions: Array<{ workerId: string; seqs: number[] }>;
+  /** The run's figures and, in `mergeState`, the workers' progress and the open seconds. */
   run: RunUpdate;
 }
 
@@ -52,14 +38,16 @@ export interface RunAggregatorInit {
   workers: AggregatorWorker[];
   closedThrough?: number;
   cumulative?: StatsAggregate;
+  open?: OpenSecondState[];
   lateMs?: number;
 }
 
 /**
- * Merges one run's batches: per second across workers (closed once every live worker reported
- * it, or after a grace period), then into the run's cumulative figures. State leaves memory only
- * through checkpoints that write the merged figures and delete the merged batches together, so
- * a batch counts exactly once across crashes and redeliveries.
+ * Merges one run's batches: per second across workers (a second closes once every live worker
+ * reported it, or after a grace period), then into the run's cumulative figures. A checkpoint
+ * writes the closed seconds, the totals, the open seconds and every worker's merged seqs in one
+ * transaction; batches are acknowledged to the queue only after it, so a batch counts exactly
+ * once across crashes and redeliveries.
  */
 export class RunAggregator {
   readonly runId: string;
@@ -70,10 +58,9 @@ export class RunAggregator {
   private readonly open = new Map<number, OpenSecond>();
   private readonly order: string[];
   private readonly lateMs: number;
-  private highestSecond = -1;
+  private highestSecond: number;
   private pendingSeconds: RunSecondRow[] = [];
   private pendingLate = new Map<string, LateCounts>();
-  private pendingDeletions = new Map<string, number[]>();
   private dirty = false;
 
   constructor(init: RunAggregatorInit) {
@@ -81,10 +68,19 @@ export class RunAggregator {
     this.startAt = init.startAt;
     this.order = init.requestOrder;
     this.closedThrough = init.closedThrough ?? -1;
-    this.highestSecond = this.closedThrough;
     this.cumulative = init.cumulative ?? new StatsAggregate();
     this.lateMs = init.lateMs ?? DEFAULT_LATE_MS;
     for (const worker of init.workers) this.workers.set(worker.workerId, worker);
+    for (const state of init.open ?? []) {
+      const stats = new StatsAggregate();
+      stats.add(state.requests, state.dropped);
+      this.open.set(state.second, { stats, vus: state.vus });
+    }
+    this.highestSecond = Math.max(
+      this.closedThrough,
+      ...[...this.open.keys()],
+      ...init.workers.map((w) => w.received.highest),
+    );
   }
 
   workerList(): AggregatorWorker[] {
@@ -95,17 +91,18 @@ export class RunAggregator {
     return this.workers.has(workerId);
   }
 
-  /** True when the batch is already stored or merged (a redelivery). */
+  /** True when the batch was merged before (a redelivery). */
   isDuplicate(batch: Pick<StatsBatch, "workerId" | "seq">): boolean {
     return this.workers.get(batch.workerId)?.received.has(batch.seq) ?? false;
   }
 
-  /** Takes a batch that is durably stored. */
+  /** Merges a batch into its open second, or into the totals when its second is closed already. */
   accept(batch: StatsBatch): void {
     const worker = this.workers.get(batch.workerId);
     if (!worker || worker.received.has(batch.seq)) return;
     worker.received.add(batch.seq);
     worker.lostBatches += batch.lostBatches;
+    for (const stats of batch.requests) worker.requests += stats.requests;
     if (batch.final) {
       worker.finalSeq = batch.seq;
       worker.finalElapsedMs = batch.elapsedMs;
@@ -113,17 +110,16 @@ export class RunAggregator {
     this.highestSecond = Math.max(this.highestSecond, batch.second);
     this.dirty = true;
     if (batch.second <= this.closedThrough) {
-      this.mergeLate(worker, batch);
+      this.mergeLate(batch);
       return;
     }
     let second = this.open.get(batch.second);
     if (!second) {
-      second = { stats: new StatsAggregate(), vus: 0, batches: [] };
+      second = { stats: new StatsAggregate(), vus: 0 };
       this.open.set(batch.second, second);
     }
     second.stats.add(batch.requests, batch.dropped);
     second.vus += batch.vus;
-    second.batches.push({ workerId: batch.workerId, seq: batch.seq, requests: countRequests(batch) });
   }
 
   markLost(workerId: string, lost = true): void {
@@ -184,22 +180,6 @@ export class RunAggregator {
         stats: JSON.stringify(a.toStats()),
         rank: rank(this.order, a.name),
       })),
-      workers: this.workerList().map((w) => {
-        const merged = w.merged.toJSON();
-        return {
-          workerId: w.workerId,
-          update: {
-            mergedBelow: merged.below,
-            mergedAbove: JSON.stringify(merged.above),
-            requests: w.requests,
-            lostBatches: w.lostBatches,
-            finalSeq: w.finalSeq !== null && w.merged.has(w.finalSeq) ? w.finalSeq : null,
-            finalElapsedMs: w.finalElapsedMs,
-            status: w.lost ? "lost" : isWorkerDone(w) ? "finished" : "running",
-          },
-        };
-      }),
-      deletions: [...this.pendingDeletions].map(([workerId, seqs]) => ({ workerId, seqs })),
       run: {
         closedThrough: this.closedThrough,
         requests: total.requests,
@@ -208,11 +188,11 @@ export class RunAggregator {
         durationS: this.durationS(),
         rps: total.requests / this.durationS(),
         p95Ms: total.requests ? total.percentileUs(95) / 1000 : null,
+        mergeState: JSON.stringify(this.mergeState()),
       },
     };
     this.pendingSeconds = [];
     this.pendingLate = new Map();
-    this.pendingDeletions = new Map();
     return checkpoint;
   }
 
@@ -222,9 +202,37 @@ export class RunAggregator {
     this.pendingSeconds.unshift(...checkpoint.seconds);
     for (const late of checkpoint.late)
       this.addLateCounts(late.name, late.second, late.requests, late.failures);
-    for (const { workerId, seqs } of checkpoint.deletions) {
-      this.pendingDeletions.set(workerId, [...seqs, ...(this.pendingDeletions.get(workerId) ?? [])]);
-    }
+  }
+
+  /** The RunWorker rows' final figures (written once, when the run ends). */
+  workerUpdates(): Array<{ workerId: string; update: RunWorkerUpdate }> {
+    return this.workerList().map((w) => {
+      const received = w.received.toJSON();
+      return {
+        workerId: w.workerId,
+        update: {
+          mergedBelow: received.below,
+          mergedAbove: JSON.stringify(received.above),
+          requests: w.requests,
+          lostBatches: w.lostBatches,
+          finalSeq: w.finalSeq,
+          finalElapsedMs: w.finalElapsedMs,
+          status: workerStatus(w),
+        },
+      };
+    });
+  }
+
+  private mergeState(): MergeState {
+    return {
+      workers: Object.fromEntries(this.workerList().map((w) => [w.workerId, workerToState(w)])),
+      open: [...this.open].map(([second, entry]) => ({
+        second,
+        vus: entry.vus,
+        dropped: entry.stats.dropped,
+        requests: entry.stats.toStats(),
+      })),
+    };
   }
 
   private close(second: number): LiveSecond {
@@ -234,8 +242,7 @@ export class RunAggregator {
     this.dirty = true;
     const stats = entry?.stats ?? new StatsAggregate();
     const vus = entry?.vus ?? 0;
-    const total = stats.total();
-    const point = toPoint(second, total, vus);
+    const point = toPoint(second, stats.total(), vus);
     const requests: Record<string, TimeseriesPoint> = {};
     this.pendingSeconds.push(toRow(this.runId, "", point));
     for (const aggregate of stats.list()) {
@@ -243,12 +250,6 @@ export class RunAggregator {
       this.pendingSeconds.push(toRow(this.runId, aggregate.name, requests[aggregate.name]));
     }
     this.cumulative.addAggregate(stats);
-    for (const { workerId, seq, requests: sent } of entry?.batches ?? []) {
-      const worker = this.workers.get(workerId);
-      if (!worker) continue;
-      worker.requests += sent;
-      this.markMerged(worker, seq);
-    }
     return {
       type: "run-second",
       runId: this.runId,
@@ -259,7 +260,7 @@ export class RunAggregator {
     };
   }
 
-  private mergeLate(worker: AggregatorWorker, batch: StatsBatch): void {
+  private mergeLate(batch: StatsBatch): void {
     this.cumulative.add(batch.requests, batch.dropped);
     let requests = 0;
     let failures = 0;
@@ -269,8 +270,6 @@ export class RunAggregator {
       failures += stats.failures;
     }
     this.addLateCounts("", batch.second, requests, failures);
-    worker.requests += requests;
-    this.markMerged(worker, batch.seq);
   }
 
   private addLateCounts(name: string, second: number, requests: number, failures: number): void {
@@ -283,19 +282,10 @@ export class RunAggregator {
       this.pendingLate.set(key, { name, second, requests, failures });
     }
   }
-
-  private markMerged(worker: AggregatorWorker, seq: number): void {
-    worker.merged.add(seq);
-    const list = this.pendingDeletions.get(worker.workerId);
-    if (list) list.push(seq);
-    else this.pendingDeletions.set(worker.workerId, [seq]);
-  }
 }
 
-function countRequests(batch: StatsBatch): number {
-  let requests = 0;
-  for (const stats of batch.requests) requests += stats.requests;
-  return requests;
+export function workerStatus(worker: AggregatorWorker): "lost" | "finished" | "running" {
+  return worker.lost ? "lost" : isWorkerDone(worker) ? "finished" : "running";
 }
 
 export function isWorkerDone(worker: AggregatorWorker): boolean {
@@ -305,32 +295,4 @@ export function isWorkerDone(worker: AggregatorWorker): boolean {
 function rank(order: string[], name: string): number {
   const index = order.indexOf(name);
   return index < 0 ? order.length : index;
-}
-
-function toPoint(second: number, aggregate: RequestAggregate, vus: number): TimeseriesPoint {
-  const has = aggregate.requests > 0;
-  const ms = (p: number) => (has ? Math.round(aggregate.percentileUs(p)) / 1000 : null);
-  return {
-    t: second,
-    rps: aggregate.requests,
-    errorsPerSec: aggregate.failures,
-    vus,
-    p50: ms(50),
-    p95: ms(95),
-    p99: ms(99),
-  };
-}
-
-function toRow(runId: string, name: string, point: TimeseriesPoint): RunSecondRow {
-  return {
-    runId,
-    name,
-    second: point.t,
-    requests: point.rps,
-    failures: point.errorsPerSec,
-    vus: point.vus,
-    p50Ms: point.p50,
-    p95Ms: point.p95,
-    p99Ms: point.p99,
-  };
 }

@@ -27,6 +27,11 @@ export class SeqSet {
     return this.below;
   }
 
+  /** The largest seq in the set, or -1. */
+  get highest(): number {
+    return Math.max(this.below - 1, ...this.above);
+  }
+
   get size(): number {
     return this.below + this.above.size;
   }

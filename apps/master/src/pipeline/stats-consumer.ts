@@ -2,21 +2,24 @@ import { formatIssues, STATS_QUEUE, statsBatchSchema } from "@volley/protocol";
 import { UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { type BatchCommitter, UnstorableBatchError } from "./batch-committer.js";
+import { type BatchIntake, UnmergeableBatchError } from "./batch-intake.js";
 
 export interface StatsConsumerOptions {
   connection: Redis;
   /** Key prefix of the queue in Redis. */
   prefix: string;
-  committer: BatchCommitter;
+  intake: BatchIntake;
   log: Logger;
-  /** Jobs processed at once; they are committed together. @defaultValue 200 */
+  /**
+   * Jobs held at once. A job is held until the checkpoint that makes its batch durable (≤ about a
+   * second), so this bounds the batches per second the master can take. @defaultValue 2000
+   */
   concurrency?: number;
 }
 
 /**
- * Consumes the stats queue. A job completes only after its batch is durably stored, so a master
- * killed at any instant leaves the job to be delivered again (and deduplicated).
+ * Consumes the stats queue. A job completes only after its batch is durable, so a master killed
+ * at any instant leaves the job to be delivered again (and recognised as a duplicate if needed).
  */
 export class StatsConsumer {
   private readonly worker: Worker;
@@ -37,10 +40,10 @@ export class StatsConsumer {
           throw new UnrecoverableError(`malformed stats batch: ${details}`);
         }
         try {
-          await options.committer.submit(parsed.data);
+          await options.intake.submit(parsed.data);
           this.consumed++;
         } catch (error) {
-          if (error instanceof UnstorableBatchError) {
+          if (error instanceof UnmergeableBatchError) {
             this.rejected++;
             options.log.warn({ jobId: job.id, err: error.message }, "stats batch dropped");
             throw new UnrecoverableError(error.message);
@@ -51,7 +54,7 @@ export class StatsConsumer {
       {
         connection: options.connection,
         prefix: options.prefix,
-        concurrency: options.concurrency ?? 200,
+        concurrency: options.concurrency ?? 2000,
         // A master that dies holding jobs gets them back quickly after it restarts.
         lockDuration: 10_000,
         stalledInterval: 5_000,

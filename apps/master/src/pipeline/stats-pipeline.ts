@@ -1,16 +1,9 @@
 import type { Database } from "@volley/db";
-import {
-  type LiveSecond,
-  parseScenario,
-  type RequestStats,
-  requestName,
-  type StatsBatch,
-  statsBatchSchema,
-} from "@volley/protocol";
+import { type LiveSecond, parseScenario, type RequestStats, requestName } from "@volley/protocol";
 import { StatsAggregate } from "@volley/stats";
 import type { Logger } from "pino";
+import { parseMergeState, workerFromState } from "./merge-state.js";
 import { type Checkpoint, RunAggregator } from "./run-aggregator.js";
-import { SeqSet } from "./seq-set.js";
 
 export interface StatsPipelineOptions {
   db: Database;
@@ -19,7 +12,7 @@ export interface StatsPipelineOptions {
   onSecond: (second: LiveSecond) => void;
   /** A run whose workers all finished (or were lost) and whose seconds are all merged. */
   onRunComplete: (runId: string) => void;
-  /** @defaultValue 1000 */
+  /** Longest a merged batch waits for its checkpoint (and its acknowledgement). @defaultValue 500 */
   checkpointIntervalMs?: number;
   /** @defaultValue 5000 */
   lateMs?: number;
@@ -27,14 +20,20 @@ export interface StatsPipelineOptions {
 
 const TICK_MS = 100;
 
+interface Waiter {
+  resolve: () => void;
+}
+
 /**
- * The master's side of the stats path after storage: one RunAggregator per run with batches in
- * flight, seconds closed as they complete, checkpoints written once a second.
+ * The master's side of the stats path: one RunAggregator per run with batches in flight, seconds
+ * closed as they complete, checkpoints written about twice a second. Each batch's queue job is
+ * released (`durable`) once a checkpoint that includes the batch has committed.
  */
 export class StatsPipeline {
   private readonly aggregators = new Map<string, RunAggregator>();
   private readonly loading = new Map<string, Promise<RunAggregator | null>>();
   private readonly checkpointing = new Map<string, Promise<void>>();
+  private readonly waiting = new Map<string, Waiter[]>();
   private readonly completed = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private lastCheckpoint = 0;
@@ -63,7 +62,7 @@ export class StatsPipeline {
     return this.aggregators.get(runId);
   }
 
-  /** The run's aggregator, loaded from the database when it is not in memory; null for an unknown run. */
+  /** The run's aggregator, rebuilt from the database when it is not in memory; null for an unknown run. */
   get(runId: string): Promise<RunAggregator | null> {
     const inMemory = this.aggregators.get(runId);
     if (inMemory) return Promise.resolve(inMemory);
@@ -73,6 +72,18 @@ export class StatsPipeline {
       this.loading.set(runId, loading);
     }
     return loading;
+  }
+
+  /** Resolves once everything merged so far for the run is committed. */
+  durable(runId: string): Promise<void> {
+    return new Promise((resolve) => {
+      let list = this.waiting.get(runId);
+      if (!list) {
+        list = [];
+        this.waiting.set(runId, list);
+      }
+      list.push({ resolve });
+    });
   }
 
   /** Writes whatever is pending for every run (before a summary is read, or at shutdown). */
@@ -87,11 +98,7 @@ export class StatsPipeline {
 
   /** Drops a finished run from memory (it is loaded again if a late batch comes). */
   forget(runId: string): void {
-    this.aggregators.delete(runId);
-  }
-
-  pendingCheckpoints(): number {
-    return this.checkpointing.size;
+    if (!this.waiting.get(runId)?.length) this.aggregators.delete(runId);
   }
 
   private tick(): void {
@@ -103,27 +110,36 @@ export class StatsPipeline {
         this.options.onRunComplete(aggregator.runId);
       }
     }
-    if (now - this.lastCheckpoint >= (this.options.checkpointIntervalMs ?? 1000)) {
+    if (now - this.lastCheckpoint >= (this.options.checkpointIntervalMs ?? 500)) {
       this.lastCheckpoint = now;
       for (const aggregator of this.aggregators.values()) void this.checkpoint(aggregator);
     }
   }
 
   private checkpoint(aggregator: RunAggregator): Promise<void> {
-    const running = this.checkpointing.get(aggregator.runId);
+    const { runId } = aggregator;
+    const running = this.checkpointing.get(runId);
     if (running) return running.then(() => this.checkpoint(aggregator));
     const checkpoint = aggregator.takeCheckpoint();
-    if (!checkpoint) return Promise.resolve();
+    const waiters = this.waiting.get(runId) ?? [];
+    this.waiting.delete(runId);
+    if (!checkpoint) {
+      // Nothing new since the last commit: whatever waits is durable already.
+      for (const waiter of waiters) waiter.resolve();
+      return Promise.resolve();
+    }
     const writing = this.write(checkpoint)
       .then(() => {
         this.checkpoints++;
+        for (const waiter of waiters) waiter.resolve();
       })
       .catch((error) => {
         aggregator.restore(checkpoint);
-        this.options.log.error({ err: error, runId: aggregator.runId }, "checkpoint failed; will retry");
+        this.waiting.set(runId, [...waiters, ...(this.waiting.get(runId) ?? [])]);
+        this.options.log.error({ err: error, runId }, "checkpoint failed; will retry");
       })
-      .finally(() => this.checkpointing.delete(aggregator.runId));
-    this.checkpointing.set(aggregator.runId, writing);
+      .finally(() => this.checkpointing.delete(runId));
+    this.checkpointing.set(runId, writing);
     return writing;
   }
 
@@ -132,41 +148,38 @@ export class StatsPipeline {
     await this.options.db.transaction(async (tx) => {
       await tx.seconds.insertMany(checkpoint.seconds);
       for (const late of checkpoint.late) await tx.seconds.addLate({ runId, ...late });
-      for (const row of checkpoint.aggregates) await tx.aggregates.upsert(row);
-      for (const { workerId, update } of checkpoint.workers)
-        await tx.runWorkers.update(runId, workerId, update);
-      for (const { workerId, seqs } of checkpoint.deletions)
-        await tx.batches.deleteMerged(runId, workerId, seqs);
+      await tx.aggregates.replace(runId, checkpoint.aggregates);
       await tx.runs.update(runId, checkpoint.run);
     });
   }
 
-  /** Rebuilds a run's aggregator from its checkpoint and its stored, unmerged batches. */
+  /** Rebuilds a run's aggregator from its last checkpoint. */
   private async load(runId: string): Promise<RunAggregator | null> {
     const { db } = this.options;
     const run = await db.runs.get(runId);
     if (!run) return null;
     const scenario = parseScenario(JSON.parse(run.scenario));
     const cumulative = new StatsAggregate();
-    const rows = await db.aggregates.list(runId);
     cumulative.add(
-      rows.map((row) => JSON.parse(row.stats) as RequestStats),
+      (await db.aggregates.list(runId)).map((row) => JSON.parse(row.stats) as RequestStats),
       run.dropped,
     );
-    const workers = (await db.runWorkers.list(runId)).map((w) => {
-      const merged = new SeqSet(w.mergedBelow, JSON.parse(w.mergedAbove) as number[]);
-      return {
-        workerId: w.workerId,
-        name: w.name,
-        merged,
-        received: new SeqSet(w.mergedBelow, JSON.parse(w.mergedAbove) as number[]),
-        finalSeq: w.finalSeq,
-        finalElapsedMs: w.finalElapsedMs,
-        lost: w.status === "lost" || w.status === "failed",
-        requests: w.requests,
-        lostBatches: w.lostBatches,
-      };
-    });
+    const state = parseMergeState(run.mergeState);
+    const workers = (await db.runWorkers.list(runId)).map((w) =>
+      workerFromState(
+        w.workerId,
+        w.name,
+        state.workers[w.workerId] ?? {
+          below: w.mergedBelow,
+          above: JSON.parse(w.mergedAbove) as number[],
+          requests: w.requests,
+          lostBatches: w.lostBatches,
+          finalSeq: w.finalSeq,
+          finalElapsedMs: w.finalElapsedMs,
+          lost: w.status === "lost" || w.status === "failed",
+        },
+      ),
+    );
     const aggregator = new RunAggregator({
       runId,
       startAt: run.startAt,
@@ -174,15 +187,13 @@ export class StatsPipeline {
       workers,
       closedThrough: run.closedThrough,
       cumulative,
+      open: state.open,
       lateMs: this.options.lateMs,
     });
-    for (const row of await db.batches.listForRun(runId)) {
-      aggregator.accept(statsBatchSchema.parse(JSON.parse(row.payload)) as StatsBatch);
-    }
     this.aggregators.set(runId, aggregator);
     this.options.log.info(
-      { runId, pending: aggregator.workerList().length },
-      "run statistics loaded from the database",
+      { runId, closedThrough: run.closedThrough },
+      "run statistics loaded from the last checkpoint",
     );
     return aggregator;
   }

@@ -13,8 +13,8 @@ import {
 } from "@volley/protocol";
 import { evaluateThresholds } from "@volley/stats";
 import type { Logger } from "pino";
-import { isWorkerDone, RunAggregator } from "../pipeline/run-aggregator.js";
-import { SeqSet } from "../pipeline/seq-set.js";
+import { newWorker } from "../pipeline/merge-state.js";
+import { isWorkerDone, RunAggregator, workerStatus } from "../pipeline/run-aggregator.js";
 import type { StatsPipeline } from "../pipeline/stats-pipeline.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import { newRunId } from "./run-id.js";
@@ -122,17 +122,7 @@ export class RunScheduler {
         runId: id,
         startAt,
         requestOrder: scenario.requests.map(requestName),
-        workers: plan.map((p) => ({
-          workerId: p.workerId,
-          name: p.name,
-          received: new SeqSet(),
-          merged: new SeqSet(),
-          finalSeq: null,
-          finalElapsedMs: null,
-          lost: false,
-          requests: 0,
-          lostBatches: 0,
-        })),
+        workers: plan.map((p) => newWorker(p.workerId, p.name)),
       });
       this.options.pipeline.register(aggregator);
       this.active = this.newActive(id, scenario, startAt, aggregator);
@@ -290,14 +280,12 @@ export class RunScheduler {
         rps: summary.total.rps,
         ...(active ? { warnings: JSON.stringify(active.saturation.warnings()) } : {}),
       });
-      if (active) {
-        for (const worker of workers) {
-          const peaks = active.saturation.peaks(worker.workerId);
-          await tx.runWorkers.update(runId, worker.workerId, {
-            ...peaks,
-            ...(active.rejected.has(worker.workerId) ? { status: "failed" } : {}),
-          });
-        }
+      for (const { workerId, update } of aggregator.workerUpdates()) {
+        await tx.runWorkers.update(runId, workerId, {
+          ...update,
+          ...(active ? active.saturation.peaks(workerId) : {}),
+          ...(active?.rejected.has(workerId) ? { status: "failed" } : {}),
+        });
       }
     });
     pipeline.forget(runId);
@@ -380,15 +368,16 @@ export class RunScheduler {
       ? active.aggregator.summary()
       : summaryFromRows(run, await db.aggregates.list(runId));
     const rows = await db.runWorkers.list(runId);
-    const liveRequests = new Map(active?.aggregator.workerList().map((w) => [w.workerId, w.requests]) ?? []);
+    // While the run is active, the aggregator knows each worker's figures better than the rows.
+    const live = new Map(active?.aggregator.workerList().map((w) => [w.workerId, w]) ?? []);
     const total = resolved.total.requests;
-    const workers = rows.map((row) =>
-      toWorkerInfo(
-        { ...row, requests: liveRequests.get(row.workerId) ?? row.requests },
-        total,
-        active?.saturation.peaks(row.workerId),
-      ),
-    );
+    const workers = rows.map((row) => {
+      const worker = live.get(row.workerId);
+      const current = worker
+        ? { ...row, requests: worker.requests, lostBatches: worker.lostBatches, status: workerStatus(worker) }
+        : row;
+      return toWorkerInfo(current, total, active?.saturation.peaks(row.workerId));
+    });
     const warnings = active
       ? active.saturation.warnings()
       : (JSON.parse(run.warnings) as SaturationWarning[]);

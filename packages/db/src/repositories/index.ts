@@ -3,7 +3,6 @@ import { RunAggregateRepository } from "./run-aggregates.js";
 import { RunSecondRepository } from "./run-seconds.js";
 import { RunWorkerRepository } from "./run-workers.js";
 import { RunRepository } from "./runs.js";
-import { StatsBatchRepository } from "./stats-batches.js";
 
 /**
  * Both generated clients have the same model API; repositories are typed against the SQLite one
@@ -14,7 +13,6 @@ export type DbClient = PrismaClient;
 export interface Repositories {
   runs: RunRepository;
   runWorkers: RunWorkerRepository;
-  batches: StatsBatchRepository;
   seconds: RunSecondRepository;
   aggregates: RunAggregateRepository;
 }
@@ -23,7 +21,6 @@ export function createRepositories(client: DbClient): Repositories {
   return {
     runs: new RunRepository(client),
     runWorkers: new RunWorkerRepository(client),
-    batches: new StatsBatchRepository(client),
     seconds: new RunSecondRepository(client),
     aggregates: new RunAggregateRepository(client),
   };

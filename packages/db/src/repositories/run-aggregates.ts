@@ -6,6 +6,13 @@ export type RunAggregateRow = RunAggregate;
 export class RunAggregateRepository {
   constructor(private readonly client: DbClient) {}
 
+  /** Writes a run's aggregates in two statements, whatever their number. */
+  async replace(runId: string, rows: RunAggregateRow[]): Promise<void> {
+    if (!rows.length) return;
+    await this.client.runAggregate.deleteMany({ where: { runId, name: { in: rows.map((r) => r.name) } } });
+    await this.client.runAggregate.createMany({ data: rows });
+  }
+
   async upsert(row: RunAggregateRow): Promise<void> {
     const { runId, name } = row;
     await this.client.runAggregate.upsert({

@@ -25,6 +25,7 @@ CREATE TABLE "Run" (
     "passed" BOOLEAN,
     "thresholds" TEXT,
     "warnings" TEXT NOT NULL DEFAULT '[]',
+    "mergeState" TEXT NOT NULL DEFAULT '{}',
 
     CONSTRAINT "Run_pkey" PRIMARY KEY ("id")
 );
@@ -48,18 +49,6 @@ CREATE TABLE "RunWorker" (
     "finalElapsedMs" DOUBLE PRECISION,
 
     CONSTRAINT "RunWorker_pkey" PRIMARY KEY ("runId","workerId")
-);
-
--- CreateTable
-CREATE TABLE "StatsBatch" (
-    "runId" TEXT NOT NULL,
-    "workerId" TEXT NOT NULL,
-    "seq" INTEGER NOT NULL,
-    "second" INTEGER NOT NULL,
-    "payload" TEXT NOT NULL,
-    "receivedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-
-    CONSTRAINT "StatsBatch_pkey" PRIMARY KEY ("runId","workerId","seq")
 );
 
 -- CreateTable
@@ -96,9 +85,6 @@ CREATE INDEX "Run_status_idx" ON "Run"("status");
 
 -- AddForeignKey
 ALTER TABLE "RunWorker" ADD CONSTRAINT "RunWorker_runId_fkey" FOREIGN KEY ("runId") REFERENCES "Run"("id") ON DELETE CASCADE ON UPDATE CASCADE;
-
--- AddForeignKey
-ALTER TABLE "StatsBatch" ADD CONSTRAINT "StatsBatch_runId_fkey" FOREIGN KEY ("runId") REFERENCES "Run"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- AddForeignKey
 ALTER TABLE "RunSecond" ADD CONSTRAINT "RunSecond_runId_fkey" FOREIGN KEY ("runId") REFERENCES "Run"("id") ON DELETE CASCADE ON UPDATE CASCADE;

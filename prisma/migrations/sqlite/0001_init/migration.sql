@@ -21,7 +21,8 @@ CREATE TABLE "Run" (
     "p95Ms" REAL,
     "passed" BOOLEAN,
     "thresholds" TEXT,
-    "warnings" TEXT NOT NULL DEFAULT '[]'
+    "warnings" TEXT NOT NULL DEFAULT '[]',
+    "mergeState" TEXT NOT NULL DEFAULT '{}'
 );
 
 -- CreateTable
@@ -44,19 +45,6 @@ CREATE TABLE "RunWorker" (
 
     PRIMARY KEY ("runId", "workerId"),
     CONSTRAINT "RunWorker_runId_fkey" FOREIGN KEY ("runId") REFERENCES "Run" ("id") ON DELETE CASCADE ON UPDATE CASCADE
-);
-
--- CreateTable
-CREATE TABLE "StatsBatch" (
-    "runId" TEXT NOT NULL,
-    "workerId" TEXT NOT NULL,
-    "seq" INTEGER NOT NULL,
-    "second" INTEGER NOT NULL,
-    "payload" TEXT NOT NULL,
-    "receivedAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-
-    PRIMARY KEY ("runId", "workerId", "seq"),
-    CONSTRAINT "StatsBatch_runId_fkey" FOREIGN KEY ("runId") REFERENCES "Run" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 
 -- CreateTable

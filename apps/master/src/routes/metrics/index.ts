@@ -46,11 +46,11 @@ export function createMetricsRegistry(services: Services): Registry {
     "Stats batches consumed from the queue",
     () => services.consumer.consumed,
   );
-  counter("volley_batches_stored_total", "Stats batches stored", () => services.committer.stored);
+  counter("volley_batches_merged_total", "Stats batches merged", () => services.intake.accepted);
   counter(
     "volley_batches_duplicate_total",
     "Redelivered batches recognised as duplicates",
-    () => services.committer.duplicates,
+    () => services.intake.duplicates,
   );
   counter(
     "volley_batches_rejected_total",

@@ -1,0 +1,34 @@
+import type { StatsBatch } from "@volley/protocol";
+import type { StatsPipeline } from "./stats-pipeline.js";
+
+/** A batch that can never be merged (unknown run or worker): the queue must not retry it. */
+export class UnmergeableBatchError extends Error {}
+
+/**
+ * Takes batches from the queue into their run's aggregator. `submit` resolves only once the
+ * batch is durable (the checkpoint that includes it has committed), so the queue keeps the job
+ * until then; a redelivered copy is recognised by its (worker, seq) and acknowledged at once.
+ */
+export class BatchIntake {
+  accepted = 0;
+  duplicates = 0;
+
+  constructor(private readonly pipeline: StatsPipeline) {}
+
+  async submit(batch: StatsBatch): Promise<"accepted" | "duplicate"> {
+    const aggregator = await this.pipeline.get(batch.runId);
+    if (!aggregator) throw new UnmergeableBatchError(`run ${batch.runId} does not exist`);
+    if (!aggregator.hasWorker(batch.workerId)) {
+      throw new UnmergeableBatchError(`worker ${batch.workerId} has no part in run ${batch.runId}`);
+    }
+    if (aggregator.isDuplicate(batch)) {
+      // The original stays unacknowledged until it is durable, so this copy can go now.
+      this.duplicates++;
+      return "duplicate";
+    }
+    aggregator.accept(batch);
+    this.accepted++;
+    await this.pipeline.durable(batch.runId);
+    return "accepted";
+  }
+}

@@ -1,0 +1,33 @@
+import type { RunSecondRow } from "@volley/db";
+import type { TimeseriesPoint } from "@volley/protocol";
+import type { RequestAggregate } from "@volley/stats";
+
+/** One closed second of one request name (or the whole run) as a time-series point. */
+export function toPoint(second: number, aggregate: RequestAggregate, vus: number): TimeseriesPoint {
+  const has = aggregate.requests > 0;
+  const ms = (p: number) => (has ? Math.round(aggregate.percentileUs(p)) / 1000 : null);
+  return {
+    t: second,
+    rps: aggregate.requests,
+    errorsPerSec: aggregate.failures,
+    vus,
+    p50: ms(50),
+    p95: ms(95),
+    p99: ms(99),
+  };
+}
+
+/** The stored row of a point; name "" is the whole run. */
+export function toRow(runId: string, name: string, point: TimeseriesPoint): RunSecondRow {
+  return {
+    runId,
+    name,
+    second: point.t,
+    requests: point.rps,
+    failures: point.errorsPerSec,
+    vus: point.vus,
+    p50Ms: point.p50,
+    p95Ms: point.p95,
+    p99Ms: point.p99,
+  };
+}
