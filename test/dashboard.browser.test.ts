@@ -6,7 +6,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, screenshot, watchConsole } from "./support/browser.js";
 import { startTestMaster, startTestWorker } from "./support/in-process.js";
-import { ROOT, sendJson, waitForRunEnd } from "./support/processes.js";
+import { CLI, ROOT, sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
 import { startTargetServer, type TargetServer } from "./support/target-server.js";
 
 // The dashboard in Debian's Chromium against a real master, worker and loopback target.
@@ -19,7 +19,12 @@ const workers: WorkerNode[] = [];
 
 beforeAll(async () => {
   target = await startTargetServer();
-  master = await startTestMaster({ webRoot: join(ROOT, "apps/web/dist"), startDelayMs: 500 });
+  master = await startTestMaster({
+    webRoot: join(ROOT, "apps/web/dist"),
+    startDelayMs: 500,
+    workerCommand: { command: process.execPath, args: [CLI, "worker"] },
+    maxLocalWorkers: 2,
+  });
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
   consoleErrors = watchConsole(page);
@@ -118,12 +123,28 @@ describe("dashboard", () => {
     expect(consoleErrors).toEqual([]);
   });
 
+  it("adds a local worker from the page and retires it", async () => {
+    await page.goto(`${master.url}/workers`);
+    await page.getByTestId("add-local-workers").click();
+    await expectText(page.getByTestId("workers-message"), "Starting local-");
+    const row = page.locator("tr[data-worker^='local-']");
+    await row.locator(".state-ready").waitFor({ timeout: 20_000 });
+    expect(await row.locator(".badge").first().textContent()).toContain("local");
+    await screenshot(page, "workers-local");
+    await row.getByRole("button", { name: "Retire" }).click();
+    await row.waitFor({ state: "detached", timeout: 10_000 });
+    await waitFor(() => master.services.localWorkers.running === 0, {
+      what: "the local worker process to exit",
+    });
+  });
+
   it("shows when the live socket is lost and reconnects by itself", async () => {
     await page.goto(`${master.url}/workers`);
     await page.locator('tr[data-worker="browser-worker"]').waitFor();
     master.services.live.closeAll();
     await page.getByTestId("connection-lost").waitFor({ timeout: 5000 });
     await page.getByTestId("connection-lost").waitFor({ state: "detached", timeout: 10_000 });
+    expect(consoleErrors.filter((e) => !e.includes("WebSocket"))).toEqual([]);
   });
 });
 

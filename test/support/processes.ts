@@ -37,8 +37,11 @@ export function spawnCli(
   args: string[],
   env: Record<string, string | undefined> = {},
   cwd = ROOT,
+  /** Wraps the command, e.g. `["taskset", "-c", "0"]`. */
+  prefix: string[] = [],
 ): CliProcess {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const [command, ...commandArgs] = [...prefix, process.execPath, CLI, ...args];
+  const child = spawn(command, commandArgs, {
     cwd,
     env: { ...process.env, VOLLEY_LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -102,12 +105,18 @@ export interface WorkerProcess extends CliProcess {
 /** Starts `volley worker` and waits until the master lists it as ready. */
 export async function startWorkerProcess(
   masterUrl: string,
-  options: { name?: string; threads?: number; token?: string; env?: Record<string, string> } = {},
+  options: {
+    name?: string;
+    threads?: number;
+    token?: string;
+    env?: Record<string, string>;
+    prefix?: string[];
+  } = {},
 ): Promise<WorkerProcess> {
   const name = options.name ?? `w-${randomBytes(3).toString("hex")}`;
   const args = ["worker", "--master", masterUrl, "--name", name, "--threads", String(options.threads ?? 1)];
   if (options.token) args.push("--token", options.token);
-  const cli = spawnCli(args, options.env);
+  const cli = spawnCli(args, options.env, ROOT, options.prefix);
   await waitFor(
     async () => {
       const workers = await getJson<Array<{ name: string; state: string }>>(

@@ -1,10 +1,18 @@
 import type { SaturationWarning } from "@volley/protocol";
 
+interface Span {
+  fromS: number;
+  lastS: number;
+  peakCpu: number;
+  peakCoresCpu: number;
+  peakDelay: number;
+}
+
 interface WorkerSaturation {
   workerName: string;
   peakCpu: number;
   peakEventLoopDelayMs: number;
-  open: { fromS: number; lastS: number; peakCpu: number; peakDelay: number } | null;
+  open: Span | null;
   spans: SaturationWarning[];
 }
 
@@ -20,7 +28,7 @@ export class SaturationTracker {
   record(
     workerId: string,
     workerName: string,
-    sample: { cpu: number; eventLoopDelayMs: number },
+    sample: { cpu: number; machineCpu: number; eventLoopDelayMs: number },
     saturated: boolean,
     now = Date.now(),
   ): void {
@@ -33,9 +41,11 @@ export class SaturationTracker {
     state.peakCpu = Math.max(state.peakCpu, sample.cpu);
     state.peakEventLoopDelayMs = Math.max(state.peakEventLoopDelayMs, sample.eventLoopDelayMs);
     if (saturated) {
-      if (!state.open) state.open = { fromS: second, lastS: second, peakCpu: 0, peakDelay: 0 };
+      if (!state.open)
+        state.open = { fromS: second, lastS: second, peakCpu: 0, peakCoresCpu: 0, peakDelay: 0 };
       state.open.lastS = second;
       state.open.peakCpu = Math.max(state.open.peakCpu, sample.cpu);
+      state.open.peakCoresCpu = Math.max(state.open.peakCoresCpu, sample.machineCpu);
       state.open.peakDelay = Math.max(state.open.peakDelay, sample.eventLoopDelayMs);
     } else if (state.open) {
       this.closeSpan(workerId, state);
@@ -62,13 +72,10 @@ export class SaturationTracker {
     state.open = null;
   }
 
-  private describe(
-    workerId: string,
-    workerName: string,
-    span: { fromS: number; lastS: number; peakCpu: number; peakDelay: number },
-  ): SaturationWarning {
+  private describe(workerId: string, workerName: string, span: Span): SaturationWarning {
     const reasons = [
       span.peakCpu > 0 ? `CPU up to ${Math.round(span.peakCpu)}%` : "",
+      span.peakCoresCpu > 90 ? `its cores busy up to ${Math.round(span.peakCoresCpu)}%` : "",
       span.peakDelay > 0 ? `event-loop delay up to ${Math.round(span.peakDelay)} ms` : "",
     ].filter(Boolean);
     return {

@@ -89,9 +89,12 @@ export class WorkerRegistry {
     return entry;
   }
 
-  isSaturated(sample: { cpu: number; eventLoopDelayMs: number }): boolean {
+  /** The generator may be the bottleneck: its process, its cores or its event loop is at the limit. */
+  isSaturated(sample: { cpu: number; machineCpu: number; eventLoopDelayMs: number }): boolean {
+    const cpuLimit = this.options.cpuLimit ?? 90;
     return (
-      sample.cpu > (this.options.cpuLimit ?? 90) ||
+      sample.cpu > cpuLimit ||
+      sample.machineCpu > cpuLimit ||
       sample.eventLoopDelayMs > (this.options.loopDelayLimitMs ?? 50)
     );
   }

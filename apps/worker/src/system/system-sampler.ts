@@ -1,10 +1,14 @@
+import { readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 
 export interface SystemSample {
   /** This process's CPU, percent of the cores it can use (its threads, at most the machine's). */
   cpu: number;
-  /** The whole machine's CPU, percent. */
+  /**
+   * How busy the cores this process may run on are, percent, whoever keeps them busy: another
+   * process on the same cores starves the generator as surely as its own load does.
+   */
   machineCpu: number;
   memoryMb: number;
   /** Worst event-loop delay of the worker's main thread since the last sample, ms. */
@@ -15,7 +19,8 @@ export interface SystemSample {
 export class SystemSampler {
   private lastCpu = process.cpuUsage();
   private lastTime = process.hrtime.bigint();
-  private lastMachine = machineTimes();
+  private readonly cores = allowedCores();
+  private lastMachine = machineTimes(this.cores);
   private readonly loopDelay = monitorEventLoopDelay({ resolution: 10 });
 
   constructor(private readonly usableCores: number) {
@@ -27,7 +32,7 @@ export class SystemSampler {
     const cpu = process.cpuUsage();
     const wallUs = Number(now - this.lastTime) / 1000;
     const usedUs = cpu.user - this.lastCpu.user + (cpu.system - this.lastCpu.system);
-    const machine = machineTimes();
+    const machine = machineTimes(this.cores);
     const busy = machine.busy - this.lastMachine.busy;
     const total = machine.total - this.lastMachine.total;
     const sample: SystemSample = {
@@ -48,10 +53,28 @@ export class SystemSampler {
   }
 }
 
-function machineTimes(): { busy: number; total: number } {
+/** The cores this process may run on (Linux affinity), or null for all of them. */
+export function allowedCores(): Set<number> | null {
+  try {
+    const status = readFileSync("/proc/self/status", "utf8");
+    const list = /^Cpus_allowed_list:\s*(.+)$/m.exec(status)?.[1];
+    if (!list) return null;
+    const cores = new Set<number>();
+    for (const part of list.split(",")) {
+      const [from, to] = part.split("-").map(Number);
+      for (let core = from; core <= (to ?? from); core++) cores.add(core);
+    }
+    return cores;
+  } catch {
+    return null;
+  }
+}
+
+function machineTimes(allowed: Set<number> | null): { busy: number; total: number } {
   let busy = 0;
   let total = 0;
-  for (const core of cpus()) {
+  for (const [index, core] of cpus().entries()) {
+    if (allowed && !allowed.has(index)) continue;
     const t = core.times;
     const all = t.user + t.nice + t.sys + t.idle + t.irq;
     total += all;

@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { SaturationTracker } from "./saturation-tracker.js";
+
+describe("SaturationTracker", () => {
+  it("keeps each saturated span with its peaks, and every worker's peaks", () => {
+    const start = 1_000_000;
+    const tracker = new SaturationTracker(start);
+    const at = (s: number) => start + s * 1000 + 10;
+    tracker.record("w1", "alpha", { cpu: 40, machineCpu: 50, eventLoopDelayMs: 5 }, false, at(0));
+    tracker.record("w1", "alpha", { cpu: 97, machineCpu: 99, eventLoopDelayMs: 80 }, true, at(1));
+    tracker.record("w1", "alpha", { cpu: 95, machineCpu: 98, eventLoopDelayMs: 20 }, true, at(2));
+    tracker.record("w1", "alpha", { cpu: 30, machineCpu: 40, eventLoopDelayMs: 5 }, false, at(3));
+    tracker.record("w2", "beta", { cpu: 99, machineCpu: 99, eventLoopDelayMs: 1 }, true, at(5));
+    const warnings = tracker.warnings();
+    expect(warnings.map((w) => [w.workerName, w.fromS, w.toS])).toEqual([
+      ["alpha", 1, 3],
+      ["beta", 5, 6],
+    ]);
+    expect(warnings[0].message).toContain("CPU up to 97%");
+    expect(warnings[0].message).toContain("event-loop delay up to 80 ms");
+    expect(tracker.peaks("w1")).toEqual({ peakCpu: 97, peakEventLoopDelayMs: 80 });
+    expect(tracker.peaks("nobody")).toEqual({ peakCpu: 0, peakEventLoopDelayMs: 0 });
+  });
+});
