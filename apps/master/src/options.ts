@@ -90,6 +90,11 @@ export function resolveMasterOptions(options: MasterOptions, env = process.env):
       `the master would listen on ${exposed.join(", ")}, beyond loopback, without a token: set --token or VOLLEY_TOKEN`,
     );
   }
+  if (resolved.workerListener && !resolved.token) {
+    throw new MasterConfigError(
+      "a separate worker listener always requires a token: set --token or VOLLEY_TOKEN",
+    );
+  }
   if (resolved.token !== undefined && resolved.token.length < 8) {
     throw new MasterConfigError("the token must be at least 8 characters");
   }
