@@ -9,6 +9,7 @@ import type { AddressInfo, Socket } from "node:net";
  *   POST /orders           200 with "authorization: Bearer t-...", else 401
  *   /status/<code>         that status
  *   /slow?ms=N             answers after N ms
+ *   /reset                 closes the connection without answering
  *   /echo                  the request's method, path, headers and body as JSON
  *   anything else          200 "ok"
  * While `stallUntil` is in the future, every response waits until then.
@@ -108,6 +109,9 @@ function route(req: IncomingMessage, res: ServerResponse, url: URL, body: string
     send(ok ? 200 : 401, ok ? '{"ok":true}' : '{"ok":false}', "application/json");
   } else if (path.startsWith("/status/")) {
     send(Number(path.slice(8)) || 500, "status");
+  } else if (path === "/reset") {
+    // Closes the connection without an answer, as a crashing server would.
+    req.socket.destroy();
   } else if (path === "/slow") {
     setTimeout(() => send(200, "slow"), Number(url.searchParams.get("ms") ?? 1000));
   } else if (path === "/echo") {

@@ -1,14 +1,10 @@
-import type { PrismaClient } from "../generated/sqlite/client.js";
+import type { DbClient } from "./db-client.js";
 import { RunAggregateRepository } from "./run-aggregates.js";
 import { RunSecondRepository } from "./run-seconds.js";
 import { RunWorkerRepository } from "./run-workers.js";
 import { RunRepository } from "./runs.js";
 
-/**
- * Both generated clients have the same model API; repositories are typed against the SQLite one
- * and get whichever the URL chose.
- */
-export type DbClient = PrismaClient;
+export type { DbClient } from "./db-client.js";
 
 export interface Repositories {
   runs: RunRepository;

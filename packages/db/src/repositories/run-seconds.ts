@@ -1,5 +1,5 @@
 import type { RunSecond } from "../generated/sqlite/client.js";
-import type { DbClient } from "./index.js";
+import type { DbClient } from "./db-client.js";
 
 export type RunSecondRow = RunSecond;
 

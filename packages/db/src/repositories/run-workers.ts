@@ -1,5 +1,5 @@
 import type { RunWorker } from "../generated/sqlite/client.js";
-import type { DbClient } from "./index.js";
+import type { DbClient } from "./db-client.js";
 
 export type RunWorkerRow = RunWorker;
 export type NewRunWorker = Pick<

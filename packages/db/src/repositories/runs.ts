@@ -1,5 +1,5 @@
 import type { Run } from "../generated/sqlite/client.js";
-import type { DbClient } from "./index.js";
+import type { DbClient } from "./db-client.js";
 
 export type RunRow = Run;
 export type NewRun = Pick<Run, "id" | "name" | "status" | "executor" | "scenario" | "plannedDurationMs">;

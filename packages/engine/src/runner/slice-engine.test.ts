@@ -56,7 +56,7 @@ describe("SliceEngine", () => {
     expect(aggregate.get("GET /hello")?.bytesIn).toBeGreaterThan(server.total() * 11);
   });
 
-  it("classifies connect errors, timeouts, unexpected statuses and failed expectations", async () => {
+  it("classifies connect errors, timeouts, resets, unexpected statuses and failed expectations", async () => {
     const closed = await startTargetServer();
     const closedUrl = closed.url;
     await closed.close();
@@ -78,6 +78,7 @@ describe("SliceEngine", () => {
         { name: "404", path: "/status/404" },
         { name: "body", path: "/hello", expect: { body: "goodbye" } },
         { name: "capture", path: "/hello", capture: { x: "json.x" } },
+        { name: "reset", path: "/reset" },
       ],
     });
     const kinds = (name: string) =>
@@ -90,6 +91,7 @@ describe("SliceEngine", () => {
     expect(kinds("404")).toEqual([["status", 4]]);
     expect(kinds("body")).toEqual([["expect", 4]]);
     expect(kinds("capture")).toEqual([["expect", 4]]);
+    expect(kinds("reset")).toEqual([["reset", 4]]);
     expect(aggregate.get("slow")?.latencySummary().min).toBeGreaterThanOrEqual(150);
   });
 
