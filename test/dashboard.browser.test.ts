@@ -138,6 +138,30 @@ describe("dashboard", () => {
     });
   });
 
+  it("fits a phone-width screen without sideways scrolling, in light and dark", async () => {
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, colorScheme: "dark" });
+    try {
+      const { runs } = await (await fetch(`${master.url}/api/runs?limit=1`)).json();
+      for (const [name, path] of [
+        ["phone-run", `/runs/${runs[0].id}`],
+        ["phone-new", "/new"],
+        ["phone-workers", "/workers"],
+        ["phone-history", "/runs"],
+      ]) {
+        await phone.goto(`${master.url}${path}`);
+        await phone.locator("main h1").waitFor();
+        await phone.waitForTimeout(300);
+        const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        expect(overflow, path).toBeLessThanOrEqual(1);
+        await screenshot(phone, name);
+      }
+      const background = await phone.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      expect(background).toBe("rgb(18, 21, 27)");
+    } finally {
+      await phone.close();
+    }
+  });
+
   it("shows when the live socket is lost and reconnects by itself", async () => {
     await page.goto(`${master.url}/workers`);
     await page.locator('tr[data-worker="browser-worker"]').waitFor();

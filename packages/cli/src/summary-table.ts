@@ -1,9 +1,9 @@
-import type { RunDetail, TotalsSummary } from "@volley/protocol";
+import { type RunDetail, requestLabel, type TotalsSummary } from "@volley/protocol";
 
 /** The final table of `volley run`: one row per request and a total, aligned for a terminal. */
 export function formatSummaryTable(run: RunDetail): string {
   const header = ["Request", "Requests", "Failures", "req/s", "min", "mean", "p50", "p95", "p99", "max"];
-  const rows = run.summary.requests.map((r) => cells(`${r.method} ${r.name}`, r));
+  const rows = run.summary.requests.map((r) => cells(requestLabel(r.method, r.name), r));
   rows.push(cells("Total", run.summary.total));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (values: string[]) =>

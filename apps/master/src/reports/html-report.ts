@@ -1,4 +1,4 @@
-import type { RunDetail, Timeseries, TotalsSummary } from "@volley/protocol";
+import { type RunDetail, requestLabel, type Timeseries, type TotalsSummary } from "@volley/protocol";
 import { escapeHtml, svgLineChart } from "./svg-chart.js";
 
 const STYLE = `
@@ -63,7 +63,7 @@ ${svgLineChart("Latency", "ms", [
 ${svgLineChart("Virtual users", "VUs", [{ label: "VUs", color: "#8e44ad", points: points.map((p) => [p.t, p.vus]) }])}
 <h2>Requests</h2>
 <table><thead><tr><th>Name</th><th>Requests</th><th>Failures</th><th>req/s</th><th>min</th><th>mean</th><th>p50</th><th>p75</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th><th>in</th><th>out</th></tr></thead><tbody>
-${run.summary.requests.map((r) => requestRow(`${r.method} ${r.name}`, r)).join("")}
+${run.summary.requests.map((r) => requestRow(requestLabel(r.method, r.name), r)).join("")}
 ${requestRow("Total", t)}
 </tbody></table>
 <h2>Status codes</h2>

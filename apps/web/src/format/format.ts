@@ -44,7 +44,7 @@ export function formatSeconds(seconds: number | null | undefined): string {
   const rest = s % 60;
   if (h) return `${h}h ${String(m).padStart(2, "0")}m`;
   if (m) return `${m}m ${String(rest).padStart(2, "0")}s`;
-  return `${rest}s`;
+  return seconds < 10 ? `${Math.max(0, seconds).toFixed(1)}s` : `${rest}s`;
 }
 
 export function formatDate(iso: string | null | undefined): string {

@@ -131,14 +131,15 @@ describe("SliceEngine", () => {
     expect(latency.p50).toBeLessThan(50);
   });
 
-  it("ramping-vus follows its stages", async () => {
+  it("ramping-vus follows its stages (VUs per second are the most active at once)", async () => {
     const { periods } = await runSlice({
       ...base(),
       load: {
         executor: "ramping-vus",
         stages: [
+          { duration: "2s", target: 10 },
           { duration: "1s", target: 10 },
-          { duration: "1s", target: 10 },
+          { duration: "1s", target: 0 },
           { duration: "1s", target: 0 },
         ],
       },
@@ -146,9 +147,11 @@ describe("SliceEngine", () => {
       thinkTime: "10ms",
     });
     const vus = periods.map((p) => p.vus);
-    expect(vus[0]).toBeGreaterThanOrEqual(9);
-    expect(vus[1]).toBe(10);
-    expect(vus[2]).toBeLessThanOrEqual(1);
+    expect(vus[0]).toBeGreaterThanOrEqual(4);
+    expect(vus[0]).toBeLessThanOrEqual(6);
+    expect(vus[1]).toBeGreaterThanOrEqual(9);
+    expect(vus[2]).toBe(10);
+    expect(vus[4]).toBeLessThanOrEqual(1);
   });
 
   it("closes idle sockets after keepAliveTimeout and every socket at the end", async () => {

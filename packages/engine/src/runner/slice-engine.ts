@@ -14,6 +14,7 @@ export interface SlicePeriod {
   final: boolean;
   requests: RequestStats[];
   dropped: number;
+  /** Most VUs active at once during the period (sampled every 100 ms). */
   vus: number;
   /** Worst event-loop delay of the thread during the period, ms (a busy thread delays requests). */
   loopDelayMs: number;
@@ -48,6 +49,8 @@ export class SliceEngine {
   private readonly done: Promise<void>;
   private resolveDone!: () => void;
   private ended = false;
+  private peakVus = 0;
+  private vuSampler: NodeJS.Timeout | null = null;
   private readonly loopDelay: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
 
   constructor(private readonly options: SliceEngineOptions) {
@@ -98,6 +101,9 @@ export class SliceEngine {
         this.startTimer = null;
         this.loopDelay.enable();
         this.executor.start();
+        this.vuSampler = setInterval(() => {
+          this.peakVus = Math.max(this.peakVus, this.activeVus());
+        }, 100);
         this.scheduleSecond();
       },
       Math.max(0, this.startAt - performance.now()),
@@ -136,10 +142,11 @@ export class SliceEngine {
       final,
       requests,
       dropped: this.dropped,
-      vus: this.activeVus(),
+      vus: Math.max(this.peakVus, this.activeVus()),
       loopDelayMs: this.loopDelay.count ? this.loopDelay.max / 1e6 : 0,
     };
     this.dropped = 0;
+    this.peakVus = this.activeVus();
     this.loopDelay.reset();
     this.options.onPeriod(period);
   }
@@ -148,6 +155,7 @@ export class SliceEngine {
     if (this.ended) return;
     this.ended = true;
     if (this.secondTimer) clearTimeout(this.secondTimer);
+    if (this.vuSampler) clearInterval(this.vuSampler);
     this.emit(true);
     this.loopDelay.disable();
     // close() lets nothing new start and closes every socket once in-flight requests are done;

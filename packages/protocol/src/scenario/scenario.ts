@@ -114,6 +114,11 @@ export type ScenarioInput = z.input<typeof scenarioSchema>;
 /** A validated scenario (durations in milliseconds, defaults filled in). */
 export type Scenario = z.output<typeof scenarioSchema>;
 
+/** How reports show a request: its name, after its method unless the name starts with it. */
+export function requestLabel(method: string, name: string): string {
+  return name.startsWith(`${method} `) ? name : `${method} ${name}`;
+}
+
 /** The name a request's statistics are grouped under. */
 export function requestName(request: { name?: string; method: string; path: string }): string {
   return request.name ?? `${request.method} ${request.path}`;

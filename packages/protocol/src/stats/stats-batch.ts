@@ -12,7 +12,7 @@ export const statsBatchSchema = z.strictObject({
   /** Second of the run the batch describes (0 = the first second after the scheduled start). */
   second: z.int().min(0),
   final: z.boolean(),
-  /** VUs active at the end of the second. */
+  /** Most VUs active at once during the second. */
   vus: z.int().min(0),
   /** Iterations that found no free VU (arrival-rate executors). */
   dropped: z.int().min(0),

@@ -1,4 +1,4 @@
-import type { RunSummary, TimeseriesPoint } from "@volley/protocol";
+import { type RunSummary, requestLabel, type TimeseriesPoint } from "@volley/protocol";
 import { formatBytes, formatCount, formatMs, formatRate } from "../../format/format.js";
 
 interface RequestTableProps {
@@ -10,7 +10,7 @@ interface RequestTableProps {
 /** Per-request figures: counts, rates and every percentile the report keeps. */
 export function RequestTable({ summary, now }: RequestTableProps) {
   const rows = [
-    ...summary.requests.map((r) => ({ key: r.name, label: `${r.method} ${r.name}`, totals: r })),
+    ...summary.requests.map((r) => ({ key: r.name, label: requestLabel(r.method, r.name), totals: r })),
     { key: "", label: "Total", totals: summary.total },
   ];
   return (

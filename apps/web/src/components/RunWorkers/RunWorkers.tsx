@@ -10,40 +10,42 @@ interface RunWorkersProps {
 /** The workers of a run: their part, their share of requests and how hard they worked. */
 export function RunWorkers({ workers, live }: RunWorkersProps) {
   return (
-    <table className="data-table compact" data-testid="run-workers">
-      <thead>
-        <tr>
-          <th>Worker</th>
-          <th className="left">Host</th>
-          <th>Threads</th>
-          <th>VUs</th>
-          <th>Requests</th>
-          <th>Share</th>
-          <th>Peak CPU</th>
-          <th>Status</th>
-        </tr>
-      </thead>
-      <tbody>
-        {workers.map((w) => {
-          const node = live?.find((l) => l.id === w.workerId);
-          return (
-            <tr key={w.workerId}>
-              <td>{w.name}</td>
-              <td className="left">{w.host}</td>
-              <td>{w.threads}</td>
-              <td>{node ? formatCount(node.vus) : formatCount(w.vus)}</td>
-              <td>{formatCount(w.requests)}</td>
-              <td>{formatPercent(w.share, 1)}</td>
-              <td className={w.peakCpu > 90 ? "bad" : undefined}>{Math.round(w.peakCpu)} %</td>
-              <td>
-                <span className={`badge state-${node?.state === "lost" ? "lost" : w.status}`}>
-                  {node?.state === "lost" ? "lost" : w.status}
-                </span>
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+    <div className="table-scroll">
+      <table className="data-table compact" data-testid="run-workers">
+        <thead>
+          <tr>
+            <th>Worker</th>
+            <th className="left">Host</th>
+            <th>Threads</th>
+            <th>VUs</th>
+            <th>Requests</th>
+            <th>Share</th>
+            <th>Peak CPU</th>
+            <th>Status</th>
+          </tr>
+        </thead>
+        <tbody>
+          {workers.map((w) => {
+            const node = live?.find((l) => l.id === w.workerId);
+            return (
+              <tr key={w.workerId}>
+                <td>{w.name}</td>
+                <td className="left">{w.host}</td>
+                <td>{w.threads}</td>
+                <td>{node ? formatCount(node.vus) : formatCount(w.vus)}</td>
+                <td>{formatCount(w.requests)}</td>
+                <td>{formatPercent(w.share, 1)}</td>
+                <td className={w.peakCpu > 90 ? "bad" : undefined}>{Math.round(w.peakCpu)} %</td>
+                <td>
+                  <span className={`badge state-${node?.state === "lost" ? "lost" : w.status}`}>
+                    {node?.state === "lost" ? "lost" : w.status}
+                  </span>
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -6,23 +6,25 @@ export function StatusCodes({ codes }: { codes: Record<string, number> }) {
   const total = entries.reduce((sum, [, count]) => sum + count, 0);
   if (!entries.length) return <p className="muted">No responses yet.</p>;
   return (
-    <table className="data-table compact" data-testid="status-codes">
-      <thead>
-        <tr>
-          <th>Status</th>
-          <th>Count</th>
-          <th>Share</th>
-        </tr>
-      </thead>
-      <tbody>
-        {entries.map(([code, count]) => (
-          <tr key={code}>
-            <td className={Number(code) >= 400 ? "bad" : undefined}>{code}</td>
-            <td>{formatCount(count)}</td>
-            <td>{formatPercent(count / total, 1)}</td>
+    <div className="table-scroll">
+      <table className="data-table compact" data-testid="status-codes">
+        <thead>
+          <tr>
+            <th>Status</th>
+            <th>Count</th>
+            <th>Share</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {entries.map(([code, count]) => (
+            <tr key={code}>
+              <td className={Number(code) >= 400 ? "bad" : undefined}>{code}</td>
+              <td>{formatCount(count)}</td>
+              <td>{formatPercent(count / total, 1)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
