@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Redis } from "ioredis";
+import { redisAnswers } from "@volley/master";
 import { waitFor } from "./processes.js";
 
 /** A private redis-server with append-only persistence, so a test can restart it mid-run. */
@@ -44,7 +44,7 @@ export class TestRedis {
       ],
       { stdio: "ignore" },
     );
-    await waitFor(() => ping(this.url), { what: "redis-server to answer", timeoutMs: 10_000 });
+    await waitFor(() => redisAnswers(this.url), { what: "redis-server to answer", timeoutMs: 10_000 });
   }
 
   /** SIGTERM (Redis writes its AOF), then wait for the exit. */
@@ -56,19 +56,6 @@ export class TestRedis {
       child.kill("SIGTERM");
     });
     this.child = null;
-  }
-}
-
-async function ping(url: string): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  client.on("error", () => {});
-  try {
-    await client.connect();
-    return (await client.ping()) === "PONG";
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
   }
 }
 

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { resolve } from "node:path";
-import { Redis } from "ioredis";
+import { redisAnswers } from "@volley/master";
 import { UsageError } from "./cli-error.js";
 
 export interface RedisHandle {
@@ -19,7 +19,7 @@ const HOW_TO_GET_REDIS =
 /** The Redis to use: REDIS_URL or 127.0.0.1:6379 when it answers, else a private redis-server under dataDir. */
 export async function ensureRedis(options: { url?: string; dataDir: string }): Promise<RedisHandle> {
   const url = options.url ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-  if (await answers(url)) return { url, private: false, stop: async () => {} };
+  if (await redisAnswers(url)) return { url, private: false, stop: async () => {} };
   if (options.url || process.env.REDIS_URL)
     throw new UsageError(`Redis at ${url} does not answer. ${HOW_TO_GET_REDIS}`);
   if (spawnSync("redis-server", ["--version"]).status !== 0) throw new UsageError(HOW_TO_GET_REDIS);
@@ -48,7 +48,7 @@ export async function ensureRedis(options: { url?: string; dataDir: string }): P
   );
   const privateUrl = `redis://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
-    if (await answers(privateUrl)) {
+    if (await redisAnswers(privateUrl)) {
       return {
         url: privateUrl,
         private: true,
@@ -65,24 +65,6 @@ export async function ensureRedis(options: { url?: string; dataDir: string }): P
   }
   child.kill("SIGKILL");
   throw new UsageError(`could not start a private redis-server under ${dir}. ${HOW_TO_GET_REDIS}`);
-}
-
-async function answers(url: string): Promise<boolean> {
-  const client = new Redis(url, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    connectTimeout: 1000,
-    retryStrategy: () => null,
-  });
-  client.on("error", () => {});
-  try {
-    await client.connect();
-    return (await client.ping()) === "PONG";
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
 }
 
 export function freePort(): Promise<number> {

@@ -1,4 +1,4 @@
-import { type RunDetail, requestLabel, type TotalsSummary } from "@volley/protocol";
+import { formatMs, type RunDetail, requestLabel, type TotalsSummary } from "@volley/protocol";
 
 /** The final table of `volley run`: one row per request and a total, aligned for a terminal. */
 export function formatSummaryTable(run: RunDetail): string {
@@ -20,12 +20,8 @@ function cells(name: string, t: TotalsSummary): string[] {
     String(t.requests),
     String(t.failures),
     t.rps.toFixed(1),
-    ...[l.min, l.mean, l.p50, l.p95, l.p99, l.max].map(ms),
+    ...[l.min, l.mean, l.p50, l.p95, l.p99, l.max].map((v) => formatMs(v)),
   ];
-}
-
-export function ms(value: number): string {
-  return value >= 1000 ? `${(value / 1000).toFixed(2)}s` : `${value.toFixed(value < 10 ? 2 : 1)}ms`;
 }
 
 export function formatThresholds(run: RunDetail): string {

@@ -1,4 +1,12 @@
-import { type RunDetail, requestLabel, type Timeseries, type TotalsSummary } from "@volley/protocol";
+import {
+  formatBytes,
+  formatMs,
+  formatNumber,
+  type RunDetail,
+  requestLabel,
+  type Timeseries,
+  type TotalsSummary,
+} from "@volley/protocol";
 import { escapeHtml, svgLineChart } from "./svg-chart.js";
 
 const STYLE = `
@@ -33,10 +41,10 @@ export function renderHtmlReport(run: RunDetail, series: Timeseries): string {
     ["Requests", fmt(t.requests)],
     ["Throughput", `${fmt(t.rps)} req/s`],
     ["Errors", `${errorRate.toFixed(2)} %`],
-    ["p50", ms(t.latencyMs.p50)],
-    ["p95", ms(t.latencyMs.p95)],
-    ["p99", ms(t.latencyMs.p99)],
-    ["Max", ms(t.latencyMs.max)],
+    ["p50", formatMs(t.latencyMs.p50)],
+    ["p95", formatMs(t.latencyMs.p95)],
+    ["p99", formatMs(t.latencyMs.p99)],
+    ["Max", formatMs(t.latencyMs.max)],
     ["Duration", `${run.summary.durationS.toFixed(1)} s`],
   ]
     .map(([label, value]) => `<div class="card"><span>${label}</span><b>${value}</b></div>`)
@@ -117,27 +125,10 @@ function requestRow(name: string, r: TotalsSummary): string {
     l.p999,
     l.max,
   ]
-    .map((v) => `<td>${ms(v)}</td>`)
-    .join("")}<td>${bytes(r.bytesIn)}</td><td>${bytes(r.bytesOut)}</td></tr>`;
+    .map((v) => `<td>${formatMs(v)}</td>`)
+    .join("")}<td>${formatBytes(r.bytesIn)}</td><td>${formatBytes(r.bytesOut)}</td></tr>`;
 }
 
 function fmt(value: number): string {
-  return Number.isInteger(value)
-    ? value.toLocaleString("en-US")
-    : value.toLocaleString("en-US", { maximumFractionDigits: 2 });
-}
-
-function ms(value: number): string {
-  return value >= 1000 ? `${(value / 1000).toFixed(2)} s` : `${value.toFixed(value < 10 ? 2 : 1)} ms`;
-}
-
-function bytes(value: number): string {
-  const units = ["B", "KB", "MB", "GB", "TB"];
-  let v = value;
-  let unit = 0;
-  while (v >= 1024 && unit < units.length - 1) {
-    v /= 1024;
-    unit++;
-  }
-  return `${v.toFixed(unit ? 1 : 0)} ${units[unit]}`;
+  return formatNumber(value);
 }

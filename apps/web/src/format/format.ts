@@ -1,4 +1,5 @@
 /** Number formats used everywhere, so a figure reads the same on every page. */
+export { formatBytes, formatMs } from "@volley/protocol";
 
 export function formatCount(value: number | null | undefined): string {
   if (value === null || value === undefined) return "–";
@@ -11,29 +12,9 @@ export function formatRate(value: number | null | undefined, unit = "req/s"): st
   return `${value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })} ${unit}`;
 }
 
-export function formatMs(value: number | null | undefined): string {
-  if (value === null || value === undefined) return "–";
-  if (value >= 1000) return `${(value / 1000).toFixed(2)} s`;
-  if (value >= 100) return `${value.toFixed(0)} ms`;
-  if (value >= 10) return `${value.toFixed(1)} ms`;
-  return `${value.toFixed(2)} ms`;
-}
-
 export function formatPercent(ratio: number | null | undefined, digits = 2): string {
   if (ratio === null || ratio === undefined) return "–";
   return `${(ratio * 100).toFixed(digits)} %`;
-}
-
-export function formatBytes(value: number | null | undefined): string {
-  if (value === null || value === undefined) return "–";
-  const units = ["B", "KB", "MB", "GB", "TB"];
-  let v = value;
-  let unit = 0;
-  while (v >= 1024 && unit < units.length - 1) {
-    v /= 1024;
-    unit++;
-  }
-  return `${v.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
 }
 
 export function formatSeconds(seconds: number | null | undefined): string {

@@ -1,4 +1,4 @@
-import { STATS_JOB, STATS_QUEUE, type StatsBatch, statsJobId } from "@volley/protocol";
+import { STATS_JOB, STATS_QUEUE, type StatsBatch, statsJobId, withTimeout } from "@volley/protocol";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
@@ -94,6 +94,7 @@ export class StatsPublisher {
             backoff: { type: "fixed", delay: 2000 },
           }),
           5000,
+          "no answer from Redis within 5000 ms",
         );
         if (this.buffer[0] === batch) this.buffer.shift();
         this.published++;
@@ -113,20 +114,4 @@ export class StatsPublisher {
     this.pumping = false;
     if (this.buffer.length === 0) for (const waiter of this.drainWaiters.splice(0)) waiter();
   }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ms} ms`)), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
 }

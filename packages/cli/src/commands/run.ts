@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { startMaster } from "@volley/master";
 import {
   formatFromFileName,
+  formatMs,
   parseScenario,
   type RunDetail,
   readScenarioText,
@@ -13,7 +14,7 @@ import { ApiClient } from "../api-client.js";
 import { intFlag, parseFlags } from "../args.js";
 import { EXIT, UsageError } from "../cli-error.js";
 import { ensureRedis } from "../redis-launcher.js";
-import { formatSummaryTable, formatThresholds, ms } from "../summary-table.js";
+import { formatSummaryTable, formatThresholds } from "../summary-table.js";
 
 export const RUN_HELP = `Usage: volley run SCENARIO.(json|yaml) [options]
 
@@ -182,7 +183,7 @@ function progressLine(run: RunDetail): string {
   const t = run.summary.total;
   const elapsed = run.startedAt ? Math.max(0, (Date.now() - Date.parse(run.startedAt)) / 1000) : 0;
   const errors = t.requests ? ((t.failures / t.requests) * 100).toFixed(2) : "0.00";
-  return `[${elapsed.toFixed(0).padStart(4)}s/${run.plannedDurationS.toFixed(0)}s] ${run.status.padEnd(8)} ${t.requests} requests  ${t.rps.toFixed(1)} req/s  errors ${errors}%  p95 ${ms(t.latencyMs.p95)}`;
+  return `[${elapsed.toFixed(0).padStart(4)}s/${run.plannedDurationS.toFixed(0)}s] ${run.status.padEnd(8)} ${t.requests} requests  ${t.rps.toFixed(1)} req/s  errors ${errors}%  p95 ${formatMs(t.latencyMs.p95)}`;
 }
 
 function printReport(run: RunDetail): void {

@@ -1,3 +1,4 @@
+import { withTimeout } from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
 
 /** GET /api/health: whether Redis and the database answer (503 when one does not). */
@@ -5,11 +6,11 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get("/health", async (_request, reply) => {
     const { redis, db, config } = app.services;
     const [redisUp, databaseUp] = await Promise.all([
-      withTimeout(redis.ping()).then(
+      withTimeout(redis.ping(), 2000).then(
         () => true,
         () => false,
       ),
-      withTimeout(db.ping()).then(
+      withTimeout(db.ping(), 2000).then(
         () => true,
         () => false,
       ),
@@ -22,21 +23,5 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
       databaseProvider: db.provider,
       version: config.version,
     });
-  });
-}
-
-function withTimeout<T>(promise: Promise<T>, ms = 2000): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("timeout")), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
   });
 }

@@ -1,0 +1,29 @@
+/** Number formats shared by the dashboard, the HTML report and the CLI, so a figure reads the same everywhere. */
+
+/** Milliseconds with the precision that matters at their size: 0.42 ms, 12.3 ms, 245 ms, 1.20 s. */
+export function formatMs(value: number | null | undefined): string {
+  if (value === null || value === undefined) return "–";
+  if (value >= 1000) return `${(value / 1000).toFixed(2)} s`;
+  if (value >= 100) return `${value.toFixed(0)} ms`;
+  if (value >= 10) return `${value.toFixed(1)} ms`;
+  return `${value.toFixed(2)} ms`;
+}
+
+/** Bytes in binary units: 512 B, 1.5 KB, 20.3 MB. */
+export function formatBytes(value: number | null | undefined): string {
+  if (value === null || value === undefined) return "–";
+  const units = ["B", "KB", "MB", "GB", "TB"];
+  let v = value;
+  let unit = 0;
+  while (v >= 1024 && unit < units.length - 1) {
+    v /= 1024;
+    unit++;
+  }
+  return `${v.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
+}
+
+/** A count or rate with thousands separators and at most `digits` decimals. */
+export function formatNumber(value: number | null | undefined, digits = 2): string {
+  if (value === null || value === undefined) return "–";
+  return value.toLocaleString("en-US", { maximumFractionDigits: digits });
+}
