@@ -6,21 +6,20 @@ import {
   plannedDurationMs,
   type RunDetail,
   requestName,
-  type SaturationWarning,
-  type Scenario,
   VolleyError,
   type WorkerHeartbeat,
 } from "@volley/protocol";
-import { evaluateThresholds } from "@volley/stats";
 import type { Logger } from "pino";
 import { newWorker } from "../pipeline/merge-state.js";
-import { isWorkerDone, RunAggregator, workerStatus } from "../pipeline/run-aggregator.js";
+import { isWorkerDone, RunAggregator } from "../pipeline/run-aggregator.js";
 import type { StatsPipeline } from "../pipeline/stats-pipeline.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
+import { type ActiveRun, newActiveRun } from "./active-run.js";
+import { runDetail } from "./run-details.js";
+import { finalizeRun } from "./run-finalizer.js";
 import { newRunId } from "./run-id.js";
 import { planRun } from "./run-plan.js";
-import { summaryFromRows, toDetail, toListItem, toWorkerInfo } from "./run-views.js";
-import { SaturationTracker } from "./saturation-tracker.js";
+import { toListItem } from "./run-views.js";
 
 export interface RunSchedulerOptions {
   db: Database;
@@ -34,20 +33,6 @@ export interface RunSchedulerOptions {
   absentGraceMs?: number;
   /** Extra time past the planned end before workers are told again to stop, then given up on. @defaultValue 30000 */
   overrunMs?: number;
-}
-
-interface ActiveRun {
-  id: string;
-  scenario: Scenario;
-  startAt: number;
-  deadline: number;
-  aggregator: RunAggregator;
-  saturation: SaturationTracker;
-  /** When each worker of the run was last seen connected and in this run. */
-  seen: Map<string, number>;
-  rejected: Map<string, string>;
-  stopReason: string | null;
-  finishing: boolean;
 }
 
 /**
@@ -125,7 +110,7 @@ export class RunScheduler {
         workers: plan.map((p) => newWorker(p.workerId, p.name)),
       });
       this.options.pipeline.register(aggregator);
-      this.active = this.newActive(id, scenario, startAt, aggregator);
+      this.active = newActiveRun(id, scenario, startAt, aggregator, this.options.overrunMs ?? 30_000);
       for (const p of plan) {
         this.options.registry.send(p.workerId, {
           type: "start-run",
@@ -178,7 +163,7 @@ export class RunScheduler {
       const aggregator = await this.options.pipeline.get(run.id);
       if (!aggregator || this.active) continue;
       const scenario = parseScenario(JSON.parse(run.scenario));
-      this.active = this.newActive(run.id, scenario, run.startAt, aggregator);
+      this.active = newActiveRun(run.id, scenario, run.startAt, aggregator, this.options.overrunMs ?? 30_000);
       this.active.stopReason = run.stopReason;
       const now = Date.now();
       for (const worker of aggregator.workerList()) this.active.seen.set(worker.workerId, now);
@@ -233,70 +218,13 @@ export class RunScheduler {
       active.finishing = true;
     }
     try {
-      await this.finalize(runId, active);
+      if (await finalizeRun(this.options, runId, active)) await this.publishStatus(runId);
     } catch (error) {
       this.options.log.error({ err: error, runId }, "could not finalize the run");
       if (active) active.finishing = false;
       return;
     }
     if (active) this.active = null;
-  }
-
-  private async finalize(runId: string, active: ActiveRun | null): Promise<void> {
-    const { db, pipeline } = this.options;
-    const aggregator = await pipeline.get(runId);
-    if (!aggregator) return;
-    await pipeline.flush(runId);
-    const run = await db.runs.get(runId);
-    if (!run) return;
-    const scenario = active?.scenario ?? parseScenario(JSON.parse(run.scenario));
-    const summary = aggregator.summary();
-    const thresholds = evaluateThresholds(scenario.thresholds, summary);
-    const passed = thresholds.length ? thresholds.every((t) => t.pass) : null;
-    const terminal = ["finished", "failed", "aborted"].includes(run.status);
-    const workers = aggregator.workerList();
-    let status = run.status;
-    let error = run.error;
-    if (!terminal) {
-      const rejected = active?.rejected ?? new Map<string, string>();
-      if (rejected.size === workers.length) {
-        status = "failed";
-        error = [...rejected.values()][0] ?? "every worker refused the run";
-      } else if (summary.total.requests === 0 && workers.every((w) => w.lost)) {
-        status = "failed";
-        error = "every worker of the run was lost";
-      } else {
-        status = run.stopReason ? "aborted" : "finished";
-      }
-    }
-    await db.transaction(async (tx) => {
-      await tx.runs.update(runId, {
-        status,
-        error,
-        finishedAt: run.finishedAt ?? new Date(),
-        thresholds: JSON.stringify(thresholds),
-        passed,
-        durationS: summary.durationS,
-        rps: summary.total.rps,
-        ...(active ? { warnings: JSON.stringify(active.saturation.warnings()) } : {}),
-      });
-      for (const { workerId, update } of aggregator.workerUpdates()) {
-        await tx.runWorkers.update(runId, workerId, {
-          ...update,
-          ...(active ? active.saturation.peaks(workerId) : {}),
-          ...(active?.rejected.has(workerId) ? { status: "failed" } : {}),
-        });
-      }
-    });
-    pipeline.forget(runId);
-    if (active) {
-      for (const worker of workers) {
-        const entry = this.options.registry.get(worker.workerId);
-        if (entry?.info.runId === runId) entry.info.runId = null;
-      }
-    }
-    this.options.log.info({ runId, status, requests: summary.total.requests, passed }, "run ended");
-    await this.publishStatus(runId);
   }
 
   /** Once a second: workers gone too long are lost; a run past its deadline is stopped, then given up. */
@@ -334,54 +262,15 @@ export class RunScheduler {
     }
   }
 
-  private newActive(id: string, scenario: Scenario, startAt: number, aggregator: RunAggregator): ActiveRun {
-    return {
-      id,
-      scenario,
-      startAt,
-      deadline:
-        startAt +
-        plannedDurationMs(scenario.load) +
-        scenario.load.gracefulStop +
-        (this.options.overrunMs ?? 30_000),
-      aggregator,
-      saturation: new SaturationTracker(startAt),
-      seen: new Map(aggregator.workerList().map((w) => [w.workerId, Date.now()])),
-      rejected: new Map(),
-      stopReason: null,
-      finishing: false,
-    };
-  }
-
   private sendStop(active: ActiveRun): void {
     for (const worker of active.aggregator.workerList()) {
       this.options.registry.send(worker.workerId, { type: "stop-run", runId: active.id });
     }
   }
 
-  async detail(runId: string): Promise<RunDetail | null> {
-    const { db } = this.options;
-    const run = await db.runs.get(runId);
-    if (!run) return null;
-    const active = this.active?.id === runId ? this.active : null;
-    const resolved = active
-      ? active.aggregator.summary()
-      : summaryFromRows(run, await db.aggregates.list(runId));
-    const rows = await db.runWorkers.list(runId);
-    // While the run is active, the aggregator knows each worker's figures better than the rows.
-    const live = new Map(active?.aggregator.workerList().map((w) => [w.workerId, w]) ?? []);
-    const total = resolved.total.requests;
-    const workers = rows.map((row) => {
-      const worker = live.get(row.workerId);
-      const current = worker
-        ? { ...row, requests: worker.requests, lostBatches: worker.lostBatches, status: workerStatus(worker) }
-        : row;
-      return toWorkerInfo(current, total, active?.saturation.peaks(row.workerId));
-    });
-    const warnings = active
-      ? active.saturation.warnings()
-      : (JSON.parse(run.warnings) as SaturationWarning[]);
-    return toDetail(run, resolved, workers, warnings);
+  /** A run's report: from the live aggregator while it runs, from the database after. */
+  detail(runId: string): Promise<RunDetail | null> {
+    return runDetail(this.options.db, runId, this.active?.id === runId ? this.active : null);
   }
 
   private async publishStatus(runId: string): Promise<void> {

@@ -1,0 +1,31 @@
+import type { Database } from "@volley/db";
+import type { RunDetail, SaturationWarning } from "@volley/protocol";
+import { workerStatus } from "../pipeline/run-aggregator.js";
+import type { ActiveRun } from "./active-run.js";
+import { summaryFromRows, toDetail, toWorkerInfo } from "./run-views.js";
+
+/** A run's report: from the live aggregator while it runs, from the database after. */
+export async function runDetail(
+  db: Database,
+  runId: string,
+  active: ActiveRun | null,
+): Promise<RunDetail | null> {
+  const run = await db.runs.get(runId);
+  if (!run) return null;
+  const resolved = active
+    ? active.aggregator.summary()
+    : summaryFromRows(run, await db.aggregates.list(runId));
+  const rows = await db.runWorkers.list(runId);
+  // While the run is active, the aggregator knows each worker's figures better than the rows.
+  const live = new Map(active?.aggregator.workerList().map((w) => [w.workerId, w]) ?? []);
+  const total = resolved.total.requests;
+  const workers = rows.map((row) => {
+    const worker = live.get(row.workerId);
+    const current = worker
+      ? { ...row, requests: worker.requests, lostBatches: worker.lostBatches, status: workerStatus(worker) }
+      : row;
+    return toWorkerInfo(current, total, active?.saturation.peaks(row.workerId));
+  });
+  const warnings = active ? active.saturation.warnings() : (JSON.parse(run.warnings) as SaturationWarning[]);
+  return toDetail(run, resolved, workers, warnings);
+}

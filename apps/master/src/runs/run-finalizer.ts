@@ -1,0 +1,80 @@
+import type { Database } from "@volley/db";
+import { parseScenario } from "@volley/protocol";
+import { evaluateThresholds } from "@volley/stats";
+import type { Logger } from "pino";
+import type { StatsPipeline } from "../pipeline/stats-pipeline.js";
+import type { WorkerRegistry } from "../workers/worker-registry.js";
+import type { ActiveRun } from "./active-run.js";
+
+export interface FinalizeDeps {
+  db: Database;
+  pipeline: StatsPipeline;
+  registry: WorkerRegistry;
+  log: Logger;
+}
+
+/**
+ * Ends a run once every batch is merged: thresholds on the merged histograms, the final status
+ * (finished, aborted when stopped, failed when no worker could run it), the workers' figures.
+ * Also runs again for a finished run that received late batches. Returns false for an unknown run.
+ */
+export async function finalizeRun(
+  deps: FinalizeDeps,
+  runId: string,
+  active: ActiveRun | null,
+): Promise<boolean> {
+  const { db, pipeline, registry, log } = deps;
+  const aggregator = await pipeline.get(runId);
+  if (!aggregator) return false;
+  await pipeline.flush(runId);
+  const run = await db.runs.get(runId);
+  if (!run) return false;
+  const scenario = active?.scenario ?? parseScenario(JSON.parse(run.scenario));
+  const summary = aggregator.summary();
+  const thresholds = evaluateThresholds(scenario.thresholds, summary);
+  const passed = thresholds.length ? thresholds.every((t) => t.pass) : null;
+  const terminal = ["finished", "failed", "aborted"].includes(run.status);
+  const workers = aggregator.workerList();
+  let status = run.status;
+  let error = run.error;
+  if (!terminal) {
+    const rejected = active?.rejected ?? new Map<string, string>();
+    if (rejected.size === workers.length) {
+      status = "failed";
+      error = [...rejected.values()][0] ?? "every worker refused the run";
+    } else if (summary.total.requests === 0 && workers.every((w) => w.lost)) {
+      status = "failed";
+      error = "every worker of the run was lost";
+    } else {
+      status = run.stopReason ? "aborted" : "finished";
+    }
+  }
+  await db.transaction(async (tx) => {
+    await tx.runs.update(runId, {
+      status,
+      error,
+      finishedAt: run.finishedAt ?? new Date(),
+      thresholds: JSON.stringify(thresholds),
+      passed,
+      durationS: summary.durationS,
+      rps: summary.total.rps,
+      ...(active ? { warnings: JSON.stringify(active.saturation.warnings()) } : {}),
+    });
+    for (const { workerId, update } of aggregator.workerUpdates()) {
+      await tx.runWorkers.update(runId, workerId, {
+        ...update,
+        ...(active ? active.saturation.peaks(workerId) : {}),
+        ...(active?.rejected.has(workerId) ? { status: "failed" } : {}),
+      });
+    }
+  });
+  pipeline.forget(runId);
+  if (active) {
+    for (const worker of workers) {
+      const entry = registry.get(worker.workerId);
+      if (entry?.info.runId === runId) entry.info.runId = null;
+    }
+  }
+  log.info({ runId, status, requests: summary.total.requests, passed }, "run ended");
+  return true;
+}
