@@ -24,7 +24,12 @@ export interface TargetServer {
   /** Sockets accepted and sockets still open. */
   connections: { accepted: number; open: number };
   /** The last requests' URL and headers (at most 10,000), for tests that check what was sent. */
-  log: Array<{ method: string; url: string; headers: Record<string, string | string[] | undefined> }>;
+  log: Array<{
+    method: string;
+    url: string;
+    headers: Record<string, string | string[] | undefined>;
+    at: number;
+  }>;
   stallUntil: number;
   reset(): void;
   close(): Promise<void>;
@@ -75,7 +80,7 @@ function handle(state: TargetServer, req: IncomingMessage, res: ServerResponse):
   const url = new URL(req.url ?? "/", "http://x");
   state.counts.set(url.pathname, (state.counts.get(url.pathname) ?? 0) + 1);
   if (state.log.length < 10_000)
-    state.log.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers });
+    state.log.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, at: Date.now() });
   const chunks: Buffer[] = [];
   req.on("data", (chunk: Buffer) => chunks.push(chunk));
   req.on("end", () => {

@@ -154,6 +154,41 @@ describe("SliceEngine", () => {
     expect(vus[4]).toBeLessThanOrEqual(1);
   });
 
+  it("constant-vus with rampUp starts VU i of N at rampUp * i / N", async () => {
+    const started = Date.now() + 20;
+    await runSlice({
+      ...base(),
+      load: { executor: "constant-vus", vus: 5, duration: "1500ms", rampUp: "1s" },
+      requests: [{ path: "/echo?vu={{vu}}" }],
+      thinkTime: "50ms",
+    });
+    const firstAt = new Map<number, number>();
+    for (const entry of server.log) {
+      const vu = Number(new URL(entry.url, "http://x").searchParams.get("vu"));
+      if (!firstAt.has(vu)) firstAt.set(vu, entry.at - started);
+    }
+    expect([...firstAt.keys()].sort()).toEqual([1, 2, 3, 4, 5]);
+    for (const [vu, at] of firstAt) {
+      expect(at, `VU ${vu}`).toBeGreaterThanOrEqual((vu - 1) * 200 - 30);
+      expect(at, `VU ${vu}`).toBeLessThan((vu - 1) * 200 + 120);
+    }
+  });
+
+  it("ramping-arrival-rate integrates its stages: 0 to 100/s over 2 s is 100 iterations", async () => {
+    const { aggregate } = await runSlice({
+      ...base(),
+      load: { executor: "ramping-arrival-rate", stages: [{ duration: "2s", target: 100 }], maxVus: 20 },
+      requests: [{ path: "/hello" }],
+    });
+    expect(Math.abs(aggregate.total().requests - 100)).toBeLessThanOrEqual(5);
+    expect(aggregate.dropped).toBe(0);
+    const times = server.log.map((e) => e.at).sort((a, b) => a - b);
+    const firstHalf = times.filter((t) => t < times[0] + 1000).length;
+    // A linear ramp puts a quarter of the iterations in the first half of the time.
+    expect(firstHalf).toBeGreaterThanOrEqual(18);
+    expect(firstHalf).toBeLessThanOrEqual(32);
+  });
+
   it("closes idle sockets after keepAliveTimeout and every socket at the end", async () => {
     const scenario = (keepAlive: string) => ({
       ...base(),
