@@ -83,7 +83,8 @@ export class WorkerRegistry {
       memoryMb: heartbeat.memoryMb,
       eventLoopDelayMs: heartbeat.eventLoopDelayMs,
       lastSeenAt: new Date(now).toISOString(),
-      saturated: this.isSaturated(heartbeat),
+      // Only a worker that is generating load can distort results (start-up spikes do not count).
+      saturated: heartbeat.state !== "ready" && this.isSaturated(heartbeat),
     });
     this.options.onChange();
     return entry;
