@@ -199,3 +199,29 @@ async function waitForNumber(testId: string): Promise<string> {
   }
   throw new Error(`${testId} stayed at zero`);
 }
+
+describe("dashboard behind a token", () => {
+  it("asks for the token when the master listens beyond loopback, then shows the pages", async () => {
+    const token = "browser-login-token-1";
+    const secured = await startTestMaster({ host: "0.0.0.0", token, webRoot: join(ROOT, "apps/web/dist") });
+    const page = await browser.newPage();
+    try {
+      const url = secured.url.replace("0.0.0.0", "127.0.0.1");
+      await page.goto(`${url}/workers`);
+      await page.getByText("This master requires its token.").waitFor();
+      await page.getByLabel("Token").fill("wrong-token");
+      await page.getByRole("button", { name: "Log in" }).click();
+      await page.getByText("wrong token").waitFor();
+      await screenshot(page, "login");
+      await page.getByLabel("Token").fill(token);
+      await page.getByRole("button", { name: "Log in" }).click();
+      await page.locator("main h1", { hasText: "Workers" }).waitFor();
+      expect((await page.context().cookies()).some((c) => c.name === "volley_token" && c.httpOnly)).toBe(
+        true,
+      );
+    } finally {
+      await page.close();
+      await secured.close();
+    }
+  });
+});
