@@ -122,7 +122,15 @@ describe("distributed runs", () => {
       const id = await startRun(master.url, scenario("6s", 4));
       await new Promise((r) => setTimeout(r, 2000));
       await redis.stopServer();
-      await new Promise((r) => setTimeout(r, 2500));
+      const health = await fetch(`${master.url}/api/health`);
+      expect(health.status).toBe(503);
+      expect(await health.json()).toMatchObject({
+        ok: false,
+        redis: "down",
+        database: "up",
+        code: "VOL_ERR_UNAVAILABLE",
+      });
+      await new Promise((r) => setTimeout(r, 2000));
       await redis.startServer();
       const run = await waitForRunEnd(master.url, id, 90_000);
       expect(run.status).toBe("finished");

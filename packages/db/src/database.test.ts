@@ -142,17 +142,6 @@ describe.each(["sqlite", "postgresql"] as const)("database on %s", (kind) => {
       ["a", "2"],
       ["b", "3"],
     ]);
-  });
-
-  it("upserts aggregates in scenario order", async () => {
-    await db.runs.create(newRun("ra"));
-    await db.aggregates.upsert({ runId: "ra", name: "b", method: "GET", stats: "{}", rank: 1 });
-    await db.aggregates.upsert({ runId: "ra", name: "a", method: "GET", stats: "{}", rank: 0 });
-    await db.aggregates.upsert({ runId: "ra", name: "b", method: "GET", stats: '{"x":1}', rank: 1 });
-    expect((await db.aggregates.list("ra")).map((a) => [a.name, a.stats])).toEqual([
-      ["a", "{}"],
-      ["b", '{"x":1}'],
-    ]);
     expect(await db.sizeBytes()).toBeGreaterThan(0);
   });
 });

@@ -7,7 +7,6 @@ const MAX_BUFFERED = 4 * 1024 * 1024;
 /** The dashboards on `/ws/live`: each message is serialized once and pushed to all of them. */
 export class LiveHub {
   private readonly clients = new Set<WebSocket>();
-  sent = 0;
 
   get size(): number {
     return this.clients.size;
@@ -27,7 +26,6 @@ export class LiveHub {
     for (const socket of this.clients) {
       if (socket.readyState === socket.OPEN && socket.bufferedAmount < MAX_BUFFERED) {
         socket.send(text);
-        this.sent++;
       }
     }
   }

@@ -13,15 +13,6 @@ export class RunAggregateRepository {
     await this.client.runAggregate.createMany({ data: rows });
   }
 
-  async upsert(row: RunAggregateRow): Promise<void> {
-    const { runId, name } = row;
-    await this.client.runAggregate.upsert({
-      where: { runId_name: { runId, name } },
-      create: row,
-      update: { stats: row.stats, method: row.method, rank: row.rank },
-    });
-  }
-
   list(runId: string): Promise<RunAggregateRow[]> {
     return this.client.runAggregate.findMany({ where: { runId }, orderBy: { rank: "asc" } });
   }

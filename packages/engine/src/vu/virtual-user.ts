@@ -45,10 +45,6 @@ export class VirtualUser implements Dispatcher.DispatchHandler {
     this.template = { vu: number, iter: 0, worker: ctx.worker, vars: {} };
   }
 
-  get vars(): Record<string, string> {
-    return this.template.vars;
-  }
-
   /**
    * Runs one iteration. `scheduledAt` (performance.now ms) is the iteration's planned start under
    * an arrival rate: the first request's latency counts from it, so a stalled server shows up.

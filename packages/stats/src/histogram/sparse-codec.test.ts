@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createMergeHistogram, createRecordingHistogram, HIGHEST_US } from "./latency-histogram.js";
-import {
-  addEncodedHistogram,
-  decodeHistogram,
-  encodeHistogram,
-  mergeEncodedHistograms,
-} from "./sparse-codec.js";
+import { addEncodedHistogram, decodeHistogram, encodeHistogram } from "./sparse-codec.js";
 
 function randomLatencies(n: number, seed: number): number[] {
   let state = seed;
@@ -58,7 +53,9 @@ describe("sparse histogram codec", () => {
       }
       return encodeHistogram(h);
     });
-    expect(encodeHistogram(decodeHistogram(mergeEncodedHistograms(encoded)))).toBe(encodeHistogram(whole));
+    const merged = createMergeHistogram();
+    for (const e of encoded) addEncodedHistogram(merged, e);
+    expect(encodeHistogram(merged)).toBe(encodeHistogram(whole));
   });
 
   it("keeps counts beyond 32 bits", () => {

@@ -80,15 +80,6 @@ export function decodeHistogram(encoded: string): LatencyHistogram {
   return histogram;
 }
 
-/** Merges several encoded histograms into one encoding. */
-export function mergeEncodedHistograms(encoded: string[]): string {
-  const nonEmpty = encoded.filter((e) => e !== "");
-  if (nonEmpty.length <= 1) return nonEmpty[0] ?? "";
-  const histogram = createMergeHistogram();
-  for (const e of nonEmpty) addEncodedHistogram(histogram, e);
-  return encodeHistogram(histogram);
-}
-
 // Counts can pass 2^32 in long runs, so varints use arithmetic rather than 32-bit shifts.
 function writeVarint(out: number[], value: number): void {
   let rest = value;

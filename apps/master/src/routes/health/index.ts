@@ -21,6 +21,7 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
       redis: redisUp ? "up" : "down",
       database: databaseUp ? "up" : "down",
       databaseProvider: db.provider,
+      ...(ok ? {} : { code: "VOL_ERR_UNAVAILABLE" }),
       version: config.version,
     });
   });
