@@ -20,7 +20,7 @@ const valid = {
   ],
   thinkTime: "0ms",
   timeout: "10s",
-  thresholds: { p95: "<200ms", errorRate: "<1%" },
+  thresholds: { p95: "<200ms", errorRate: "<1%" } as Record<string, string>,
 };
 
 function issuesOf(input: unknown): Array<{ path: string; message: string }> {
