@@ -104,9 +104,19 @@ describe("local workers", () => {
     expect((await sendJson("POST", `${master.url}/api/workers/local`, { count: 1, threads: 1 })).status).toBe(
       202,
     );
-    await waitFor(async () => (await localWorkers(master.url)).some((w) => w.state === "ready"), {
-      what: "a new local worker",
-      timeoutMs: 20_000,
+    const [again] = await waitFor(
+      async () => {
+        const ready = (await localWorkers(master.url)).filter((w) => w.state === "ready");
+        return ready.length ? ready : undefined;
+      },
+      { what: "a new local worker", timeoutMs: 20_000 },
+    );
+    // Even a master that dies without a word takes its local workers with it.
+    master.signal("SIGKILL");
+    await master.exited;
+    await waitFor(() => processesNamed(`--name ${again.name} `).length === 0, {
+      what: "the local worker to end with its master",
+      timeoutMs: 10_000,
     });
   });
 });

@@ -6,7 +6,7 @@ import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { buildApp } from "./app.js";
-import { isLoopback, type MasterOptions, resolveMasterOptions } from "./options.js";
+import { isLoopback, MasterConfigError, type MasterOptions, resolveMasterOptions } from "./options.js";
 import { BatchIntake } from "./pipeline/batch-intake.js";
 import { StatsConsumer } from "./pipeline/stats-consumer.js";
 import { StatsPipeline } from "./pipeline/stats-pipeline.js";
@@ -34,9 +34,14 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     },
     pino.destination({ dest: opts.logDestination ?? 1, sync: false }),
   );
-  const db = await openDatabase({ url: opts.databaseUrl });
+  const db = await openDatabase({ url: opts.databaseUrl }).catch((error: Error) => {
+    throw new MasterConfigError(`cannot open the database at ${redact(opts.databaseUrl)}: ${error.message}`);
+  });
   log.info({ database: db.provider, location: db.location }, "database ready");
-  const redis = await connectRedis(opts.redisUrl, log);
+  const redis = await connectRedis(opts.redisUrl, log).catch(async (error: Error) => {
+    await db.close();
+    throw error;
+  });
   const queue = new Queue(STATS_QUEUE, { connection: redis, prefix: opts.queuePrefix });
   const live = new LiveHub();
   let scheduler!: RunScheduler;
@@ -116,11 +121,44 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     live.publish({ type: "workers", workers: registry.list() });
   }, 500);
 
-  const apps: FastifyInstance[] = [await buildApp(services)];
-  await apps[0].listen({ host: opts.host, port: opts.port });
-  if (opts.workerListener) {
-    apps.push(await buildApp(services, true));
-    await apps[1].listen(opts.workerListener);
+  const apps: FastifyInstance[] = [];
+  const close = () => {
+    closing ??= (async () => {
+      clearInterval(workersTimer);
+      scheduler.stop();
+      registry.stop();
+      live.closeAll();
+      await Promise.all(apps.map((app) => app.close()));
+      await localWorkers.stopAll();
+      await consumer.close();
+      await pipeline.stop();
+      await queue.close();
+      await db.close();
+      redis.disconnect();
+      log.info("master stopped");
+      log.flush();
+    })();
+    return closing;
+  };
+  let closing: Promise<void> | null = null;
+  try {
+    for (const [listen, workersOnly] of [
+      [{ host: opts.host, port: opts.port }, false],
+      ...(opts.workerListener ? [[opts.workerListener, true] as const] : []),
+    ] as const) {
+      const app = await buildApp(services, workersOnly);
+      apps.push(app);
+      await app.listen(listen);
+    }
+  } catch (error) {
+    await close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE" || code === "EADDRNOTAVAIL" || code === "EACCES") {
+      throw new MasterConfigError(
+        `cannot listen: ${(error as Error).message} (choose another --host or --port)`,
+      );
+    }
+    throw error;
   }
   const url = `http://${urlHost(opts.host)}:${boundPort(apps[0])}`;
   // Workers use the worker listener when there is one; a wildcard address is advertised by name.
@@ -134,29 +172,7 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     "master listening",
   );
 
-  let closing: Promise<void> | null = null;
-  return {
-    url,
-    services,
-    close: () => {
-      closing ??= (async () => {
-        clearInterval(workersTimer);
-        scheduler.stop();
-        registry.stop();
-        live.closeAll();
-        await Promise.all(apps.map((app) => app.close()));
-        await localWorkers.stopAll();
-        await consumer.close();
-        await pipeline.stop();
-        await queue.close();
-        await db.close();
-        redis.disconnect();
-        log.info("master stopped");
-        log.flush();
-      })();
-      return closing;
-    },
-  };
+  return { url, services, close };
 }
 
 function boundPort(app: FastifyInstance): number {
@@ -180,7 +196,9 @@ async function connectRedis(url: string, log: pino.Logger): Promise<Redis> {
     await redis.ping();
   } catch (error) {
     redis.disconnect();
-    throw new Error(`Redis at ${redact(url)} does not answer (${(error as Error).message}); set REDIS_URL`);
+    throw new MasterConfigError(
+      `Redis at ${redact(url)} does not answer (${(error as Error).message}); set REDIS_URL`,
+    );
   }
   const policy = await redis.config("GET", "maxmemory-policy").catch(() => null);
   if (Array.isArray(policy) && policy[1] && policy[1] !== "noeviction") {

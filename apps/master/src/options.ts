@@ -51,6 +51,7 @@ export type ResolvedMasterOptions = Required<
 > &
   Pick<MasterOptions, "workerListener" | "token" | "workerCommand" | "logDestination">;
 
+/** The master cannot start as asked: a bad option, Redis or the database unreachable, the port taken. */
 export class MasterConfigError extends Error {}
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);

@@ -1,3 +1,5 @@
+import { MasterConfigError } from "@volley/master";
+import { WorkerConfigError } from "@volley/worker";
 import { EXIT, UsageError } from "./cli-error.js";
 import { MASTER_HELP, masterCommand } from "./commands/master.js";
 import { RUN_HELP, runCommand } from "./commands/run.js";
@@ -36,7 +38,12 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await command.run(rest);
   } catch (error) {
-    if (error instanceof UsageError) {
+    // Bad input or an environment the command cannot work in: the message says what to do.
+    if (
+      error instanceof UsageError ||
+      error instanceof MasterConfigError ||
+      error instanceof WorkerConfigError
+    ) {
       console.error(`volley ${name}: ${error.message}`);
       return EXIT.usage;
     }

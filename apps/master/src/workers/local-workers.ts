@@ -63,7 +63,9 @@ export class LocalWorkers {
         ],
         {
           env: { ...process.env, VOLLEY_TOKEN: this.options.token ?? "" },
-          stdio: ["ignore", "inherit", "inherit"],
+          // The IPC channel is the worker's lifeline: it closes when the master dies, however it
+          // dies, and the worker then stops (no orphans even after a SIGKILL).
+          stdio: ["ignore", "inherit", "inherit", "ipc"],
         },
       );
       const pid = child.pid ?? -1;

@@ -1,4 +1,4 @@
-import { MasterConfigError, startMaster } from "@volley/master";
+import { startMaster } from "@volley/master";
 import { intFlag, parseFlags } from "../args.js";
 import { UsageError } from "../cli-error.js";
 import { localWorkerCommand } from "../worker-command.js";
@@ -43,28 +43,23 @@ export async function masterCommand(argv: string[]): Promise<number> {
   if ((values["worker-host"] === undefined) !== (workerPort === undefined)) {
     throw new UsageError("--worker-host and --worker-port go together");
   }
-  try {
-    const master = await startMaster({
-      port: intFlag("port", values.port, 0, 65535),
-      host: values.host,
-      localWorkers: intFlag("local-workers", values["local-workers"], 0, 256),
-      localWorkerThreads: intFlag("threads", values.threads, 1, 256),
-      maxLocalWorkers: intFlag("max-local-workers", values["max-local-workers"], 0, 1024),
-      token: values.token,
-      workerListener: values["worker-host"]
-        ? { host: values["worker-host"], port: workerPort as number }
-        : undefined,
-      heartbeatTimeoutMs: (intFlag("heartbeat-timeout", values["heartbeat-timeout"], 1, 3600) ?? 5) * 1000,
-      workerCommand: localWorkerCommand(),
-    });
-    console.log(`Volley master on ${master.url}`);
-    await waitForSignal();
-    await master.close();
-    return 0;
-  } catch (error) {
-    if (error instanceof MasterConfigError) throw new UsageError(error.message);
-    throw error;
-  }
+  const master = await startMaster({
+    port: intFlag("port", values.port, 0, 65535),
+    host: values.host,
+    localWorkers: intFlag("local-workers", values["local-workers"], 0, 256),
+    localWorkerThreads: intFlag("threads", values.threads, 1, 256),
+    maxLocalWorkers: intFlag("max-local-workers", values["max-local-workers"], 0, 1024),
+    token: values.token,
+    workerListener: values["worker-host"]
+      ? { host: values["worker-host"], port: workerPort as number }
+      : undefined,
+    heartbeatTimeoutMs: (intFlag("heartbeat-timeout", values["heartbeat-timeout"], 1, 3600) ?? 5) * 1000,
+    workerCommand: localWorkerCommand(),
+  });
+  console.log(`Volley master on ${master.url}`);
+  await waitForSignal();
+  await master.close();
+  return 0;
 }
 
 /** Resolves on the first SIGINT or SIGTERM. */

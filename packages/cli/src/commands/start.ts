@@ -1,6 +1,5 @@
-import { MasterConfigError, startMaster } from "@volley/master";
+import { startMaster } from "@volley/master";
 import { intFlag, parseFlags } from "../args.js";
-import { UsageError } from "../cli-error.js";
 import { ensureRedis } from "../redis-launcher.js";
 import { localWorkerCommand } from "../worker-command.js";
 import { waitForSignal } from "./master.js";
@@ -38,9 +37,6 @@ export async function startCommand(argv: string[]): Promise<number> {
     console.log("Stopping...");
     await master.close();
     return 0;
-  } catch (error) {
-    if (error instanceof MasterConfigError) throw new UsageError(error.message);
-    throw error;
   } finally {
     await redis.stop();
   }

@@ -1,4 +1,4 @@
-import { startWorker, WorkerConfigError } from "@volley/worker";
+import { startWorker } from "@volley/worker";
 import { intFlag, parseFlags } from "../args.js";
 import { UsageError } from "../cli-error.js";
 import { waitForSignal } from "./master.js";
@@ -30,20 +30,18 @@ export async function workerCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (!values.master) throw new UsageError("--master URL is required");
-  let node: ReturnType<typeof startWorker>;
-  try {
-    node = startWorker({
-      masterUrl: values.master,
-      token: values.token,
-      threads: intFlag("threads", values.threads, 1, 1024),
-      name: values.name,
-      local: values.local,
-    });
-  } catch (error) {
-    if (error instanceof WorkerConfigError) throw new UsageError(error.message);
-    throw error;
-  }
+  const node = startWorker({
+    masterUrl: values.master,
+    token: values.token,
+    threads: intFlag("threads", values.threads, 1, 1024),
+    name: values.name,
+    local: values.local,
+  });
   const signal = waitForSignal().then(() => node.shutdown());
-  await Promise.race([signal, node.whenStopped()]);
+  // A local worker (started by a master with an IPC channel) ends with its master.
+  const orphaned = new Promise<void>((resolve) => {
+    if (process.send) process.once("disconnect", () => resolve(node.shutdown(5000)));
+  });
+  await Promise.race([signal, orphaned, node.whenStopped()]);
   return 0;
 }
