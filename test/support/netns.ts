@@ -71,8 +71,17 @@ export class TestNetwork {
     this.inNs(this.switchNs, "ip", "link", "set", this.host(name).peer, "down");
   }
 
+  /** Kills whatever still runs on the hosts, then removes them and the switch. */
   destroy(): void {
-    for (const { ns } of this.hosts.values()) tryIp("netns", "del", ns);
+    for (const { ns } of this.hosts.values()) {
+      try {
+        const pids = execFileSync("ip", ["netns", "pids", ns], { encoding: "utf8" })
+          .split("\n")
+          .filter(Boolean);
+        for (const pid of pids) process.kill(Number(pid), "SIGKILL");
+      } catch {}
+      tryIp("netns", "del", ns);
+    }
     tryIp("link", "del", this.rootLeg);
     tryIp("netns", "del", this.switchNs);
     this.hosts.clear();
