@@ -78,6 +78,14 @@ describe("dashboard", () => {
     await page.waitForTimeout(2500);
     const second = Number((await statValue("stat-requests")).replace(/,/g, ""));
     expect(second).toBeGreaterThan(first);
+    // The workers of the run show their requests live too.
+    const cells = await page
+      .getByTestId("run-workers")
+      .locator("tbody tr")
+      .first()
+      .locator("td")
+      .allTextContents();
+    expect(Number(cells[4].replace(/,/g, ""))).toBeGreaterThan(0);
     await page.locator("canvas").first().waitFor();
     await screenshot(page, "run-live");
     await page.getByRole("button", { name: "Stop" }).click();

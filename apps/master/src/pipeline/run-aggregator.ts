@@ -257,6 +257,11 @@ export class RunAggregator {
       requests,
       summary: this.summary(),
       elapsedS: second + 1,
+      workers: this.workerList().map((w) => ({
+        workerId: w.workerId,
+        requests: w.requests,
+        status: workerStatus(w),
+      })),
     };
   }
 

@@ -49,9 +49,30 @@ export function useRunData(id: string | null): RunData {
     return merged;
   }, [series.data, feed.requestPoints, feed.liveRunId, id]);
 
-  const run = detail.data && status ? { ...detail.data, status: status as RunDetail["status"] } : detail.data;
   const summary =
     live && feed.liveRunId === id && feed.summary ? feed.summary : (detail.data?.summary ?? null);
+  const run = useMemo(() => {
+    if (!detail.data) return null;
+    const current = { ...detail.data, status: (status ?? detail.data.status) as RunDetail["status"] };
+    if (!live || feed.liveRunId !== id || !feed.runWorkers.length) return current;
+    // While the run is live, each worker's requests and state come with every merged second.
+    const total = feed.runWorkers.reduce((sum, w) => sum + w.requests, 0);
+    const byId = new Map(feed.runWorkers.map((w) => [w.workerId, w]));
+    return {
+      ...current,
+      workers: current.workers.map((w) => {
+        const latest = byId.get(w.workerId);
+        return latest
+          ? {
+              ...w,
+              requests: latest.requests,
+              status: latest.status,
+              share: total ? latest.requests / total : 0,
+            }
+          : w;
+      }),
+    };
+  }, [detail.data, status, live, feed.liveRunId, feed.runWorkers, id]);
   return {
     run,
     summary,

@@ -1,5 +1,6 @@
 import type {
   LiveMessage,
+  LiveSecond,
   RunDetail,
   RunListItem,
   RunSummary,
@@ -20,6 +21,8 @@ export interface LiveFeed {
   points: TimeseriesPoint[];
   requestPoints: Record<string, TimeseriesPoint[]>;
   summary: RunSummary | null;
+  /** The live run's workers: requests so far and state. */
+  runWorkers: LiveSecond["workers"];
   /** The last status change of any run (for pages following a run that just ended). */
   lastStatus: RunListItem | null;
 }
@@ -32,6 +35,7 @@ const EMPTY: LiveFeed = {
   points: [],
   requestPoints: {},
   summary: null,
+  runWorkers: [],
   lastStatus: null,
 };
 
@@ -103,6 +107,7 @@ function apply(feed: LiveFeed, message: LiveMessage): LiveFeed {
         points: fresh ? [message.point] : [...feed.points, message.point],
         requestPoints,
         summary: message.summary,
+        runWorkers: message.workers,
       };
     }
   }

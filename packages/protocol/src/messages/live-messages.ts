@@ -11,6 +11,8 @@ export interface LiveSecond {
   /** Everything merged so far. */
   summary: RunSummary;
   elapsedS: number;
+  /** Each worker's requests so far and its part's state. */
+  workers: Array<{ workerId: string; requests: number; status: "running" | "finished" | "lost" }>;
 }
 
 export interface LiveState {
