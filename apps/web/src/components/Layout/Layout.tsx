@@ -1,18 +1,14 @@
 import { type ReactNode, useEffect, useState } from "react";
 import { NavLink } from "react-router-dom";
 import { useLive } from "../../live/live-context.js";
+import { applyTheme, storedTheme, type Theme } from "../../theme.js";
 import { ConnectionBanner } from "../ConnectionBanner/ConnectionBanner.js";
-
-type Theme = "auto" | "light" | "dark";
 
 /** The frame of every page: navigation, theme switch, the live connection banner. */
 export function Layout({ children }: { children: ReactNode }) {
   const live = useLive();
-  const [theme, setTheme] = useState<Theme>(() => (localStorage.getItem("volley-theme") as Theme) ?? "auto");
-  useEffect(() => {
-    document.documentElement.dataset.theme = theme;
-    localStorage.setItem("volley-theme", theme);
-  }, [theme]);
+  const [theme, setTheme] = useState<Theme>(storedTheme);
+  useEffect(() => applyTheme(theme), [theme]);
   const activeRun = live.run && ["queued", "running", "stopping"].includes(live.run.status) ? live.run : null;
   const ready = live.workers.filter((w) => w.state !== "lost").length;
   return (
