@@ -10,6 +10,8 @@ export interface HttpPoolOptions {
   keepAliveTimeoutMs: number;
   /** @defaultValue 10000 */
   connectTimeoutMs: number;
+  /** Accept any TLS certificate. @defaultValue false */
+  insecureTls?: boolean;
 }
 
 export class InvalidOptionError extends Error {
@@ -37,6 +39,6 @@ export function createHttpPool(options: HttpPoolOptions): Pool {
     // A server's Keep-Alive hint may shorten, never lengthen, the idle time we chose.
     keepAliveMaxTimeout: options.keepAliveTimeoutMs,
     keepAliveTimeoutThreshold: Math.min(1000, options.keepAliveTimeoutMs / 2),
-    connect: { timeout: options.connectTimeoutMs },
+    connect: { timeout: options.connectTimeoutMs, rejectUnauthorized: !options.insecureTls },
   });
 }

@@ -1,3 +1,9 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { createServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startTargetServer, type TargetServer } from "../../../../test/support/target-server.js";
 import { runSlice } from "../test-support/run-slice.js";
@@ -243,5 +249,53 @@ describe("SliceEngine", () => {
     expect(server.log.every((e) => e.headers["x-worker"] === "test-worker")).toBe(true);
     expect(new Set(server.log.map((e) => e.headers["x-id"])).size).toBe(12);
     expect(server.log[0].headers["content-type"]).toBe("application/json");
+  });
+
+  it("speaks TLS: refuses a self-signed certificate unless insecureTls is set", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "volley-tls-"));
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-keyout",
+        join(dir, "key.pem"),
+        "-out",
+        join(dir, "cert.pem"),
+      ],
+      { stdio: "ignore" },
+    );
+    const tls = createServer(
+      { key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) },
+      (_req, res) => {
+        res.end("secure");
+      },
+    );
+    await new Promise<void>((resolve) => tls.listen(0, "127.0.0.1", resolve));
+    const url = `https://127.0.0.1:${(tls.address() as AddressInfo).port}`;
+    try {
+      const scenario = (insecureTls: boolean) => ({
+        name: "tls",
+        target: url,
+        load: { executor: "per-vu-iterations", vus: 2, iterations: 3 },
+        requests: [{ name: "tls", path: "/" }],
+        http: { insecureTls },
+      });
+      const strict = await runSlice(scenario(false));
+      expect(strict.aggregate.get("tls")?.errors.list()).toEqual([
+        expect.objectContaining({ kind: "connect", count: 6 }),
+      ]);
+      const relaxed = await runSlice(scenario(true));
+      expect(relaxed.aggregate.get("tls")).toMatchObject({ requests: 6, failures: 0 });
+    } finally {
+      tls.close();
+    }
   });
 });

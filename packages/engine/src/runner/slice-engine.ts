@@ -72,6 +72,7 @@ export class SliceEngine {
       connections: Math.min(vus, scenario.http.maxConnections ?? vus),
       keepAliveTimeoutMs: scenario.http.keepAliveTimeout,
       connectTimeoutMs: scenario.http.connectTimeout,
+      insecureTls: scenario.http.insecureTls,
     });
     this.startAt = options.startAtEpochMs - performance.timeOrigin;
     this.done = new Promise((resolve) => {

@@ -67,8 +67,10 @@ export const scenarioSchema = z
         connectTimeout: durationSchema.default(10_000),
         /** Most connections per thread; by default one per VU of the thread. */
         maxConnections: z.int().min(1).max(1_000_000).optional(),
+        /** Accept any TLS certificate (self-signed test servers). @defaultValue false */
+        insecureTls: z.boolean().default(false),
       })
-      .default({ keepAliveTimeout: 4000, connectTimeout: 10_000 }),
+      .default({ keepAliveTimeout: 4000, connectTimeout: 10_000, insecureTls: false }),
   })
   .superRefine((scenario, ctx) => {
     const captured = new Set(scenario.requests.flatMap((r) => Object.keys(r.capture ?? {})));
