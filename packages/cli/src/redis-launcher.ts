@@ -16,9 +16,18 @@ const HOW_TO_GET_REDIS =
   "No Redis answers. Install it (Debian/Ubuntu: `apt-get install redis-server`), or run one with Docker: " +
   "`docker run -d -p 6379:6379 redis:7 --maxmemory-policy noeviction`, or set REDIS_URL.";
 
+export interface EnsureRedisOptions {
+  /** A Redis the user named: it must answer. @defaultValue REDIS_URL */
+  url?: string;
+  /** Where a private server keeps its files (under `redis/`). */
+  dataDir: string;
+  /** The Redis tried when none is named. @defaultValue "redis://127.0.0.1:6379" */
+  defaultUrl?: string;
+}
+
 /** The Redis to use: REDIS_URL or 127.0.0.1:6379 when it answers, else a private redis-server under dataDir. */
-export async function ensureRedis(options: { url?: string; dataDir: string }): Promise<RedisHandle> {
-  const url = options.url ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+export async function ensureRedis(options: EnsureRedisOptions): Promise<RedisHandle> {
+  const url = options.url ?? process.env.REDIS_URL ?? options.defaultUrl ?? "redis://127.0.0.1:6379";
   if (await redisAnswers(url)) return { url, private: false, stop: async () => {} };
   if (options.url || process.env.REDIS_URL)
     throw new UsageError(`Redis at ${url} does not answer. ${HOW_TO_GET_REDIS}`);
