@@ -1,4 +1,10 @@
-import { type MasterToWorker, type StartRun, VOLLEY_VERSION, type Welcome } from "@volley/protocol";
+import {
+  type MasterToWorker,
+  type StartRun,
+  VOLLEY_VERSION,
+  type Welcome,
+  withTimeout,
+} from "@volley/protocol";
 import type { Logger } from "pino";
 import { ClockSync } from "./connection/clock-sync.js";
 import { MasterConnection } from "./connection/master-connection.js";
@@ -25,6 +31,7 @@ export class WorkerNode {
   private clockTimer: NodeJS.Timeout | null = null;
   private probeId = 0;
   private retired = false;
+  private stopping: Promise<void> | null = null;
   private readonly exited: Promise<void>;
   private resolveExited!: () => void;
 
@@ -59,13 +66,18 @@ export class WorkerNode {
     return this.exited;
   }
 
-  /** Graceful shutdown: stop the run, send its last batches, disconnect. */
-  async shutdown(timeoutMs = 30_000): Promise<void> {
+  /** Graceful shutdown: stop the run, send its last batches, disconnect. Safe to call twice. */
+  shutdown(timeoutMs = 30_000): Promise<void> {
+    this.stopping ??= this.stopGracefully(timeoutMs);
+    return this.stopping;
+  }
+
+  private async stopGracefully(timeoutMs: number): Promise<void> {
     this.retired = true;
     const run = this.run;
     if (run) {
       run.stop();
-      await Promise.race([run.done(), new Promise((resolve) => setTimeout(resolve, timeoutMs))]);
+      await withTimeout(run.done(), timeoutMs).catch(() => this.log.error("the run did not stop in time"));
     }
     if (this.publisher) {
       const drained = await this.publisher.drain(timeoutMs);
