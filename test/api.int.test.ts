@@ -227,6 +227,40 @@ describe("HTTP API", () => {
   });
 });
 
+describe("live feed", () => {
+  it("pushes each merged second within about a second of its end", async () => {
+    const socket = new WebSocket(`${master.url.replace("http", "ws")}/ws/live`);
+    const seconds: Array<{ t: number; at: number; rps: number; runId: string }> = [];
+    let first: Record<string, unknown> | null = null;
+    socket.on("message", (data) => {
+      const message = JSON.parse(data.toString());
+      if (!first) first = message;
+      if (message.type === "run-second")
+        seconds.push({ t: message.point.t, at: Date.now(), rps: message.point.rps, runId: message.runId });
+    });
+    await waitFor(() => first, { what: "the first live message" });
+    expect(first).toMatchObject({ type: "state" });
+    const created = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: {
+        ...quick("live"),
+        load: { executor: "constant-vus", vus: 2, duration: "3s" },
+        thinkTime: "10ms",
+      },
+    });
+    const id = created.body.id as string;
+    const run = await waitForRunEnd(master.url, id);
+    socket.close();
+    const startAt = Date.parse(run.startedAt ?? "");
+    const mine = seconds.filter((s) => s.runId === id);
+    expect(mine.map((s) => s.t)).toEqual(mine.map((_, i) => i));
+    for (const second of mine.slice(0, -1)) {
+      const delay = second.at - (startAt + (second.t + 1) * 1000);
+      expect(delay, `second ${second.t}`).toBeLessThan(1200);
+    }
+    expect(mine.reduce((sum, s) => sum + s.rps, 0)).toBe(run.summary.total.requests);
+  });
+});
+
 describe("worker socket", () => {
   const connect = () =>
     new Promise<{ socket: WebSocket; messages: Array<Record<string, unknown>> }>((resolve, reject) => {

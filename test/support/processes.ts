@@ -130,9 +130,9 @@ export async function startWorkerProcess(
   return { ...cli, name };
 }
 
-/** Polls until `check` returns something other than undefined/false; throws after the timeout. */
+/** Polls until `check` returns something other than undefined, null or false; throws after the timeout. */
 export async function waitFor<T>(
-  check: () => T | undefined | false | Promise<T | undefined | false>,
+  check: () => T | undefined | null | false | Promise<T | undefined | null | false>,
   options: { what: string; timeoutMs?: number; intervalMs?: number; failIf?: () => boolean },
 ): Promise<T> {
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
@@ -140,7 +140,7 @@ export async function waitFor<T>(
   while (Date.now() < deadline) {
     try {
       const value = await check();
-      if (value !== undefined && value !== false) return value as T;
+      if (value !== undefined && value !== null && value !== false) return value as T;
     } catch (error) {
       lastError = error;
     }
