@@ -27,7 +27,14 @@ export async function buildApp(services: Services, workersOnly = false): Promise
   });
   await app.register(servicesPlugin, services);
   await app.register(errorHandlerPlugin);
-  await app.register(fastifyWebsocket, { options: { maxPayload: MAX_WORKER_MESSAGE_BYTES } });
+  await app.register(fastifyWebsocket, {
+    options: { maxPayload: MAX_WORKER_MESSAGE_BYTES },
+    // A client that breaks the protocol (an oversized frame, say) is its own problem, not the master's.
+    errorHandler: (error, socket, request) => {
+      request.log.warn({ err: error.message, ip: request.ip }, "websocket closed on a client error");
+      socket.terminate();
+    },
+  });
   if (workersOnly) {
     await app.register(workerSocketRoutes);
     app.get("/api/health", async () => ({ ok: true }));
