@@ -9,11 +9,22 @@ export function storedTheme(): Theme {
   return value === "light" || value === "dark" ? value : "auto";
 }
 
+const listeners = new Set<() => void>();
+
+/** Calls `listener` whenever the page's colours change (for canvases, which cannot use CSS variables). */
+export function onThemeChange(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
 /** Applies a theme to the page (and remembers it); "auto" follows system changes as they happen. */
 export function applyTheme(theme: Theme): void {
   localStorage.setItem(KEY, theme);
   const resolve = () => {
-    document.documentElement.dataset.theme = theme === "auto" ? (media.matches ? "dark" : "light") : theme;
+    const resolved = theme === "auto" ? (media.matches ? "dark" : "light") : theme;
+    if (document.documentElement.dataset.theme === resolved) return;
+    document.documentElement.dataset.theme = resolved;
+    for (const listener of listeners) listener();
   };
   media.onchange = theme === "auto" ? resolve : null;
   resolve();

@@ -1,5 +1,6 @@
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import uPlot from "uplot";
+import { onThemeChange } from "../../theme.js";
 import "uplot/dist/uPlot.min.css";
 
 export interface ChartSeries {
@@ -24,6 +25,8 @@ export function Chart({ title, unit, x, series, height = 220 }: ChartProps) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const shape = series.map((s) => `${s.label}|${s.color}|${s.dashed ? 1 : 0}`).join(",");
+  const [themeVersion, setThemeVersion] = useState(0);
+  useEffect(() => onThemeChange(() => setThemeVersion((v) => v + 1)), []);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: rebuilt only when the set of series changes
   useEffect(() => {
@@ -68,7 +71,7 @@ export function Chart({ title, unit, x, series, height = 220 }: ChartProps) {
       plot.current?.destroy();
       plot.current = null;
     };
-  }, [shape, height]);
+  }, [shape, height, themeVersion]);
 
   useEffect(() => {
     plot.current?.setData([x, ...series.map((s) => s.values)] as uPlot.AlignedData);

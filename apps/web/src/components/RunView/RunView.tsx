@@ -81,6 +81,15 @@ export function RunView({ run, summary, points, requestPoints, live, workers, co
           hint={live ? undefined : "peak"}
         />
         <StatCard testId="stat-p95" label="p95" value={formatMs(t.latencyMs.p95)} />
+        {t.dropped > 0 && (
+          <StatCard
+            testId="stat-dropped"
+            label="Dropped iterations"
+            value={t.dropped.toLocaleString("en-US")}
+            hint="no free VU at their start"
+            tone="bad"
+          />
+        )}
         <StatCard
           testId="stat-elapsed"
           label={live ? "Elapsed / left" : "Duration"}
