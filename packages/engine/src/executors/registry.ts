@@ -6,17 +6,20 @@ import { PerVuIterationsExecutor } from "./per-vu-iterations.js";
 import { RampingArrivalRateExecutor } from "./ramping-arrival-rate.js";
 import { RampingVusExecutor } from "./ramping-vus.js";
 
-type Factory = (config: LoadConfig, ctx: ExecutorContext) => BaseExecutor;
+type ConfigOf<T extends ExecutorType> = Extract<LoadConfig, { executor: T }>;
+type Factory<C extends LoadConfig> = (config: C, ctx: ExecutorContext) => BaseExecutor;
 
 /** Executor type → constructor; one file per executor beside this one. */
-const EXECUTOR_FACTORIES: Record<ExecutorType, Factory> = {
-  "constant-vus": (config, ctx) => new ConstantVusExecutor(config as never, ctx),
-  "ramping-vus": (config, ctx) => new RampingVusExecutor(config as never, ctx),
-  "per-vu-iterations": (config, ctx) => new PerVuIterationsExecutor(config as never, ctx),
-  "constant-arrival-rate": (config, ctx) => new ConstantArrivalRateExecutor(config as never, ctx),
-  "ramping-arrival-rate": (config, ctx) => new RampingArrivalRateExecutor(config as never, ctx),
+const EXECUTOR_FACTORIES: { [T in ExecutorType]: Factory<ConfigOf<T>> } = {
+  "constant-vus": (config, ctx) => new ConstantVusExecutor(config, ctx),
+  "ramping-vus": (config, ctx) => new RampingVusExecutor(config, ctx),
+  "per-vu-iterations": (config, ctx) => new PerVuIterationsExecutor(config, ctx),
+  "constant-arrival-rate": (config, ctx) => new ConstantArrivalRateExecutor(config, ctx),
+  "ramping-arrival-rate": (config, ctx) => new RampingArrivalRateExecutor(config, ctx),
 };
 
 export function createExecutor(config: LoadConfig, ctx: ExecutorContext): BaseExecutor {
-  return EXECUTOR_FACTORIES[config.executor](config, ctx);
+  // TypeScript cannot tie the looked-up factory to the config's own type; the map above does.
+  const factory = EXECUTOR_FACTORIES[config.executor] as Factory<LoadConfig>;
+  return factory(config, ctx);
 }
