@@ -1,4 +1,4 @@
-import { ERROR_CODES, ValidationError, VolleyError } from "@volley/protocol";
+import { ValidationError, VolleyError } from "@volley/protocol";
 import type { FastifyError, FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 
@@ -37,5 +37,3 @@ export const errorHandlerPlugin = fp(
   },
   { name: "volley-error-handler", dependencies: ["volley-services"] },
 );
-
-export { ERROR_CODES };
