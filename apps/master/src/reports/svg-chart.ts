@@ -26,7 +26,7 @@ export function svgLineChart(title: string, unit: string, series: ChartSeries[])
   const xTicks = [0, 0.25, 0.5, 0.75, 1]
     .map(
       (f) =>
-        `<text x="${x(maxX * f)}" y="${HEIGHT - 8}" text-anchor="middle">${Math.round(maxX * f)}s</text>`,
+        `<text x="${x(maxX * f)}" y="${HEIGHT - 8}" text-anchor="middle">${formatTick(maxX * f)}s</text>`,
     )
     .join("");
   const lines = series
@@ -53,7 +53,8 @@ function niceMax(value: number): number {
 
 function formatTick(value: number): string {
   if (value >= 1000) return `${(value / 1000).toFixed(value >= 10_000 ? 0 : 1)}k`;
-  return Number.isInteger(value) ? String(value) : value.toFixed(1);
+  if (Number.isInteger(value)) return String(value);
+  return value >= 10 ? value.toFixed(0) : String(Math.round(value * 100) / 100);
 }
 
 export function escapeHtml(text: string): string {

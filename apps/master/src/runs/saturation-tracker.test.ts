@@ -11,10 +11,14 @@ describe("SaturationTracker", () => {
     tracker.record("w1", "alpha", { cpu: 95, machineCpu: 98, eventLoopDelayMs: 20 }, true, at(2));
     tracker.record("w1", "alpha", { cpu: 30, machineCpu: 40, eventLoopDelayMs: 5 }, false, at(3));
     tracker.record("w2", "beta", { cpu: 99, machineCpu: 99, eventLoopDelayMs: 1 }, true, at(5));
+    tracker.record("w2", "beta", { cpu: 99, machineCpu: 99, eventLoopDelayMs: 1 }, true, at(6));
+    // A single slow second (start-up, a GC pause) is not reported.
+    tracker.record("w3", "gamma", { cpu: 20, machineCpu: 30, eventLoopDelayMs: 70 }, true, at(1));
+    tracker.record("w3", "gamma", { cpu: 20, machineCpu: 30, eventLoopDelayMs: 5 }, false, at(2));
     const warnings = tracker.warnings();
     expect(warnings.map((w) => [w.workerName, w.fromS, w.toS])).toEqual([
       ["alpha", 1, 3],
-      ["beta", 5, 6],
+      ["beta", 5, 7],
     ]);
     expect(warnings[0].message).toContain("CPU up to 97%");
     expect(warnings[0].message).toContain("event-loop delay up to 80 ms");

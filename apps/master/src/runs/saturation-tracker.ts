@@ -1,6 +1,10 @@
 import type { SaturationWarning } from "@volley/protocol";
 
+/** Heartbeats in a row that make a span worth reporting: one slow second (start-up, a GC pause) does not. */
+export const MIN_SATURATED_SAMPLES = 2;
+
 interface Span {
+  samples: number;
   fromS: number;
   lastS: number;
   peakCpu: number;
@@ -42,8 +46,9 @@ export class SaturationTracker {
     state.peakEventLoopDelayMs = Math.max(state.peakEventLoopDelayMs, sample.eventLoopDelayMs);
     if (saturated) {
       if (!state.open)
-        state.open = { fromS: second, lastS: second, peakCpu: 0, peakCoresCpu: 0, peakDelay: 0 };
+        state.open = { samples: 0, fromS: second, lastS: second, peakCpu: 0, peakCoresCpu: 0, peakDelay: 0 };
       state.open.lastS = second;
+      state.open.samples++;
       state.open.peakCpu = Math.max(state.open.peakCpu, sample.cpu);
       state.open.peakCoresCpu = Math.max(state.open.peakCoresCpu, sample.machineCpu);
       state.open.peakDelay = Math.max(state.open.peakDelay, sample.eventLoopDelayMs);
@@ -62,13 +67,17 @@ export class SaturationTracker {
     const all: SaturationWarning[] = [];
     for (const [workerId, state] of this.workers) {
       all.push(...state.spans);
-      if (state.open) all.push(this.describe(workerId, state.workerName, state.open));
+      if (state.open && state.open.samples >= MIN_SATURATED_SAMPLES) {
+        all.push(this.describe(workerId, state.workerName, state.open));
+      }
     }
     return all.sort((a, b) => a.fromS - b.fromS);
   }
 
   private closeSpan(workerId: string, state: WorkerSaturation): void {
-    if (state.open) state.spans.push(this.describe(workerId, state.workerName, state.open));
+    if (state.open && state.open.samples >= MIN_SATURATED_SAMPLES) {
+      state.spans.push(this.describe(workerId, state.workerName, state.open));
+    }
     state.open = null;
   }
 
