@@ -162,7 +162,8 @@ export class WorkerNode {
       cpu: sample.cpu,
       machineCpu: sample.machineCpu,
       memoryMb: sample.memoryMb,
-      eventLoopDelayMs: Math.max(sample.eventLoopDelayMs, run?.loopDelayMs() ?? 0),
+      // During a run the requests go through the engine threads: their loops are what delays them.
+      eventLoopDelayMs: run ? run.loopDelayMs() : sample.eventLoopDelayMs,
       sentAt: Date.now(),
     });
   }
