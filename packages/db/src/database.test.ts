@@ -56,35 +56,23 @@ describe.each(["sqlite", "postgresql"] as const)("database on %s", (kind) => {
   });
 
   it("rolls a failed transaction back whole", async () => {
+    const second = {
+      runId: "rtx",
+      name: "",
+      second: 0,
+      requests: 1,
+      failures: 0,
+      vus: 1,
+      p50Ms: null,
+      p95Ms: null,
+      p99Ms: null,
+    };
     await expect(
       db.transaction(async (tx) => {
         await tx.runs.create(newRun("rtx"));
-        await tx.seconds.insertMany([
-          {
-            runId: "rtx",
-            name: "",
-            second: 0,
-            requests: 1,
-            failures: 0,
-            vus: 1,
-            p50Ms: null,
-            p95Ms: null,
-            p99Ms: null,
-          },
-        ]);
-        await tx.seconds.insertMany([
-          {
-            runId: "rtx",
-            name: "",
-            second: 0,
-            requests: 1,
-            failures: 0,
-            vus: 1,
-            p50Ms: null,
-            p95Ms: null,
-            p99Ms: null,
-          },
-        ]);
+        await tx.seconds.insertMany([second]);
+        // The same second twice breaks the primary key: nothing of the transaction may stay.
+        await tx.seconds.insertMany([second]);
       }),
     ).rejects.toThrow();
     expect(await db.runs.get("rtx")).toBeNull();
