@@ -1,4 +1,4 @@
-import type { RunDetail, TotalsSummary } from "@volley/protocol";
+import { LATENCY_COLUMNS, type RunDetail, type TotalsSummary } from "@volley/protocol";
 
 const COLUMNS = [
   "name",
@@ -7,15 +7,7 @@ const COLUMNS = [
   "failures",
   "error_rate",
   "rps",
-  "min_ms",
-  "mean_ms",
-  "p50_ms",
-  "p75_ms",
-  "p90_ms",
-  "p95_ms",
-  "p99_ms",
-  "p999_ms",
-  "max_ms",
+  ...LATENCY_COLUMNS.map((c) => `${c.key}_ms`),
   "bytes_in",
   "bytes_out",
 ];
@@ -38,15 +30,7 @@ function row(name: string, method: string, totals: TotalsSummary): string {
     totals.failures,
     errorRate.toFixed(6),
     totals.rps,
-    l.min,
-    l.mean,
-    l.p50,
-    l.p75,
-    l.p90,
-    l.p95,
-    l.p99,
-    l.p999,
-    l.max,
+    ...LATENCY_COLUMNS.map((c) => l[c.key]),
     totals.bytesIn,
     totals.bytesOut,
   ].join(",");

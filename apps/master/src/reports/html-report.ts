@@ -2,6 +2,7 @@ import {
   formatBytes,
   formatMs,
   formatNumber,
+  LATENCY_COLUMNS,
   type RunDetail,
   requestLabel,
   type Timeseries,
@@ -70,7 +71,7 @@ ${svgLineChart("Latency", "ms", [
 ])}
 ${svgLineChart("Virtual users", "VUs", [{ label: "VUs", color: "#8e44ad", points: points.map((p) => [p.t, p.vus]) }])}
 <h2>Requests</h2>
-<table><thead><tr><th>Name</th><th>Requests</th><th>Failures</th><th>req/s</th><th>min</th><th>mean</th><th>p50</th><th>p75</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th><th>in</th><th>out</th></tr></thead><tbody>
+<table><thead><tr><th>Name</th><th>Requests</th><th>Failures</th><th>req/s</th>${LATENCY_COLUMNS.map((c) => `<th>${c.label}</th>`).join("")}<th>in</th><th>out</th></tr></thead><tbody>
 ${run.summary.requests.map((r) => requestRow(requestLabel(r.method, r.name), r)).join("")}
 ${requestRow("Total", t)}
 </tbody></table>
@@ -114,19 +115,9 @@ function thresholdTable(run: RunDetail): string {
 
 function requestRow(name: string, r: TotalsSummary): string {
   const l = r.latencyMs;
-  return `<tr><td>${escapeHtml(name)}</td><td>${fmt(r.requests)}</td><td>${fmt(r.failures)}</td><td>${fmt(r.rps)}</td>${[
-    l.min,
-    l.mean,
-    l.p50,
-    l.p75,
-    l.p90,
-    l.p95,
-    l.p99,
-    l.p999,
-    l.max,
-  ]
-    .map((v) => `<td>${formatMs(v)}</td>`)
-    .join("")}<td>${formatBytes(r.bytesIn)}</td><td>${formatBytes(r.bytesOut)}</td></tr>`;
+  return `<tr><td>${escapeHtml(name)}</td><td>${fmt(r.requests)}</td><td>${fmt(r.failures)}</td><td>${fmt(r.rps)}</td>${LATENCY_COLUMNS.map(
+    (c) => `<td>${formatMs(l[c.key])}</td>`,
+  ).join("")}<td>${formatBytes(r.bytesIn)}</td><td>${formatBytes(r.bytesOut)}</td></tr>`;
 }
 
 function fmt(value: number): string {

@@ -15,6 +15,19 @@ export const latencySummarySchema = z.object({
 });
 export type LatencySummary = z.infer<typeof latencySummarySchema>;
 
+/** The latency figures in the order every report shows them, with their column labels. */
+export const LATENCY_COLUMNS: ReadonlyArray<{ key: keyof LatencySummary; label: string }> = [
+  { key: "min", label: "min" },
+  { key: "mean", label: "mean" },
+  { key: "p50", label: "p50" },
+  { key: "p75", label: "p75" },
+  { key: "p90", label: "p90" },
+  { key: "p95", label: "p95" },
+  { key: "p99", label: "p99" },
+  { key: "p999", label: "p99.9" },
+  { key: "max", label: "max" },
+];
+
 export const totalsSummarySchema = z.object({
   requests: z.number(),
   failures: z.number(),

@@ -1,4 +1,4 @@
-import { type RunSummary, requestLabel, type TimeseriesPoint } from "@volley/protocol";
+import { LATENCY_COLUMNS, type RunSummary, requestLabel, type TimeseriesPoint } from "@volley/protocol";
 import { formatBytes, formatCount, formatMs, formatRate } from "../../format/format.js";
 
 interface RequestTableProps {
@@ -23,15 +23,9 @@ export function RequestTable({ summary, now }: RequestTableProps) {
             <th>Failures</th>
             <th>req/s</th>
             {now && <th>now</th>}
-            <th>min</th>
-            <th>mean</th>
-            <th>p50</th>
-            <th>p75</th>
-            <th>p90</th>
-            <th>p95</th>
-            <th>p99</th>
-            <th>p99.9</th>
-            <th>max</th>
+            {LATENCY_COLUMNS.map((c) => (
+              <th key={c.key}>{c.label}</th>
+            ))}
             <th>in</th>
             <th>out</th>
           </tr>
@@ -47,15 +41,9 @@ export function RequestTable({ summary, now }: RequestTableProps) {
                 <td className={totals.failures ? "bad" : undefined}>{formatCount(totals.failures)}</td>
                 <td>{formatRate(totals.rps, "")}</td>
                 {now && <td>{current ? formatRate(current.rps, "") : "–"}</td>}
-                <td>{formatMs(l.min)}</td>
-                <td>{formatMs(l.mean)}</td>
-                <td>{formatMs(l.p50)}</td>
-                <td>{formatMs(l.p75)}</td>
-                <td>{formatMs(l.p90)}</td>
-                <td>{formatMs(l.p95)}</td>
-                <td>{formatMs(l.p99)}</td>
-                <td>{formatMs(l.p999)}</td>
-                <td>{formatMs(l.max)}</td>
+                {LATENCY_COLUMNS.map((c) => (
+                  <td key={c.key}>{formatMs(l[c.key])}</td>
+                ))}
                 <td>{formatBytes(totals.bytesIn)}</td>
                 <td>{formatBytes(totals.bytesOut)}</td>
               </tr>
