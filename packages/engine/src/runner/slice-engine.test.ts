@@ -160,6 +160,37 @@ describe("SliceEngine", () => {
     expect(vus[4]).toBeLessThanOrEqual(1);
   });
 
+  it("captures from headers, regexes and nested JSON feed later requests", async () => {
+    const { aggregate } = await runSlice({
+      ...base(),
+      load: { executor: "per-vu-iterations", vus: 2, iterations: 2 },
+      requests: [
+        {
+          name: "login",
+          method: "POST",
+          path: "/login",
+          body: { user: "u{{vu}}" },
+          capture: {
+            user: "json.user.id",
+            served: "header.x-request-path",
+            token: 'regex:"token":"([^"]+)"',
+          },
+        },
+        { name: "next", path: "/echo?user={{user}}&served={{served}}&token={{token}}" },
+      ],
+    });
+    expect(aggregate.total().failures).toBe(0);
+    const echoed = server.log
+      .filter((e) => e.url.startsWith("/echo"))
+      .map((e) => new URL(e.url, "http://x").searchParams);
+    expect(echoed).toHaveLength(4);
+    for (const query of echoed) {
+      expect(query.get("served")).toBe("/login");
+      expect(query.get("token")).toBe(`t-${query.get("user")}`);
+    }
+    expect(new Set(echoed.map((q) => q.get("user")))).toEqual(new Set(["u1", "u2"]));
+  });
+
   it("constant-vus with rampUp starts VU i of N at rampUp * i / N", async () => {
     const started = Date.now() + 20;
     await runSlice({
