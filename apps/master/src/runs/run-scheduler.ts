@@ -85,10 +85,12 @@ export class RunScheduler {
         await tx.runs.create({
           id,
           name: scenario.name,
-          status: "queued",
+          status: "running",
           executor: scenario.load.executor,
           scenario: JSON.stringify(input),
           plannedDurationMs: planned,
+          startAt,
+          startedAt: new Date(startAt),
         });
         await tx.runWorkers.createMany(
           plan.map((p) => ({
@@ -101,7 +103,6 @@ export class RunScheduler {
             status: "running",
           })),
         );
-        await tx.runs.update(id, { status: "running", startAt, startedAt: new Date(startAt) });
       });
       const aggregator = new RunAggregator({
         runId: id,

@@ -2,7 +2,8 @@ import type { Run } from "../generated/sqlite/client.js";
 import type { DbClient } from "./db-client.js";
 
 export type RunRow = Run;
-export type NewRun = Pick<Run, "id" | "name" | "status" | "executor" | "scenario" | "plannedDurationMs">;
+export type NewRun = Pick<Run, "id" | "name" | "status" | "executor" | "scenario" | "plannedDurationMs"> &
+  Partial<Pick<Run, "startAt" | "startedAt">>;
 export type RunUpdate = Partial<Omit<Run, "id" | "createdAt">>;
 
 export interface RunListFilter {
