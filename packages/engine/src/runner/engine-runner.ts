@@ -28,6 +28,7 @@ const THREAD_ENTRY = new URL("./thread-main.js", import.meta.url);
 export class EngineRunner {
   readonly threadCount: number;
   private readonly threads: Worker[] = [];
+  private readonly readiness: Promise<void>[] = [];
   private readonly merger: PeriodMerger;
   private readonly finished: Promise<void>;
   private lastVus = 0;
@@ -56,34 +57,34 @@ export class EngineRunner {
         workerName: options.workerName,
       };
       const thread = new Worker(THREAD_ENTRY, { workerData: data });
+      let started!: { resolve: () => void; reject: (error: Error) => void };
+      const readiness = new Promise<void>((resolve, reject) => {
+        started = { resolve, reject };
+      });
+      // Settled once; whoever awaits ready() sees the outcome, nobody else needs to.
+      readiness.catch(() => {});
       thread.on("message", (message: FromThread) => {
         if (message.type === "period") this.merger.add(index, message.period);
-        else if (message.type === "failed") options.onThreadError?.(message.message);
+        else if (message.type === "ready") started.resolve();
+        else if (message.type === "failed") {
+          started.reject(new Error(message.message));
+          options.onThreadError?.(message.message);
+        }
       });
       thread.on("error", (error) => options.onThreadError?.(error.message));
       thread.on("exit", () => {
+        started.reject(new Error("an engine thread exited before it was ready"));
         this.merger.threadEnded(index);
         if (++exited === this.threadCount) resolveFinished();
       });
       this.threads.push(thread);
+      this.readiness.push(readiness);
     }
   }
 
   /** Resolves when every thread has compiled the scenario and waits for the start. */
   ready(): Promise<void> {
-    return Promise.all(
-      this.threads.map(
-        (thread) =>
-          new Promise<void>((resolve, reject) => {
-            const onMessage = (message: FromThread) => {
-              if (message.type === "ready") resolve();
-              else if (message.type === "failed") reject(new Error(message.message));
-            };
-            thread.on("message", onMessage);
-            thread.once("exit", () => reject(new Error("an engine thread exited before it was ready")));
-          }),
-      ),
-    ).then(() => undefined);
+    return Promise.all(this.readiness).then(() => undefined);
   }
 
   /** Graceful stop of every thread. */
