@@ -131,7 +131,7 @@ function connectWorkers(masterUrl, count) {
             }),
           );
           socket.timer = setInterval(beat, 1000);
-          setTimeout(() => resolve({ workerId, socket }), 50);
+          setTimeout(() => resolve({ workerId, socket, beat }), 50);
         });
       });
     }),
@@ -150,20 +150,7 @@ async function bench(kind) {
     startDelayMs: 500,
   });
   const workers = await connectWorkers(master.url, workerCount);
-  for (const w of workers)
-    w.socket.send(
-      JSON.stringify({
-        type: "heartbeat",
-        state: "ready",
-        runId: null,
-        vus: 0,
-        cpu: 1,
-        machineCpu: 1,
-        memoryMb: 50,
-        eventLoopDelayMs: 1,
-        sentAt: Date.now(),
-      }),
-    );
+  for (const w of workers) w.beat();
   await new Promise((r) => setTimeout(r, 500));
   const response = await fetch(`${master.url}/api/runs`, {
     method: "POST",

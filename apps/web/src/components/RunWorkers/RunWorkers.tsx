@@ -27,6 +27,8 @@ export function RunWorkers({ workers, live }: RunWorkersProps) {
         <tbody>
           {workers.map((w) => {
             const node = live?.find((l) => l.id === w.workerId);
+            // A node the registry has lost is lost for the run too, before the run's rows say so.
+            const status = node?.state === "lost" ? "lost" : w.status;
             return (
               <tr key={w.workerId}>
                 <td>{w.name}</td>
@@ -37,9 +39,7 @@ export function RunWorkers({ workers, live }: RunWorkersProps) {
                 <td>{formatPercent(w.share, 1)}</td>
                 <td className={w.peakCpu > 90 ? "bad" : undefined}>{Math.round(w.peakCpu)} %</td>
                 <td>
-                  <span className={`badge state-${node?.state === "lost" ? "lost" : w.status}`}>
-                    {node?.state === "lost" ? "lost" : w.status}
-                  </span>
+                  <span className={`badge state-${status}`}>{status}</span>
                 </td>
               </tr>
             );
