@@ -1,8 +1,7 @@
 import type { Database } from "@volley/db";
-import { type LiveSecond, parseScenario, type RequestStats, requestName } from "@volley/protocol";
-import { StatsAggregate } from "@volley/stats";
+import { type LiveSecond, parseScenario, requestName } from "@volley/protocol";
 import type { Logger } from "pino";
-import { parseMergeState, workerFromState } from "./merge-state.js";
+import { cumulativeFromRows, parseMergeState, workerFromState } from "./merge-state.js";
 import { type Checkpoint, RunAggregator } from "./run-aggregator.js";
 
 export interface StatsPipelineOptions {
@@ -159,11 +158,7 @@ export class StatsPipeline {
     const run = await db.runs.get(runId);
     if (!run) return null;
     const scenario = parseScenario(JSON.parse(run.scenario));
-    const cumulative = new StatsAggregate();
-    cumulative.add(
-      (await db.aggregates.list(runId)).map((row) => JSON.parse(row.stats) as RequestStats),
-      run.dropped,
-    );
+    const cumulative = cumulativeFromRows(run, await db.aggregates.list(runId));
     const state = parseMergeState(run.mergeState);
     const workers = (await db.runWorkers.list(runId)).map((w) =>
       workerFromState(

@@ -1,6 +1,5 @@
 import type { RunAggregateRow, RunRow, RunSecondRow, RunWorkerRow } from "@volley/db";
 import type {
-  RequestStats,
   RunDetail,
   RunListItem,
   RunStatus,
@@ -12,16 +11,11 @@ import type {
   Timeseries,
   TimeseriesPoint,
 } from "@volley/protocol";
-import { StatsAggregate } from "@volley/stats";
+import { cumulativeFromRows } from "../pipeline/merge-state.js";
 
 /** A run's summary from its stored aggregates (finished runs, or any run after a restart). */
 export function summaryFromRows(run: RunRow, aggregates: RunAggregateRow[]): RunSummary {
-  const aggregate = new StatsAggregate();
-  aggregate.add(
-    aggregates.map((row) => JSON.parse(row.stats) as RequestStats),
-    run.dropped,
-  );
-  return aggregate.summarize(
+  return cumulativeFromRows(run, aggregates).summarize(
     run.durationS ?? 0,
     aggregates.map((a) => a.name),
   );
