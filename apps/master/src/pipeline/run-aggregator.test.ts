@@ -1,7 +1,7 @@
 import type { StatsBatch } from "@volley/protocol";
-import { RequestRecorder, StatsAggregate } from "@volley/stats";
+import { RequestRecorder } from "@volley/stats";
 import { describe, expect, it } from "vitest";
-import { newWorker, parseMergeState, workerFromState } from "./merge-state.js";
+import { cumulativeFromRows, newWorker, parseMergeState, workerFromState } from "./merge-state.js";
 import { RunAggregator } from "./run-aggregator.js";
 
 const START = 1_000_000;
@@ -95,8 +95,7 @@ describe("RunAggregator", () => {
     ]);
     // Rebuild from what the checkpoint wrote, as StatsPipeline.load does.
     const state = parseMergeState(String(checkpoint.run.mergeState));
-    const cumulative = new StatsAggregate();
-    cumulative.add(checkpoint.aggregates.map((a) => JSON.parse(a.stats)));
+    const cumulative = cumulativeFromRows({ dropped: 0 }, checkpoint.aggregates);
     const rebuilt = new RunAggregator({
       runId: "r1",
       startAt: START,
