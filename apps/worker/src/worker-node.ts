@@ -15,6 +15,8 @@ import { SystemSampler } from "./system/system-sampler.js";
 
 const DEFAULT_REDIS = "redis://127.0.0.1:6379";
 const CLOCK_PROBES = 5;
+/** Longest wait for a finished slice's threads before the next run is refused. */
+const PREVIOUS_RUN_MIN_WAIT_MS = 5000;
 
 /**
  * A worker node: keeps a connection to the master, runs the slices it is given, and publishes
@@ -32,6 +34,8 @@ export class WorkerNode {
   private probeId = 0;
   private retired = false;
   private stopping: Promise<void> | null = null;
+  /** Settles when the current slice's threads have ended. */
+  private runEnded: Promise<void> | null = null;
   private readonly exited: Promise<void>;
   private resolveExited!: () => void;
 
@@ -169,6 +173,11 @@ export class WorkerNode {
   }
 
   private async startRun(message: StartRun): Promise<void> {
+    if (this.run?.finalPublished && this.run.runId !== message.runId) {
+      // The master has this slice's last batch and released the worker; its threads are winding down.
+      const waitMs = Math.max(PREVIOUS_RUN_MIN_WAIT_MS, this.clock.toLocal(message.startAt) - Date.now());
+      await withTimeout(this.runEnded ?? Promise.resolve(), waitMs).catch(() => {});
+    }
     if (this.run || this.retired || !this.publisher) {
       const why = this.run ? `already running ${this.run.runId}` : "not ready";
       this.connection.send({
@@ -206,8 +215,14 @@ export class WorkerNode {
     }
     this.connection.send({ type: "run-accepted", runId: run.runId });
     this.log.info({ runId: run.runId, clockOffsetMs: Math.round(this.clock.offsetMs) }, "run accepted");
-    const lastSeq = await run.done();
+    const ended = run.done();
+    this.runEnded = ended.then(
+      () => {},
+      () => {},
+    );
+    const lastSeq = await ended;
     this.run = null;
+    this.runEnded = null;
     this.connection.send({ type: "run-ended", runId: run.runId, lastSeq });
     this.log.info({ runId: run.runId, lastSeq }, "run slice finished");
     this.heartbeat();

@@ -69,12 +69,8 @@ export async function finalizeRun(
     }
   });
   pipeline.forget(runId);
-  if (active) {
-    for (const worker of workers) {
-      const entry = registry.get(worker.workerId);
-      if (entry?.info.runId === runId) entry.info.runId = null;
-    }
-  }
+  // Every batch is merged: the run's workers are free for the next run now, not at their next heartbeat.
+  for (const worker of workers) registry.release(worker.workerId, runId);
   log.info({ runId, status, requests: summary.total.requests, passed }, "run ended");
   return true;
 }

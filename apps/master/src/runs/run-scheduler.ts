@@ -31,6 +31,8 @@ export interface RunSchedulerOptions {
   startDelayMs?: number;
   /** A worker of a run that is neither connected nor done for this long is lost. @defaultValue 15000 */
   absentGraceMs?: number;
+  /** How long a new run waits for workers still finishing the previous one. @defaultValue 10000 */
+  finishingWaitMs?: number;
   /** Extra time past the planned end before workers are told again to stop, then given up on. @defaultValue 30000 */
   overrunMs?: number;
 }
@@ -65,15 +67,15 @@ export class RunScheduler {
       const which = this.active ? `run ${this.active.id}` : "another run";
       throw new VolleyError("VOL_ERR_RUN_ACTIVE", `${which} is still active; stop it or wait for it to end`);
     }
-    const ready = this.options.registry.ready();
-    if (ready.length === 0) {
-      throw new VolleyError(
-        "VOL_ERR_NO_WORKERS",
-        "no worker is ready: start one with `pnpm volley worker --master URL`",
-      );
-    }
     this.creating = true;
     try {
+      const ready = await this.freeWorkers();
+      if (ready.length === 0) {
+        throw new VolleyError(
+          "VOL_ERR_NO_WORKERS",
+          "no worker is ready: start one with `pnpm volley worker --master URL`",
+        );
+      }
       const plan = planRun(
         scenario,
         ready.map((e) => ({ id: e.info.id, name: e.info.name, host: e.info.host, threads: e.info.threads })),
@@ -218,14 +220,33 @@ export class RunScheduler {
       if (active.finishing) return;
       active.finishing = true;
     }
+    let ended: boolean;
     try {
-      if (await finalizeRun(this.options, runId, active)) await this.publishStatus(runId);
+      ended = await finalizeRun(this.options, runId, active);
     } catch (error) {
       this.options.log.error({ err: error, runId }, "could not finalize the run");
       if (active) active.finishing = false;
       return;
     }
+    // Free before anything else is awaited: a run posted as soon as this one reads as ended is taken.
     if (active) this.active = null;
+    if (ended) await this.publishStatus(runId);
+  }
+
+  /**
+   * The workers free for a new run. Workers still winding down a run that has ended (their
+   * heartbeat has not caught up) are waited for briefly, so a run posted right after another
+   * ends is not refused.
+   */
+  private async freeWorkers(): Promise<ReturnType<WorkerRegistry["ready"]>> {
+    const { registry } = this.options;
+    const deadline = Date.now() + (this.options.finishingWaitMs ?? 10_000);
+    for (;;) {
+      const ready = registry.ready();
+      const finishing = registry.connected().some((e) => e.info.state !== "ready");
+      if (ready.length > 0 || !finishing || Date.now() >= deadline) return ready;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   /** Once a second: workers gone too long are lost; a run past its deadline is stopped, then given up. */

@@ -10,6 +10,11 @@ export interface WorkerEntry {
   info: WorkerInfo;
   channel: WorkerChannel | null;
   lastSeen: number;
+  /**
+   * The run the master no longer needs this worker for (its final batch is merged, or it said
+   * `run-ended`). Heartbeats that still name it come from the slice's teardown: the worker is free.
+   */
+  releasedRunId: string | null;
 }
 
 export interface WorkerRegistryOptions {
@@ -63,7 +68,7 @@ export class WorkerRegistry {
       runId: hello.activeRunId,
       saturated: false,
     };
-    const entry: WorkerEntry = { info, channel, lastSeen: now };
+    const entry: WorkerEntry = { info, channel, lastSeen: now, releasedRunId: null };
     this.entries.set(hello.workerId, entry);
     this.options.onChange();
     return entry;
@@ -74,9 +79,11 @@ export class WorkerRegistry {
     if (!entry) return undefined;
     const now = Date.now();
     entry.lastSeen = now;
+    const released = heartbeat.runId !== null && heartbeat.runId === entry.releasedRunId;
+    if (heartbeat.runId === null) entry.releasedRunId = null;
     Object.assign(entry.info, {
-      state: heartbeat.state,
-      runId: heartbeat.runId,
+      state: released ? "ready" : heartbeat.state,
+      runId: released ? null : heartbeat.runId,
       vus: heartbeat.vus,
       cpu: heartbeat.cpu,
       machineCpu: heartbeat.machineCpu,
@@ -100,6 +107,22 @@ export class WorkerRegistry {
     );
   }
 
+  /**
+   * The master has all it needs of this worker for `runId`: it is free for the next run even
+   * before its own heartbeat says so (its threads may still be winding down; the worker waits
+   * for them before it starts the next run).
+   */
+  release(workerId: string, runId: string): void {
+    const entry = this.entries.get(workerId);
+    if (!entry || entry.info.runId !== runId) return;
+    entry.releasedRunId = runId;
+    if (entry.info.state !== "lost") entry.info.state = "ready";
+    entry.info.runId = null;
+    entry.info.vus = 0;
+    entry.info.saturated = false;
+    this.options.onChange();
+  }
+
   /** The socket closed; the worker becomes lost if it does not come back in time. */
   disconnected(workerId: string, channel: WorkerChannel): void {
     const entry = this.entries.get(workerId);
@@ -118,6 +141,11 @@ export class WorkerRegistry {
     return [...this.entries.values()]
       .map((e) => ({ ...e.info }))
       .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Workers with an open socket, whatever their state. */
+  connected(): WorkerEntry[] {
+    return [...this.entries.values()].filter((e) => e.channel && e.info.state !== "lost");
   }
 
   /** Connected workers free to take a run. */

@@ -91,6 +91,7 @@ export function handleWorkerSocket(socket: WebSocket, remoteHost: string, deps: 
         return;
       case "run-ended":
         log.info({ workerId, runId: message.runId, lastSeq: message.lastSeq }, "worker finished its part");
+        if (scheduler.activeRunId !== message.runId) registry.release(workerId, message.runId);
         return;
     }
   });

@@ -21,6 +21,8 @@ export class SliceRun {
   private readonly runner: EngineRunner;
   private lastSeq = -1;
   stopping = false;
+  /** The final batch is queued: the master may already have released this worker. */
+  finalPublished = false;
 
   constructor(private readonly options: SliceRunOptions) {
     this.runId = options.runId;
@@ -66,6 +68,7 @@ export class SliceRun {
 
   private publish(period: SlicePeriod): void {
     this.lastSeq = period.second;
+    if (period.final) this.finalPublished = true;
     this.options.publisher.publish({
       runId: this.runId,
       workerId: this.options.workerId,

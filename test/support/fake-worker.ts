@@ -1,0 +1,145 @@
+import { randomBytes } from "node:crypto";
+import {
+  type MasterToWorker,
+  type RequestStats,
+  STATS_JOB,
+  STATS_QUEUE,
+  type StatsBatch,
+  statsJobId,
+} from "@volley/protocol";
+import { RequestRecorder } from "@volley/stats";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import WebSocket from "ws";
+import { waitFor } from "./processes.js";
+
+export interface FakeWorkerOptions {
+  masterUrl: string;
+  queuePrefix: string;
+  workerId?: string;
+  token?: string;
+  redisUrl?: string;
+}
+
+/**
+ * A worker that speaks the protocol by hand: the test decides what it says over the socket and
+ * what it pushes into the queue, so it can play a slow, stuck, lying or hostile worker.
+ */
+export class FakeWorker {
+  readonly workerId: string;
+  readonly received: MasterToWorker[] = [];
+  readonly socket: WebSocket;
+  private readonly redis: Redis;
+  private readonly queue: Queue;
+  closeCode: number | null = null;
+
+  constructor(options: FakeWorkerOptions) {
+    this.workerId = options.workerId ?? `fake-${randomBytes(3).toString("hex")}`;
+    this.socket = new WebSocket(`${options.masterUrl.replace(/^http/, "ws")}/ws/worker`, {
+      headers: options.token ? { authorization: `Bearer ${options.token}` } : {},
+    });
+    this.socket.on("message", (data) => this.received.push(JSON.parse(data.toString())));
+    this.socket.on("close", (code) => {
+      this.closeCode = code;
+    });
+    this.socket.on("error", () => {});
+    this.redis = new Redis(options.redisUrl ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379", {
+      maxRetriesPerRequest: 1,
+    });
+    this.queue = new Queue(STATS_QUEUE, { connection: this.redis, prefix: options.queuePrefix });
+  }
+
+  async open(): Promise<this> {
+    if (this.socket.readyState !== WebSocket.OPEN)
+      await new Promise((resolve, reject) => {
+        this.socket.once("open", resolve);
+        this.socket.once("error", reject);
+      });
+    return this;
+  }
+
+  send(message: Record<string, unknown>): void {
+    this.socket.send(JSON.stringify(message));
+  }
+
+  hello(workerId = this.workerId, activeRunId: string | null = null): void {
+    this.send({
+      type: "hello",
+      workerId,
+      name: workerId,
+      host: "fake",
+      threads: 1,
+      cores: 1,
+      version: "test",
+      pid: 0,
+      local: false,
+      activeRunId,
+    });
+  }
+
+  heartbeat(state: "ready" | "running" | "stopping", runId: string | null): void {
+    this.send({
+      type: "heartbeat",
+      state,
+      runId,
+      vus: state === "ready" ? 0 : 1,
+      cpu: 5,
+      machineCpu: 5,
+      memoryMb: 40,
+      eventLoopDelayMs: 1,
+      sentAt: Date.now(),
+    });
+  }
+
+  /** Waits for the master's next message of `type` (one already received counts). */
+  async next<T extends MasterToWorker["type"]>(
+    type: T,
+    timeoutMs = 10_000,
+  ): Promise<Extract<MasterToWorker, { type: T }>> {
+    return waitFor(
+      () => {
+        const index = this.received.findIndex((m) => m.type === type);
+        return index < 0
+          ? undefined
+          : (this.received.splice(index, 1)[0] as Extract<MasterToWorker, { type: T }>);
+      },
+      { what: `a "${type}" message`, timeoutMs, intervalMs: 20 },
+    );
+  }
+
+  /** Pushes one batch into the master's queue, as the worker's StatsPublisher would. */
+  async push(batch: Partial<StatsBatch> & Pick<StatsBatch, "runId" | "seq">): Promise<void> {
+    const full: StatsBatch = {
+      workerId: this.workerId,
+      second: batch.seq,
+      final: false,
+      vus: 1,
+      dropped: 0,
+      lostBatches: 0,
+      elapsedMs: (batch.seq + 1) * 1000,
+      requests: [],
+      sentAt: Date.now(),
+      ...batch,
+    };
+    await this.queue.add(STATS_JOB, full, {
+      jobId: statsJobId(full.runId, full.workerId, full.seq),
+      removeOnComplete: true,
+      removeOnFail: 1000,
+      attempts: 3,
+      backoff: { type: "fixed", delay: 200 },
+    });
+  }
+
+  async close(): Promise<void> {
+    this.socket.close();
+    await this.queue.close().catch(() => {});
+    this.redis.disconnect();
+  }
+}
+
+/** One request name's statistics for one batch: `count` requests of `latencyUs` each. */
+export function requestStats(name: string, count: number, latencyUs = 1000, status = 200): RequestStats {
+  const recorder = new RequestRecorder(name, "GET");
+  for (let i = 0; i < count; i++) recorder.record(latencyUs, status, 100, 50);
+  return recorder.flush();
+}
