@@ -63,6 +63,28 @@ describe("volley command", () => {
       code: 2,
       output: expect.stringContaining("without a token"),
     });
+    // An empty host would listen on every interface; a stray space is a typo: plain messages, no stack.
+    for (const host of ["", "  ", "127.0.0.1 ", "no-such-host.invalid"]) {
+      const result = await volley(["master", "--host", host, "--port", "0", "--token", "cli-test-token-1"]);
+      expect(result.code, host).toBe(2);
+      expect(result.output, host).toMatch(/is not an address to listen on|is not a known address/);
+      expect(result.output, host).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  it("run: a bad threshold exits 2 with one plain line per field, no stack", async () => {
+    const file = writeScenario("bad-threshold.json", {
+      name: "t",
+      target: target.url,
+      load: { executor: "per-vu-iterations", vus: 1, iterations: 1 },
+      requests: [{ path: "/hello" }],
+      thresholds: { p95: "<<<", bogus: "<1" },
+    });
+    const result = await volley(["run", file]);
+    expect(result.code).toBe(2);
+    expect(result.output).toContain("thresholds.p95");
+    expect(result.output).toContain("thresholds.bogus");
+    expect(result.output).not.toMatch(/\n\s+at /);
   });
 
   it("run: a bad scenario exits 2 and names each field", async () => {

@@ -137,8 +137,14 @@ describe("saturation", () => {
       master.url,
       (await sendJson("POST", `${master.url}/api/runs`, { scenario: light })).body.id as string,
     );
-    expect(calm.warnings).toEqual([]);
+    // The worker itself stays far from its limits. (Its core may still be flagged busy when other
+    // processes load the machine, as they do when the suite runs beside a CPU burner: that is
+    // the report doing its job, so only the worker's own figures are asserted here.)
     expect(calm.workers[0].peakCpu).toBeLessThan(50);
+    for (const warning of calm.warnings) {
+      expect(warning.peakCpu).toBeLessThan(50);
+      expect(warning.message).toContain("its cores busy");
+    }
 
     // The same load with a bounded CPU burner on the worker's core.
     const burner = spawn(

@@ -53,17 +53,20 @@ describe("security and operations", () => {
     expect(await upgradeStatus(workerUrl)).toBe(401);
     expect(await upgradeStatus(workerUrl, "wrong-token-12345")).toBe(401);
     expect(await upgradeStatus(workerUrl, TOKEN)).toBe(101);
-    // The worker listener serves the socket and a health check, nothing else.
+    // The worker listener serves the socket and a health check, nothing else (deny by default).
     expect((await fetch(`${workerUrl}/api/health`)).status).toBe(200);
-    expect((await fetch(`${workerUrl}/api/runs`)).status).toBe(404);
-    // The API is on loopback, so it needs no token; it advertises the worker listener.
+    expect((await fetch(`${workerUrl}/api/runs`)).status).toBe(401);
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    expect((await fetch(`${workerUrl}/api/runs`, { headers: auth })).status).toBe(404);
+    // The API is on loopback, but a token is set: it needs it too. It advertises the worker listener.
+    expect((await fetch(`${master.url}/api/workers`)).status).toBe(401);
     const config = await getJson<{ workerUrl: string; workerCommand: string }>(`${master.url}/api/config`);
     expect(config.workerUrl).toBe(workerUrl);
     expect(config.workerCommand).toContain("--token <token>");
     spawnCli(["worker", "--master", workerUrl, "--token", TOKEN, "--name", "remote", "--threads", "1"]);
     await waitFor(
       async () =>
-        (await getJson<WorkerInfo[]>(`${master.url}/api/workers`)).some(
+        (await getJson<WorkerInfo[]>(`${master.url}/api/workers`, TOKEN)).some(
           (w) => w.name === "remote" && w.state === "ready",
         ),
       { what: "the worker to join through the worker listener" },
@@ -82,15 +85,20 @@ describe("security and operations", () => {
     });
     await sendJson("POST", `${master.url}/api/login`, { token: TOKEN });
     await sendJson("POST", `${master.url}/api/login`, { token: "wrong" });
-    const created = await sendJson("POST", `${master.url}/api/runs`, {
-      scenario: {
-        name: "quiet",
-        target: target.url,
-        load: { executor: "per-vu-iterations", vus: 1, iterations: 3 },
-        requests: [{ path: "/hello" }],
+    const created = await sendJson(
+      "POST",
+      `${master.url}/api/runs`,
+      {
+        scenario: {
+          name: "quiet",
+          target: target.url,
+          load: { executor: "per-vu-iterations", vus: 1, iterations: 3 },
+          requests: [{ path: "/hello" }],
+        },
       },
-    });
-    await waitForRunEnd(master.url, created.body.id as string);
+      TOKEN,
+    );
+    await waitForRunEnd(master.url, created.body.id as string, 60_000, TOKEN);
     master.signal("SIGTERM");
     worker.signal("SIGTERM");
     await Promise.all([master.exited, worker.exited]);

@@ -1,9 +1,15 @@
 import fastifyWebsocket from "@fastify/websocket";
 import { MAX_WORKER_MESSAGE_BYTES } from "@volley/protocol";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
-import { apiAuthPlugin } from "./plugins/auth.js";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  LogController,
+} from "fastify";
+import { requestGuardPlugin } from "./plugins/auth.js";
 import { dashboardPlugin } from "./plugins/dashboard.js";
 import { errorHandlerPlugin } from "./plugins/error-handler.js";
+import { PUBLIC_ROUTE } from "./plugins/route-access.js";
 import { servicesPlugin } from "./plugins/services.js";
 import { compareRoutes } from "./routes/compare/index.js";
 import { healthRoutes } from "./routes/health/index.js";
@@ -24,6 +30,14 @@ export async function buildApp(services: Services, workersOnly = false): Promise
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: services.config.bodyLimit,
     trustProxy: false,
+    // Errors raised before routing (a malformed percent-encoding, say) keep the API's error shape.
+    frameworkErrors: (error, _request, reply: FastifyReply) => {
+      reply.code(400).send({
+        error: error.message,
+        code: "VOL_ERR_VALIDATION",
+        details: [{ path: "(url)", message: error.message }],
+      });
+    },
   });
   await app.register(servicesPlugin, services);
   await app.register(errorHandlerPlugin);
@@ -35,12 +49,17 @@ export async function buildApp(services: Services, workersOnly = false): Promise
       socket.terminate();
     },
   });
+  const { config } = services;
+  await app.register(requestGuardPlugin, {
+    listenHost: workersOnly ? (config.workerListenHost ?? config.listenHost) : config.listenHost,
+    allowedHosts: config.allowedHosts,
+    tokenRequired: config.apiTokenRequired,
+  });
   if (workersOnly) {
     await app.register(workerSocketRoutes);
-    app.get("/api/health", async () => ({ ok: true }));
+    app.get("/api/health", { config: PUBLIC_ROUTE }, async () => ({ ok: true }));
     return app;
   }
-  await app.register(apiAuthPlugin);
   await app.register(healthRoutes, { prefix: "/api" });
   await app.register(sessionRoutes, { prefix: "/api" });
   await app.register(openApiRoutes, { prefix: "/api" });

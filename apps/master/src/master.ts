@@ -90,7 +90,10 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     config: {
       version: VOLLEY_VERSION,
       token: opts.token,
-      apiTokenRequired: !isLoopback(opts.host) && opts.token !== undefined,
+      apiTokenRequired: opts.token !== undefined,
+      listenHost: opts.host,
+      workerListenHost: opts.workerListener?.host ?? null,
+      allowedHosts: opts.allowedHosts,
       workerUrl: "",
       heartbeatIntervalMs: opts.heartbeatIntervalMs,
       redisUrlForWorkers: isLoopback(new URL(opts.redisUrl).hostname) ? null : opts.redisUrl,
@@ -153,6 +156,9 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
   } catch (error) {
     await close();
     const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EAI_NONAME") {
+      throw new MasterConfigError(`cannot listen: "${opts.host}" is not a known address or host name`);
+    }
     if (code === "EADDRINUSE" || code === "EADDRNOTAVAIL" || code === "EACCES") {
       throw new MasterConfigError(
         `cannot listen: ${(error as Error).message} (choose another --host or --port)`,

@@ -12,6 +12,12 @@ export interface MasterOptions {
    * so the API and dashboard can stay on loopback. It always requires the token.
    */
   workerListener?: { host: string; port: number };
+  /**
+   * Host names (in the `Host` header) the master answers besides its loopback names. A loopback
+   * master answers only those; beyond loopback any name is answered unless this lists them.
+   * @defaultValue VOLLEY_ALLOWED_HOSTS (comma-separated) or none
+   */
+  allowedHosts?: string[];
   /** Shared secret of workers (and API clients off loopback). @defaultValue VOLLEY_TOKEN */
   token?: string;
   /** @defaultValue REDIS_URL or redis://127.0.0.1:6379 */
@@ -57,7 +63,7 @@ export class MasterConfigError extends Error {}
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
 export function isLoopback(host: string): boolean {
-  return LOOPBACK.has(host) || host.startsWith("127.");
+  return LOOPBACK.has(host) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 export function resolveMasterOptions(options: MasterOptions, env = process.env): ResolvedMasterOptions {
@@ -65,6 +71,12 @@ export function resolveMasterOptions(options: MasterOptions, env = process.env):
     port: options.port ?? 8089,
     host: options.host ?? "127.0.0.1",
     workerListener: options.workerListener,
+    allowedHosts:
+      options.allowedHosts ??
+      (env.VOLLEY_ALLOWED_HOSTS ?? "")
+        .split(",")
+        .map((h) => h.trim())
+        .filter(Boolean),
     token: options.token ?? (env.VOLLEY_TOKEN || undefined),
     redisUrl: options.redisUrl ?? (env.REDIS_URL || "redis://127.0.0.1:6379"),
     databaseUrl: options.databaseUrl ?? (env.DATABASE_URL || "file:./data/volley.db"),
@@ -83,6 +95,14 @@ export function resolveMasterOptions(options: MasterOptions, env = process.env):
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     queuePrefix: options.queuePrefix ?? (env.VOLLEY_QUEUE_PREFIX || REDIS_PREFIX),
   };
+  for (const [flag, host] of [
+    ["host", resolved.host],
+    ["worker listener host", resolved.workerListener?.host],
+  ] as const) {
+    if (host !== undefined && (host.trim() === "" || host.trim() !== host)) {
+      throw new MasterConfigError(`--${flag.replace(/ /g, "-")}: "${host}" is not an address to listen on`);
+    }
+  }
   const exposed = [resolved.host, resolved.workerListener?.host].filter(
     (h): h is string => !!h && !isLoopback(h),
   );

@@ -15,8 +15,13 @@ export interface MasterConfig {
   version: string;
   /** Token workers (and, off loopback, API clients) must present; undefined when none is set. */
   token: string | undefined;
-  /** The API and dashboard answer only with the token (they listen beyond loopback). */
+  /** The API and dashboard answer only with the token (one is set). */
   apiTokenRequired: boolean;
+  /** Address the API listens on, and the worker listener's when it has its own. */
+  listenHost: string;
+  workerListenHost: string | null;
+  /** Host names the master answers besides its loopback names (`--allowed-hosts`). */
+  allowedHosts: string[];
   /** URL workers use to reach the master, for the "add a worker" command. */
   workerUrl: string;
   heartbeatIntervalMs: number;

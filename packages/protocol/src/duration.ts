@@ -44,3 +44,8 @@ export const durationSchema = z
     }
     return ms;
   });
+
+/** A duration that must be longer than zero (a run's length, a timeout). */
+export const positiveDurationSchema = durationSchema.refine((ms) => ms > 0, {
+  error: "must be longer than 0",
+});

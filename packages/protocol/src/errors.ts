@@ -17,6 +17,10 @@ export const ERROR_CODES = {
     summary: "Starting that many local workers would pass the limit.",
   },
   VOL_ERR_UNAUTHORIZED: { status: 401, summary: "A token is required and was missing or wrong." },
+  VOL_ERR_FORBIDDEN: {
+    status: 403,
+    summary: "The request came through a host name or from an origin this master does not answer.",
+  },
   VOL_ERR_PAYLOAD_TOO_LARGE: { status: 413, summary: "The request body or message is larger than allowed." },
   VOL_ERR_BAD_MESSAGE: { status: 400, summary: "A WebSocket message was malformed or of an unknown type." },
   VOL_ERR_UNAVAILABLE: { status: 503, summary: "Redis or the database does not answer." },

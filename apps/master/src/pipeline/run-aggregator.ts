@@ -1,5 +1,11 @@
 import type { RunAggregateRow, RunSecondRow, RunUpdate, RunWorkerUpdate } from "@volley/db";
-import type { LiveSecond, RunSummary, StatsBatch, TimeseriesPoint } from "@volley/protocol";
+import {
+  type LiveSecond,
+  maxOf,
+  type RunSummary,
+  type StatsBatch,
+  type TimeseriesPoint,
+} from "@volley/protocol";
 import { StatsAggregate } from "@volley/stats";
 import type { AggregatorWorker, MergeState, OpenSecondState } from "./merge-state.js";
 import { workerToState } from "./merge-state.js";
@@ -76,10 +82,9 @@ export class RunAggregator {
       stats.add(state.requests, state.dropped);
       this.open.set(state.second, { stats, vus: state.vus });
     }
-    this.highestSecond = Math.max(
+    this.highestSecond = maxOf(
+      [...this.open.keys(), ...init.workers.map((w) => w.received.highest)],
       this.closedThrough,
-      ...[...this.open.keys()],
-      ...init.workers.map((w) => w.received.highest),
     );
   }
 
@@ -156,7 +161,7 @@ export class RunAggregator {
   /** Seconds of load: the longest slice once all finished, else the seconds merged so far. */
   durationS(): number {
     const finals = this.workerList().flatMap((w) => (w.finalElapsedMs === null ? [] : [w.finalElapsedMs]));
-    const measured = finals.length ? Math.max(...finals) / 1000 : 0;
+    const measured = maxOf(finals, 0) / 1000;
     return Math.max(measured, this.isComplete ? 0 : this.closedThrough + 1, 0.001);
   }
 
@@ -199,7 +204,7 @@ export class RunAggregator {
   /** Puts back what a failed checkpoint did not write. */
   restore(checkpoint: Checkpoint): void {
     this.dirty = true;
-    this.pendingSeconds.unshift(...checkpoint.seconds);
+    this.pendingSeconds = checkpoint.seconds.concat(this.pendingSeconds);
     for (const late of checkpoint.late)
       this.addLateCounts(late.name, late.second, late.requests, late.failures);
   }

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
+import { hostChecker } from "./host-check.js";
 
 export const TOKEN_COOKIE = "volley_token";
 
@@ -26,33 +27,78 @@ export function cookieToken(request: FastifyRequest): string | undefined {
   const cookies = request.headers.cookie ?? "";
   for (const part of cookies.split(";")) {
     const [name, ...value] = part.trim().split("=");
-    if (name === TOKEN_COOKIE) return decodeURIComponent(value.join("="));
+    if (name === TOKEN_COOKIE) {
+      try {
+        return decodeURIComponent(value.join("="));
+      } catch {
+        return undefined;
+      }
+    }
   }
   return undefined;
 }
 
-const PUBLIC_PATHS = new Set(["/api/health", "/api/login", "/api/config"]);
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+export interface RequestGuardOptions {
+  /** The address this listener binds. */
+  listenHost: string;
+  allowedHosts: readonly string[];
+  /** The API needs the token (a token is set). */
+  tokenRequired: boolean;
+}
 
 /**
- * When the API listens beyond loopback, every API call, the live feed and /metrics need the
- * token, as a bearer header or the login cookie. The dashboard's files stay public (they hold
- * no data) so the login page can load.
+ * Every request, before its handler: the `Host` must be one this listener answers (DNS
+ * rebinding), a state-changing request or a WebSocket from a browser must come from the master's
+ * own origin (CSRF), and every route that is not declared public needs the token. Access is read
+ * from the route the router matched, never from the raw URL.
  */
-export const apiAuthPlugin = fp(
-  async (app: FastifyInstance) => {
-    const { config } = app.services;
+export const requestGuardPlugin = fp(
+  async (app: FastifyInstance, options: RequestGuardOptions) => {
+    const hostAllowed = hostChecker(options.listenHost, options.allowedHosts);
+    const token = app.services.config.token;
     app.addHook("onRequest", async (request, reply) => {
-      if (!config.apiTokenRequired || !config.token) return;
-      const path = request.url.split("?")[0];
-      const guarded =
-        (path.startsWith("/api/") && !PUBLIC_PATHS.has(path)) || path === "/ws/live" || path === "/metrics";
-      if (!guarded) return;
-      if (tokensEqual(bearerToken(request) ?? cookieToken(request), config.token)) return;
-      return reply.code(401).send({
-        error: "this master requires its token: log in, or send Authorization: Bearer <token>",
-        code: "VOL_ERR_UNAUTHORIZED",
-      });
+      const host = request.headers.host ?? "";
+      if (!hostAllowed(host)) {
+        return deny(reply, 403, "VOL_ERR_FORBIDDEN", `this master does not answer to the host "${host}"`);
+      }
+      const upgrade = request.headers.upgrade?.toLowerCase() === "websocket";
+      if ((upgrade || !SAFE_METHODS.has(request.method)) && !sameOrigin(request, host)) {
+        return deny(reply, 403, "VOL_ERR_FORBIDDEN", "cross-origin requests are refused");
+      }
+      const access = request.routeOptions.config?.access ?? "token";
+      if (access === "public" || !token) return;
+      if (access === "worker-token") {
+        if (tokensEqual(bearerToken(request), token)) return;
+        request.log.warn({ ip: request.ip }, "worker refused: wrong or missing token");
+        return deny(reply, 401, "VOL_ERR_UNAUTHORIZED", "wrong or missing worker token");
+      }
+      if (!options.tokenRequired) return;
+      if (tokensEqual(bearerToken(request) ?? cookieToken(request), token)) return;
+      return deny(
+        reply,
+        401,
+        "VOL_ERR_UNAUTHORIZED",
+        "this master requires its token: log in, or send Authorization: Bearer <token>",
+      );
     });
   },
-  { name: "volley-api-auth", dependencies: ["volley-services"] },
+  { name: "volley-request-guard", dependencies: ["volley-services"] },
 );
+
+/** A browser names the page's origin (or says cross-site); tools send neither and pass. */
+function sameOrigin(request: FastifyRequest, host: string): boolean {
+  if (request.headers["sec-fetch-site"] === "cross-site") return false;
+  const origin = request.headers.origin;
+  if (origin === undefined) return true;
+  try {
+    return new URL(origin).host === host.toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
+function deny(reply: FastifyReply, status: number, code: string, error: string) {
+  return reply.code(status).send({ error, code });
+}

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
+import { PUBLIC_ROUTE } from "./route-access.js";
 
 /**
  * Serves the built dashboard. Any GET that is not an API or socket path and names no file gets
@@ -13,12 +14,18 @@ export const dashboardPlugin = fp(
     const root = app.services.config.webRoot;
     const hasDashboard = root !== null && existsSync(join(root, "index.html"));
     if (hasDashboard) {
-      await app.register(fastifyStatic, {
-        root,
-        prefix: "/",
-        index: "index.html",
-        wildcard: true,
-        maxAge: "1h",
+      // The dashboard's files hold no data: public, so the login page can load.
+      await app.register(async (files) => {
+        files.addHook("onRoute", (route) => {
+          route.config = { ...route.config, ...PUBLIC_ROUTE };
+        });
+        await files.register(fastifyStatic, {
+          root: root as string,
+          prefix: "/",
+          index: "index.html",
+          wildcard: true,
+          maxAge: "1h",
+        });
       });
     }
     app.setNotFoundHandler((request, reply) => {

@@ -25,7 +25,7 @@ function row(name: string, method: string, totals: TotalsSummary): string {
   const errorRate = totals.requests ? totals.failures / totals.requests : 0;
   return [
     csvText(name),
-    method,
+    csvText(method),
     totals.requests,
     totals.failures,
     errorRate.toFixed(6),
@@ -36,6 +36,11 @@ function row(name: string, method: string, totals: TotalsSummary): string {
   ].join(",");
 }
 
-function csvText(text: string): string {
-  return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+/**
+ * A text cell. Spreadsheets run a cell that starts with = + - @ (or a tab or carriage return
+ * before one) as a formula, quoted or not: such a cell gets a leading apostrophe (OWASP's advice).
+ */
+export function csvText(text: string): string {
+  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  return /[",\n\r\t']/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }

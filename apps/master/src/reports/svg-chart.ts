@@ -1,3 +1,5 @@
+import { downsample, maxOf } from "@volley/protocol";
+
 /** A small line chart as inline SVG, for the self-contained HTML report (no script needed). */
 export interface ChartSeries {
   label: string;
@@ -8,13 +10,25 @@ export interface ChartSeries {
 const WIDTH = 900;
 const HEIGHT = 220;
 const PAD = { left: 56, right: 12, top: 12, bottom: 28 };
+/** Points drawn per series: more than the chart has pixels is only weight (a long run has 100,000s). */
+const MAX_POINTS = 1200;
 
-export function svgLineChart(title: string, unit: string, series: ChartSeries[]): string {
-  const all = series.flatMap((s) => s.points.filter((p): p is [number, number] => p[1] !== null));
-  if (all.length === 0)
+export function svgLineChart(title: string, unit: string, input: ChartSeries[]): string {
+  const series = input.map((s) => ({
+    ...s,
+    points: downsample(
+      s.points.filter((p): p is [number, number] => p[1] !== null),
+      MAX_POINTS,
+      (p) => p[1],
+    ),
+  }));
+  if (series.every((s) => s.points.length === 0))
     return `<figure class="chart"><figcaption>${escapeHtml(title)}</figcaption><p>No data.</p></figure>`;
-  const maxX = Math.max(1, ...all.map((p) => p[0]));
-  const maxY = niceMax(Math.max(...all.map((p) => p[1])));
+  const maxX = maxOf(
+    series.flatMap((s) => s.points.map((p) => p[0])),
+    1,
+  );
+  const maxY = niceMax(maxOf(series.flatMap((s) => s.points.map((p) => p[1]))));
   const x = (v: number) => PAD.left + (v / maxX) * (WIDTH - PAD.left - PAD.right);
   const y = (v: number) => HEIGHT - PAD.bottom - (v / maxY) * (HEIGHT - PAD.top - PAD.bottom);
   const grid = [0, 0.25, 0.5, 0.75, 1]
@@ -32,7 +46,6 @@ export function svgLineChart(title: string, unit: string, series: ChartSeries[])
   const lines = series
     .map((s) => {
       const path = s.points
-        .filter((p): p is [number, number] => p[1] !== null)
         .map((p, i) => `${i ? "L" : "M"}${x(p[0]).toFixed(1)},${y(p[1]).toFixed(1)}`)
         .join("");
       return `<path d="${path}" fill="none" stroke="${s.color}" stroke-width="1.6"/>`;

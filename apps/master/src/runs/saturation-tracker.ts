@@ -66,7 +66,7 @@ export class SaturationTracker {
   warnings(): SaturationWarning[] {
     const all: SaturationWarning[] = [];
     for (const [workerId, state] of this.workers) {
-      all.push(...state.spans);
+      for (const span of state.spans) all.push(span);
       if (state.open && state.open.samples >= MIN_SATURATED_SAMPLES) {
         all.push(this.describe(workerId, state.workerName, state.open));
       }

@@ -14,7 +14,11 @@ Options:
   --threads N            threads of each local worker (default 1)
   --max-local-workers N  most local workers at once (default: cores)
   --token T              shared secret of workers and API clients (default VOLLEY_TOKEN);
-                         required when listening beyond loopback
+                         required when listening beyond loopback; once set, every API
+                         call needs it, on loopback too
+  --allowed-hosts LIST   host names (Host header) to answer besides loopback names, comma-
+                         separated (default VOLLEY_ALLOWED_HOSTS); a loopback master answers
+                         only its loopback names, so a rebound DNS name cannot reach it
   --worker-host H        a second listener for workers only (e.g. 0.0.0.0), so the
   --worker-port N          dashboard can stay on loopback
   --heartbeat-timeout S  seconds of silence before a worker is lost (default 5)
@@ -31,6 +35,7 @@ export async function masterCommand(argv: string[]): Promise<number> {
     "max-local-workers": { type: "string" },
     token: { type: "string" },
     "worker-host": { type: "string" },
+    "allowed-hosts": { type: "string" },
     "worker-port": { type: "string" },
     "heartbeat-timeout": { type: "string" },
     help: { type: "boolean", short: "h" },
@@ -50,6 +55,10 @@ export async function masterCommand(argv: string[]): Promise<number> {
     localWorkerThreads: intFlag("threads", values.threads, 1, 256),
     maxLocalWorkers: intFlag("max-local-workers", values["max-local-workers"], 0, 1024),
     token: values.token,
+    allowedHosts: values["allowed-hosts"]
+      ?.split(",")
+      .map((h) => h.trim())
+      .filter(Boolean),
     workerListener: values["worker-host"]
       ? { host: values["worker-host"], port: workerPort as number }
       : undefined,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { durationSchema } from "../duration.js";
+import { durationSchema, positiveDurationSchema } from "../duration.js";
 
 /** The executors of a scenario's `load` block, one schema each, keyed on `executor`. */
 export const EXECUTORS = [
@@ -17,6 +17,15 @@ export const MAX_RATE = 10_000_000;
 
 const vus = z.int().min(1).max(MAX_VUS);
 const stage = z.strictObject({ duration: durationSchema, target: z.number().min(0) });
+/** Stages may jump (a 0s stage), but together they must last. */
+function stagesOf(target: z.ZodNumber) {
+  return z
+    .array(stage.extend({ target }))
+    .min(1)
+    .refine((stages) => stages.reduce((sum, s) => sum + s.duration, 0) > 0, {
+      error: "the stages together must last longer than 0",
+    });
+}
 const baseFields = {
   /** How long in-flight iterations may finish after the end; then they are aborted. @defaultValue "5s" */
   gracefulStop: durationSchema.default(5000),
@@ -25,7 +34,7 @@ const baseFields = {
 export const constantVusSchema = z.strictObject({
   executor: z.literal("constant-vus"),
   vus,
-  duration: durationSchema,
+  duration: positiveDurationSchema,
   rampUp: durationSchema.default(0),
   ...baseFields,
 });
@@ -33,7 +42,7 @@ export const constantVusSchema = z.strictObject({
 export const rampingVusSchema = z.strictObject({
   executor: z.literal("ramping-vus"),
   startVus: z.int().min(0).max(MAX_VUS).default(0),
-  stages: z.array(stage.extend({ target: z.int().min(0).max(MAX_VUS) })).min(1),
+  stages: stagesOf(z.int().min(0).max(MAX_VUS)),
   ...baseFields,
 });
 
@@ -41,14 +50,14 @@ export const perVuIterationsSchema = z.strictObject({
   executor: z.literal("per-vu-iterations"),
   vus,
   iterations: z.int().min(1).max(1_000_000_000),
-  maxDuration: durationSchema.default(600_000),
+  maxDuration: positiveDurationSchema.default(600_000),
   ...baseFields,
 });
 
 export const constantArrivalRateSchema = z.strictObject({
   executor: z.literal("constant-arrival-rate"),
   rate: z.number().positive().max(MAX_RATE),
-  duration: durationSchema,
+  duration: positiveDurationSchema,
   maxVus: vus,
   ...baseFields,
 });
@@ -56,7 +65,7 @@ export const constantArrivalRateSchema = z.strictObject({
 export const rampingArrivalRateSchema = z.strictObject({
   executor: z.literal("ramping-arrival-rate"),
   startRate: z.number().min(0).max(MAX_RATE).default(0),
-  stages: z.array(stage.extend({ target: z.number().min(0).max(MAX_RATE) })).min(1),
+  stages: stagesOf(z.number().min(0).max(MAX_RATE)),
   maxVus: vus,
   ...baseFields,
 });
@@ -70,7 +79,10 @@ export const loadSchema = z.discriminatedUnion(
     constantArrivalRateSchema,
     rampingArrivalRateSchema,
   ],
-  { error: `executor must be one of ${EXECUTORS.join(", ")}` },
+  {
+    error: (issue) =>
+      issue.input === undefined ? "is required" : `executor must be one of ${EXECUTORS.join(", ")}`,
+  },
 );
 
 export type LoadConfig = z.output<typeof loadSchema>;

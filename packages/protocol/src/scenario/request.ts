@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { durationSchema } from "../duration.js";
+import { durationSchema, positiveDurationSchema } from "../duration.js";
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from "../json-depth.js";
 import { CaptureSyntaxError, parseCapture } from "./capture.js";
 
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
@@ -49,7 +50,12 @@ export const requestSchema = z.strictObject({
   query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
   headers: z.record(z.string().min(1), z.string()).optional(),
   /** An object or array is sent as JSON; a string as it is. */
-  body: z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
+  body: z
+    .union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())])
+    .refine((body) => !jsonDepthExceeds(body, MAX_JSON_DEPTH), {
+      error: `is nested more than ${MAX_JSON_DEPTH} levels deep`,
+    })
+    .optional(),
   capture: z
     .record(
       z.string().regex(VARIABLE_NAME_RE, { error: "a capture name must be a plain identifier" }),
@@ -63,7 +69,7 @@ export const requestSchema = z.strictObject({
       body: z.string().min(1).optional(),
     })
     .optional(),
-  timeout: durationSchema.optional(),
+  timeout: positiveDurationSchema.optional(),
 });
 
 export type RequestConfig = z.output<typeof requestSchema>;

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { durationSchema } from "../duration.js";
+import { durationSchema, positiveDurationSchema } from "../duration.js";
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from "../json-depth.js";
 import { loadSchema } from "./load.js";
 import { requestSchema } from "./request.js";
 import { parseTemplate, TemplateSyntaxError, templateVariables } from "./template.js";
@@ -58,13 +59,13 @@ export const scenarioSchema = z
     requests: z.array(requestSchema).min(1, { error: "a scenario needs at least one request" }).max(500),
     thinkTime: thinkTimeSchema.default({ minMs: 0, maxMs: 0 }),
     /** Per-request timeout unless a request sets its own. @defaultValue "10s" */
-    timeout: durationSchema.default(10_000),
+    timeout: positiveDurationSchema.default(10_000),
     thresholds: thresholdsSchema.default({}),
     http: z
       .strictObject({
         /** Idle keep-alive sockets are closed after this long. @defaultValue "4s" */
         keepAliveTimeout: durationSchema.default(4000),
-        connectTimeout: durationSchema.default(10_000),
+        connectTimeout: positiveDurationSchema.default(10_000),
         /** Most connections per thread; by default one per VU of the thread. */
         maxConnections: z.int().min(1).max(1_000_000).optional(),
         /** Accept any TLS certificate (self-signed test servers). @defaultValue false */
@@ -94,13 +95,18 @@ export const scenarioSchema = z
       check(request.path, ["path"]);
       for (const [key, value] of Object.entries(request.query ?? {})) check(String(value), ["query", key]);
       for (const [key, value] of Object.entries(request.headers ?? {})) check(value, ["headers", key]);
-      if (request.body !== undefined) {
+      if (request.body !== undefined && !jsonDepthExceeds(request.body, MAX_JSON_DEPTH)) {
         check(typeof request.body === "string" ? request.body : JSON.stringify(request.body), ["body"]);
       }
     });
     const names = new Set(scenario.requests.map((r) => r.name ?? `${r.method} ${r.path}`));
     for (const [key, expression] of Object.entries(scenario.thresholds)) {
-      const rule = parseThreshold(key, expression);
+      let rule: ReturnType<typeof parseThreshold>;
+      try {
+        rule = parseThreshold(key, expression);
+      } catch {
+        continue; // reported by the field check
+      }
       if (rule.request !== undefined && !names.has(rule.request)) {
         ctx.addIssue({
           code: "custom",

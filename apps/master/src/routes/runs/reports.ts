@@ -14,7 +14,7 @@ const FORMATS = {
 export async function reportRoutes(app: FastifyInstance): Promise<void> {
   app.get<{ Params: { id: string; format: string } }>("/:id/report.:format", async (request, reply) => {
     const { id, format } = request.params;
-    if (!(format in FORMATS)) {
+    if (!Object.hasOwn(FORMATS, format)) {
       throw new VolleyError("VOL_ERR_NOT_FOUND", `no report format "${format}": use json, csv or html`);
     }
     const detail = await app.services.scheduler.detail(id);

@@ -2,12 +2,13 @@ import { VOLLEY_VERSION, VolleyError } from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { TOKEN_COOKIE, tokensEqual } from "../../plugins/auth.js";
+import { PUBLIC_ROUTE } from "../../plugins/route-access.js";
 
 const loginSchema = z.strictObject({ token: z.string().min(1).max(500) });
 
 /** The dashboard's session: what it needs to know at load, and the token login. */
 export async function sessionRoutes(app: FastifyInstance): Promise<void> {
-  app.get("/config", async () => {
+  app.get("/config", { config: PUBLIC_ROUTE }, async () => {
     const { config } = app.services;
     return {
       version: VOLLEY_VERSION,
@@ -19,7 +20,7 @@ export async function sessionRoutes(app: FastifyInstance): Promise<void> {
     };
   });
 
-  app.post("/login", async (request, reply) => {
+  app.post("/login", { config: PUBLIC_ROUTE }, async (request, reply) => {
     const parsed = loginSchema.safeParse(request.body ?? {});
     const { token } = app.services.config;
     if (!parsed.success || !token || !tokensEqual(parsed.data.token, token)) {

@@ -1,4 +1,10 @@
-import type { RunDetail, RunSummary, TimeseriesPoint, WorkerInfo } from "@volley/protocol";
+import {
+  maxOf,
+  type RunDetail,
+  type RunSummary,
+  type TimeseriesPoint,
+  type WorkerInfo,
+} from "@volley/protocol";
 import { useMemo } from "react";
 import { formatMs, formatPercent, formatRate, formatSeconds } from "../../format/format.js";
 import { Chart } from "../Chart/Chart.js";
@@ -77,7 +83,14 @@ export function RunView({ run, summary, points, requestPoints, live, workers, co
         <StatCard
           testId="stat-vus"
           label="VUs"
-          value={String(live ? (last?.vus ?? 0) : Math.max(0, ...points.map((p) => p.vus)))}
+          value={String(
+            live
+              ? (last?.vus ?? 0)
+              : maxOf(
+                  points.map((p) => p.vus),
+                  0,
+                ),
+          )}
           hint={live ? undefined : "peak"}
         />
         <StatCard testId="stat-p95" label="p95" value={formatMs(t.latencyMs.p95)} />
