@@ -26,6 +26,8 @@ export class BatchIntake {
       this.duplicates++;
       return "duplicate";
     }
+    const problem = aggregator.problem(batch);
+    if (problem) throw new UnmergeableBatchError(problem);
     aggregator.accept(batch);
     this.accepted++;
     await this.pipeline.durable(batch.runId);

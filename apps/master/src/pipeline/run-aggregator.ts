@@ -1,12 +1,15 @@
 import type { RunAggregateRow, RunSecondRow, RunUpdate, RunWorkerUpdate } from "@volley/db";
 import {
   type LiveSecond,
+  type LoadConfig,
   maxOf,
+  plannedDurationMs,
   type RunSummary,
   type StatsBatch,
   type TimeseriesPoint,
 } from "@volley/protocol";
 import { StatsAggregate } from "@volley/stats";
+import { type BatchLimits, batchProblem } from "./batch-check.js";
 import type { AggregatorWorker, MergeState, OpenSecondState } from "./merge-state.js";
 import { workerToState } from "./merge-state.js";
 import { toPoint, toRow } from "./second-rows.js";
@@ -41,6 +44,8 @@ export interface RunAggregatorInit {
   /** Scheduled start (master clock, epoch ms); null while unknown. */
   startAt: number | null;
   requestOrder: string[];
+  /** Last second a batch may describe (see `maxBatchSecond`). */
+  maxSecond: number;
   workers: AggregatorWorker[];
   closedThrough?: number;
   cumulative?: StatsAggregate;
@@ -63,6 +68,7 @@ export class RunAggregator {
   private readonly workers = new Map<string, AggregatorWorker>();
   private readonly open = new Map<number, OpenSecond>();
   private readonly order: string[];
+  private readonly limits: BatchLimits;
   private readonly lateMs: number;
   private highestSecond: number;
   private pendingSeconds: RunSecondRow[] = [];
@@ -73,18 +79,21 @@ export class RunAggregator {
     this.runId = init.runId;
     this.startAt = init.startAt;
     this.order = init.requestOrder;
+    this.limits = { names: new Set(init.requestOrder), maxSecond: init.maxSecond };
     this.closedThrough = init.closedThrough ?? -1;
     this.cumulative = init.cumulative ?? new StatsAggregate();
     this.lateMs = init.lateMs ?? DEFAULT_LATE_MS;
     for (const worker of init.workers) this.workers.set(worker.workerId, worker);
     for (const state of init.open ?? []) {
+      // A checkpoint written before batches were bounded may hold seconds no plan allows.
+      if (state.second > init.maxSecond) continue;
       const stats = new StatsAggregate();
       stats.add(state.requests, state.dropped);
       this.open.set(state.second, { stats, vus: state.vus });
     }
-    this.highestSecond = maxOf(
-      [...this.open.keys(), ...init.workers.map((w) => w.received.highest)],
-      this.closedThrough,
+    this.highestSecond = Math.min(
+      maxOf([...this.open.keys(), ...init.workers.map((w) => w.received.highest)], this.closedThrough),
+      Math.max(init.maxSecond, this.closedThrough),
     );
   }
 
@@ -99,6 +108,14 @@ export class RunAggregator {
   /** True when the batch was merged before (a redelivery). */
   isDuplicate(batch: Pick<StatsBatch, "workerId" | "seq">): boolean {
     return this.workers.get(batch.workerId)?.received.has(batch.seq) ?? false;
+  }
+
+  /** Why the batch cannot be merged (checked whole, before anything of it is applied), or null. */
+  problem(batch: StatsBatch): string | null {
+    const worker = this.workers.get(batch.workerId);
+    return worker
+      ? batchProblem(batch, worker, this.limits)
+      : `worker ${batch.workerId} has no part in the run`;
   }
 
   /** Merges a batch into its open second, or into the totals when its second is closed already. */
@@ -140,6 +157,7 @@ export class RunAggregator {
     const closed: LiveSecond[] = [];
     while (this.startAt !== null) {
       const second = this.closedThrough + 1;
+      if (second > this.limits.maxSecond) break; // no batch can fill it: nothing to wait for
       const active = this.workerList().filter((w) => !w.lost && !isWorkerDone(w));
       if (active.length === 0 && second > this.highestSecond) break;
       const waiting = active.some((w) => w.received.contiguousBelow <= second);
@@ -293,6 +311,13 @@ export class RunAggregator {
     }
   }
 }
+
+/** The last second a batch of this load may describe: its plan, graceful stop, the overrun, slack. */
+export function maxBatchSecond(load: LoadConfig): number {
+  return Math.ceil((plannedDurationMs(load) + load.gracefulStop + BATCH_SECOND_SLACK_MS) / 1000);
+}
+/** The scheduler stops a run 30 s past its plan and gives up 30 s later; then a minute of slack. */
+const BATCH_SECOND_SLACK_MS = 120_000;
 
 export function workerStatus(worker: AggregatorWorker): "lost" | "finished" | "running" {
   return worker.lost ? "lost" : isWorkerDone(worker) ? "finished" : "running";

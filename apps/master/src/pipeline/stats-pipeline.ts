@@ -2,7 +2,7 @@ import type { Database } from "@volley/db";
 import { type LiveSecond, parseScenario, requestName } from "@volley/protocol";
 import type { Logger } from "pino";
 import { cumulativeFromRows, parseMergeState, workerFromState } from "./merge-state.js";
-import { type Checkpoint, RunAggregator } from "./run-aggregator.js";
+import { type Checkpoint, maxBatchSecond, RunAggregator } from "./run-aggregator.js";
 
 export interface StatsPipelineOptions {
   db: Database;
@@ -179,6 +179,7 @@ export class StatsPipeline {
       runId,
       startAt: run.startAt,
       requestOrder: scenario.requests.map(requestName),
+      maxSecond: maxBatchSecond(scenario.load),
       workers,
       closedThrough: run.closedThrough,
       cumulative,

@@ -11,7 +11,7 @@ import {
 } from "@volley/protocol";
 import type { Logger } from "pino";
 import { newWorker } from "../pipeline/merge-state.js";
-import { isWorkerDone, RunAggregator } from "../pipeline/run-aggregator.js";
+import { isWorkerDone, maxBatchSecond, RunAggregator } from "../pipeline/run-aggregator.js";
 import type { StatsPipeline } from "../pipeline/stats-pipeline.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import { type ActiveRun, newActiveRun } from "./active-run.js";
@@ -110,6 +110,7 @@ export class RunScheduler {
         runId: id,
         startAt,
         requestOrder: scenario.requests.map(requestName),
+        maxSecond: maxBatchSecond(scenario.load),
         workers: plan.map((p) => newWorker(p.workerId, p.name)),
       });
       this.options.pipeline.register(aggregator);

@@ -31,13 +31,29 @@ let scratch = Buffer.allocUnsafe(64 * 1024);
 
 /** Adds an encoded histogram into `target` without building an intermediate histogram. */
 export function addEncodedHistogram(target: LatencyHistogram, encoded: string): void {
-  if (encoded === "") return;
+  walkEncoded(encoded, target.countsArrayLength, target);
+}
+
+let bucketCount = 0;
+
+/**
+ * Checks an encoded histogram from outside (the queue) without applying it: throws
+ * HistogramFormatError for an unknown version, a truncated or overlong varint, or a bucket
+ * outside the histogram; returns how many values it holds.
+ */
+export function checkEncodedHistogram(encoded: string): number {
+  bucketCount ||= createMergeHistogram().countsArrayLength;
+  return walkEncoded(encoded, bucketCount, null);
+}
+
+/** Reads every (bucket, count) pair; adds them into `target` unless it is null. Returns the total. */
+function walkEncoded(encoded: string, length: number, target: LatencyHistogram | null): number {
+  if (encoded === "") return 0;
   const needed = Math.ceil((encoded.length * 3) / 4);
   if (needed > scratch.length) scratch = Buffer.allocUnsafe(needed * 2);
   const bytes = scratch;
   const end = bytes.write(encoded, 0, "base64");
   if (bytes[0] !== FORMAT_VERSION) throw new HistogramFormatError(`unknown histogram format ${bytes[0]}`);
-  const length = target.countsArrayLength;
   let offset = 1;
   let index = -1;
   let total = 0;
@@ -65,13 +81,16 @@ export function addEncodedHistogram(target: LatencyHistogram, encoded: string): 
     if (byte >= 0x80) throw new HistogramFormatError("varint too long");
     index += delta;
     if (index >= length) throw new HistogramFormatError(`bucket ${index} outside the histogram`);
-    target.addToCountAtIndex(index, count);
+    target?.addToCountAtIndex(index, count);
     total += count;
     if (first < 0) first = index;
   }
-  target.addToTotalCount(total);
-  target.updateMinAndMax(target.valueFromIndex(first));
-  target.updateMinAndMax(target.valueFromIndex(index));
+  if (target && first >= 0) {
+    target.addToTotalCount(total);
+    target.updateMinAndMax(target.valueFromIndex(first));
+    target.updateMinAndMax(target.valueFromIndex(index));
+  }
+  return total;
 }
 
 export function decodeHistogram(encoded: string): LatencyHistogram {

@@ -1,0 +1,82 @@
+import type { RunningMaster } from "@volley/master";
+import type { RunDetail } from "@volley/protocol";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FakeWorker, requestStats } from "./support/fake-worker.js";
+import { startTestMaster } from "./support/in-process.js";
+import { getJson, sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
+
+let master: RunningMaster;
+beforeAll(async () => {
+  master = await startTestMaster();
+});
+afterAll(() => master?.close());
+
+async function metric(name: string): Promise<number> {
+  const text = await (await fetch(`${master.url}/metrics`)).text();
+  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
+  return Number(line?.split(" ")[1] ?? Number.NaN);
+}
+
+describe("the stats pipeline does not trust its input", () => {
+  it("refuses batches the plan or arithmetic rule out, whole, and keeps counting the real ones exactly", async () => {
+    const worker = await new FakeWorker({
+      masterUrl: master.url,
+      queuePrefix: master.services.config.queuePrefix,
+    }).open();
+    try {
+      worker.hello();
+      worker.heartbeat("ready", null);
+      await waitFor(() => master.services.registry.ready().length === 1, { what: "the fake worker" });
+      const created = await sendJson("POST", `${master.url}/api/runs`, {
+        scenario: {
+          name: "poisoned",
+          target: "http://127.0.0.1:9",
+          load: { executor: "constant-vus", vus: 1, duration: "10s" },
+          requests: [{ name: "hello", path: "/hello" }],
+        },
+      });
+      const runId = created.body.id as string;
+      const start = await worker.next("start-run");
+      worker.send({ type: "run-accepted", runId: start.runId });
+      worker.heartbeat("running", runId);
+      const rejectedBefore = await metric("volley_batches_rejected_total");
+      const hello = requestStats("hello", 5);
+      const badHistogram = { ...hello, latency: { ...hello.latency, histogram: "AgE=" } };
+      const poison = [
+        { seq: 2, second: 200_000, requests: [hello] },
+        { seq: 3, second: 3_000_000, requests: [hello] },
+        { seq: 3_000_000, second: 3, requests: [hello] },
+        { seq: 4, requests: [{ ...hello, failures: 6 }] },
+        { seq: 5, requests: [{ ...hello, requests: 2 ** 53 - 1 }] },
+        { seq: 6, requests: [requestStats("not-in-the-scenario", 5)] },
+        { seq: 7, requests: [{ ...hello, statusCodes: { "999": 5 } }] },
+        // Valid first, broken second: nothing of it may be applied.
+        { seq: 8, requests: [hello, { ...badHistogram, name: "hello" }] },
+        { seq: 9, requests: [badHistogram] },
+      ];
+      for (const batch of poison) await worker.push({ runId, ...batch });
+      await waitFor(
+        async () => (await metric("volley_batches_rejected_total")) - rejectedBefore >= poison.length,
+        { what: "every poisoned batch to be rejected", timeoutMs: 20_000 },
+      );
+      // The master stayed responsive and small.
+      const t0 = Date.now();
+      expect(await getJson(`${master.url}/api/health`)).toMatchObject({ ok: true });
+      expect(Date.now() - t0).toBeLessThan(1000);
+      expect(process.memoryUsage().rss).toBeLessThan(1024 * 1024 * 1024);
+
+      expect(master.services.intake.accepted).toBe(0);
+      await worker.push({ runId, seq: 0, requests: [requestStats("hello", 7)] });
+      await worker.push({ runId, seq: 1, final: true, requests: [requestStats("hello", 4)] });
+      const run = await waitForRunEnd<RunDetail>(master.url, runId);
+      expect(run.summary.total.requests).toBe(11);
+      expect(run.summary.total.failures).toBe(0);
+      expect(Object.keys(run.summary.statusCodes)).toEqual(["200"]);
+      expect(run.summary.requests.map((r) => r.name)).toEqual(["hello"]);
+      const points = await getJson<{ overall: unknown[] }>(`${master.url}/api/runs/${runId}/timeseries`);
+      expect(points.overall.length).toBeLessThan(20);
+    } finally {
+      await worker.close();
+    }
+  });
+});
