@@ -55,6 +55,9 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
   let workersChanged = false;
   const registry = new WorkerRegistry({
     heartbeatTimeoutMs: opts.heartbeatTimeoutMs,
+    heartbeatIntervalMs: opts.heartbeatIntervalMs,
+    lostRetentionMs: opts.lostWorkerRetentionMs,
+    keep: (workerId) => scheduler.isInActiveRun(workerId),
     onLost: (entry) => {
       log.warn({ workerId: entry.info.id, name: entry.info.name }, "worker lost");
       scheduler.workerLost(entry.info.id);

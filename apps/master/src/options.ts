@@ -36,6 +36,8 @@ export interface MasterOptions {
   heartbeatTimeoutMs?: number;
   /** @defaultValue 1000 */
   heartbeatIntervalMs?: number;
+  /** Lost workers leave the worker list after this long (unless the running run has them). @defaultValue 600000 */
+  lostWorkerRetentionMs?: number;
   /** Built dashboard; @defaultValue apps/web/dist */
   webRoot?: string | null;
   /** @defaultValue "info" */
@@ -86,6 +88,7 @@ export function resolveMasterOptions(options: MasterOptions, env = process.env):
     workerCommand: options.workerCommand,
     heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? 5000,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 1000,
+    lostWorkerRetentionMs: options.lostWorkerRetentionMs ?? 600_000,
     webRoot:
       options.webRoot === undefined ? new URL("../../web/dist", import.meta.url).pathname : options.webRoot,
     logLevel: options.logLevel ?? env.VOLLEY_LOG_LEVEL ?? "info",

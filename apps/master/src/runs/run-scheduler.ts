@@ -52,6 +52,11 @@ export class RunScheduler {
     return this.active?.id ?? null;
   }
 
+  /** Whether the run in progress has this worker (lost or not). */
+  isInActiveRun(workerId: string): boolean {
+    return this.active?.aggregator.hasWorker(workerId) ?? false;
+  }
+
   start(): void {
     this.timer = setInterval(() => void this.watch(), 1000);
   }

@@ -20,6 +20,12 @@ export interface WorkerEntry {
 export interface WorkerRegistryOptions {
   /** A worker silent this long is lost. @defaultValue 5000 */
   heartbeatTimeoutMs: number;
+  /** Heartbeat period workers are told to keep. @defaultValue 1000 */
+  heartbeatIntervalMs?: number;
+  /** Lost workers are forgotten after this long, unless `keep` says a run still needs them. @defaultValue 600000 */
+  lostRetentionMs?: number;
+  /** Whether a lost worker must stay listed (it belongs to the active run). */
+  keep?: (workerId: string) => boolean;
   /** CPU percent above which a worker counts as saturated. @defaultValue 90 */
   cpuLimit?: number;
   /** Event-loop delay above which a worker counts as saturated. @defaultValue 50 */
@@ -43,12 +49,18 @@ export class WorkerRegistry {
     if (this.timer) clearInterval(this.timer);
   }
 
-  /** A worker said hello (first time, or again after a reconnect). */
-  connect(hello: WorkerHello, channel: WorkerChannel, host: string): WorkerEntry {
+  /**
+   * A worker said hello (first time, or again after a reconnect). Returns null, and changes
+   * nothing, when that id is connected on another socket and heard from lately: a live worker
+   * cannot be taken over. A socket silent for two heartbeats (half-open) can be replaced.
+   */
+  connect(hello: WorkerHello, channel: WorkerChannel, host: string): WorkerEntry | null {
     const now = Date.now();
     const previous = this.entries.get(hello.workerId);
-    if (previous?.channel && previous.channel !== channel)
+    if (previous?.channel && previous.channel !== channel) {
+      if (now - previous.lastSeen < this.takeoverAfterMs()) return null;
       previous.channel.close(4000, "replaced by a new connection");
+    }
     const info: WorkerInfo = {
       id: hello.workerId,
       name: hello.name,
@@ -168,8 +180,19 @@ export class WorkerRegistry {
     return counts;
   }
 
+  private takeoverAfterMs(): number {
+    return 2 * (this.options.heartbeatIntervalMs ?? 1000);
+  }
+
   private sweep(now: number): void {
-    for (const entry of this.entries.values()) {
+    const retention = this.options.lostRetentionMs ?? 600_000;
+    for (const [id, entry] of this.entries) {
+      // Run records keep their own copy of each worker; the live list forgets the long gone.
+      if (entry.info.state === "lost" && now - entry.lastSeen > retention && !this.options.keep?.(id)) {
+        this.entries.delete(id);
+        this.options.onChange();
+        continue;
+      }
       if (entry.info.state !== "lost" && now - entry.lastSeen > this.options.heartbeatTimeoutMs) {
         entry.info.state = "lost";
         entry.info.vus = 0;

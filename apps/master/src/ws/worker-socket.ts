@@ -56,8 +56,21 @@ export function handleWorkerSocket(socket: WebSocket, remoteHost: string, deps: 
     }
     const message = parsed.data;
     if (message.type === "hello") {
+      if (workerId !== null) {
+        // One identity per socket: a second hello is how one socket would pose as many workers.
+        refuse(`this socket is worker ${workerId} already; a second "hello" is not allowed`);
+        return socket.close(1008, "one worker per connection");
+      }
+      if (!registry.connect(message, channel, remoteHost)) {
+        log.warn({ workerId: message.workerId, remoteHost }, "refused a hello for a worker that is connected");
+        channel.send({
+          type: "error",
+          code: "VOL_ERR_BAD_MESSAGE",
+          message: `worker ${message.workerId} is connected already`,
+        });
+        return socket.close(4002, "worker id in use");
+      }
       workerId = message.workerId;
-      registry.connect(message, channel, remoteHost);
       channel.send({
         type: "welcome",
         workerId: message.workerId,
