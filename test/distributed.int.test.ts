@@ -93,6 +93,12 @@ describe("distributed runs", () => {
     const missing = target.total() - run.summary.total.requests;
     expect(missing).toBeGreaterThanOrEqual(0);
     expect(missing).toBeLessThan((doomedReport?.requests ?? 0) / 2);
+    // The report says so where a reader looks first: its warnings, and the HTML report.
+    const lost = run.warnings.find((w) => w.kind === "worker-lost");
+    expect(lost).toMatchObject({ workerName: "doomed" });
+    expect(lost?.message).toMatch(/doomed was lost after \d+ s: what it sent later is missing/);
+    const html = await (await fetch(`${master.url}/api/runs/${id}/report.html`)).text();
+    expect(html).toContain("doomed was lost after");
   });
 
   it("a master killed mid-run and restarted finishes the run with the server's exact count", async () => {

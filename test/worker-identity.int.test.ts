@@ -1,9 +1,9 @@
 import type { RunningMaster } from "@volley/master";
-import type { WorkerInfo } from "@volley/protocol";
+import type { RunDetail, WorkerInfo } from "@volley/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FakeWorker } from "./support/fake-worker.js";
+import { FakeWorker, requestStats } from "./support/fake-worker.js";
 import { startTestMaster } from "./support/in-process.js";
-import { getJson, waitFor } from "./support/processes.js";
+import { getJson, sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
 
 const TOKEN = "identity-test-token";
 let master: RunningMaster;
@@ -67,5 +67,43 @@ describe("worker identity", () => {
       timeoutMs: 10_000,
     });
     await real.close();
+  });
+
+  it("a run one worker refused says so in its warnings", async () => {
+    const [good, bad] = [await fake(), await fake()];
+    try {
+      for (const w of [good, bad]) {
+        w.hello();
+        w.heartbeat("ready", null);
+      }
+      await waitFor(() => master.services.registry.ready().length === 2, { what: "two workers" });
+      const created = await sendJson(
+        "POST",
+        `${master.url}/api/runs`,
+        {
+          scenario: {
+            name: "half",
+            target: "http://127.0.0.1:9",
+            load: { executor: "constant-vus", vus: 2, duration: "5s" },
+            requests: [{ name: "hello", path: "/hello" }],
+          },
+        },
+        TOKEN,
+      );
+      const runId = created.body.id as string;
+      await good.next("start-run");
+      await bad.next("start-run");
+      good.send({ type: "run-accepted", runId });
+      bad.send({ type: "run-rejected", runId, message: "out of memory" });
+      await good.push({ runId, seq: 0, final: true, requests: [requestStats("hello", 3)] });
+      const run = await waitForRunEnd<RunDetail>(master.url, runId, 30_000, TOKEN);
+      expect(run.summary.total.requests).toBe(3);
+      expect(run.warnings.find((w) => w.kind === "worker-refused")?.message).toContain(
+        `${bad.workerId} refused the run (out of memory)`,
+      );
+    } finally {
+      await good.close();
+      await bad.close();
+    }
   });
 });

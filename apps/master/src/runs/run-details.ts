@@ -3,6 +3,7 @@ import type { RunDetail, SaturationWarning } from "@volley/protocol";
 import { workerStatus } from "../pipeline/run-aggregator.js";
 import type { ActiveRun } from "./active-run.js";
 import { summaryFromRows, toDetail, toWorkerInfo } from "./run-views.js";
+import { workerWarnings } from "./worker-warnings.js";
 
 /** A run's report: from the live aggregator while it runs, from the database after. */
 export async function runDetail(
@@ -26,6 +27,11 @@ export async function runDetail(
       : row;
     return toWorkerInfo(current, total, active?.saturation.peaks(row.workerId));
   });
-  const warnings = active ? active.saturation.warnings() : (JSON.parse(run.warnings) as SaturationWarning[]);
+  const warnings = active
+    ? [
+        ...workerWarnings(active.aggregator.workerList(), active.rejected, total, resolved.durationS),
+        ...active.saturation.warnings(),
+      ]
+    : (JSON.parse(run.warnings) as SaturationWarning[]);
   return toDetail(run, resolved, workers, warnings);
 }

@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import type { StatsPipeline } from "../pipeline/stats-pipeline.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import type { ActiveRun } from "./active-run.js";
+import { workerWarnings } from "./worker-warnings.js";
 
 export interface FinalizeDeps {
   db: Database;
@@ -58,7 +59,14 @@ export async function finalizeRun(
       passed,
       durationS: summary.durationS,
       rps: summary.total.rps,
-      ...(active ? { warnings: JSON.stringify(active.saturation.warnings()) } : {}),
+      ...(active
+        ? {
+            warnings: JSON.stringify([
+              ...workerWarnings(workers, active.rejected, summary.total.requests, summary.durationS),
+              ...active.saturation.warnings(),
+            ]),
+          }
+        : {}),
     });
     for (const { workerId, update } of aggregator.workerUpdates()) {
       await tx.runWorkers.update(runId, workerId, {

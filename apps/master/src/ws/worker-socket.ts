@@ -62,7 +62,10 @@ export function handleWorkerSocket(socket: WebSocket, remoteHost: string, deps: 
         return socket.close(1008, "one worker per connection");
       }
       if (!registry.connect(message, channel, remoteHost)) {
-        log.warn({ workerId: message.workerId, remoteHost }, "refused a hello for a worker that is connected");
+        log.warn(
+          { workerId: message.workerId, remoteHost },
+          "refused a hello for a worker that is connected",
+        );
         channel.send({
           type: "error",
           code: "VOL_ERR_BAD_MESSAGE",

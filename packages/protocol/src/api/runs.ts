@@ -40,8 +40,15 @@ export interface RunWorkerInfo {
   lostBatches: number;
 }
 
-/** A span of the run during which a load generator looked saturated. */
+/** What a run's warning is about. Records written before kinds existed are `saturated`. */
+export type RunWarningKind = "saturated" | "worker-lost" | "worker-refused" | "lost-batches";
+
+/**
+ * Something a reader must know before trusting the figures: a span during which a load
+ * generator looked saturated, a worker lost or refused, stats batches lost on the way.
+ */
 export interface SaturationWarning {
+  kind?: RunWarningKind;
   workerId: string;
   workerName: string;
   fromS: number;

@@ -6,12 +6,19 @@ interface SaturationWarningsProps {
   liveSaturated?: WorkerInfo[];
 }
 
-/** Says when the load generator itself, not the target, may have limited the results. */
+/**
+ * Says when the figures cannot be taken at face value: the load generator itself may have
+ * limited them, or a worker was lost or refused the run, or batches were lost.
+ */
 export function SaturationWarnings({ warnings, liveSaturated = [] }: SaturationWarningsProps) {
   if (!warnings.length && !liveSaturated.length) return null;
   return (
     <div className="callout warn" role="alert" data-testid="saturation-warning">
-      <strong>Results may be limited by the load generator.</strong>
+      <strong>
+        {warnings.some((w) => w.kind && w.kind !== "saturated")
+          ? "These figures are incomplete or may be limited by the load generator."
+          : "Results may be limited by the load generator."}
+      </strong>
       <ul>
         {liveSaturated.map((w) => (
           <li key={`live-${w.id}`}>
