@@ -142,6 +142,14 @@ describe("distributed runs", () => {
       expect(run.status).toBe("finished");
       expect(run.summary.total.requests).toBe(target.total());
       expect(run.workers[0].lostBatches).toBe(0);
+      // Through the outage, the master's log stayed JSON lines: no raw stack on its output.
+      const lines = master.output
+        .join("")
+        .split("\n")
+        .filter((l) => l.trim() && !l.startsWith("Volley master on"));
+      expect(lines.length).toBeGreaterThan(0);
+      for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+      expect(master.output.join("")).toContain("redis");
     } finally {
       await killAll();
       await redis.stopServer();

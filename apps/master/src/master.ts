@@ -43,6 +43,11 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     throw error;
   });
   const queue = new Queue(STATS_QUEUE, { connection: redis, prefix: opts.queuePrefix });
+  // Every Redis client and queue reports through the log: without a listener ioredis writes raw
+  // stacks to the console, which breaks the JSON-lines log during an outage.
+  queue.on("error", (error) => log.warn({ err: error.message }, "stats queue error"));
+  const consumerConnection = redis.duplicate({ maxRetriesPerRequest: null });
+  consumerConnection.on("error", (error) => log.warn({ err: error.message }, "redis connection error"));
   const live = new LiveHub();
   let scheduler!: RunScheduler;
   const pipeline = new StatsPipeline({
@@ -76,7 +81,7 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
   });
   const intake = new BatchIntake(pipeline);
   const consumer = new StatsConsumer({
-    connection: redis.duplicate({ maxRetriesPerRequest: null }),
+    connection: consumerConnection,
     prefix: opts.queuePrefix,
     intake,
     log,

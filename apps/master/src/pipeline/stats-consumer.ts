@@ -63,7 +63,9 @@ export class StatsConsumer {
         removeOnFail: { count: 1000 },
       },
     );
-    this.worker.on("error", (error) => options.log.error({ err: error }, "stats consumer error"));
+    // A message, not the error object: pino would print the stack across the line as one field,
+    // and an outage repeats it every second.
+    this.worker.on("error", (error) => options.log.warn({ err: error.message }, "stats consumer error"));
   }
 
   async close(): Promise<void> {
