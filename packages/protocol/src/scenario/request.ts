@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { durationSchema, positiveDurationSchema } from "../duration.js";
+import { positiveDurationSchema } from "../duration.js";
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from "../json-depth.js";
 import { CaptureSyntaxError, parseCapture } from "./capture.js";
 
