@@ -85,6 +85,7 @@ export class SliceEngine {
         dispatcher: this.pool,
         worker: options.workerName,
         thinkTime: scenario.thinkTime,
+        maxBodyBytes: scenario.http.maxBodyBytes,
       },
       partition,
       startAt: this.startAt,

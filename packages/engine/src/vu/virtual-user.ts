@@ -9,6 +9,11 @@ import type { VuContext } from "./vu-context.js";
 
 export type IterationEnd = (vu: VirtualUser) => void;
 
+/** The whole request took longer than its timeout (a body that trickles in forever, say). */
+const DEADLINE = Object.assign(new Error("the request took longer than its timeout"), {
+  code: "UND_ERR_BODY_TIMEOUT",
+});
+
 const ABORTED = Object.assign(new Error("aborted at the end of gracefulStop"), { code: "UND_ERR_ABORTED" });
 
 /**
@@ -24,10 +29,15 @@ export class VirtualUser implements Dispatcher.DispatchHandler {
   private requestIndex = 0;
   private scheduledAt = -1;
   private startedAt = 0;
+  /** When the current request was dispatched (its deadline counts from here). */
+  private sentAt = 0;
   private status = 0;
   private bytesIn = 0;
   private bytesOut = 0;
   private chunks: Buffer[] | null = null;
+  private keptBytes = 0;
+  /** The body passed maxBodyBytes: the rest was counted and discarded. */
+  private bodyTooLarge = false;
   private rawHeaders: Buffer[] | string[] | null = null;
   private abortRequest: ((reason?: Error) => void) | null = null;
   private thinkTimer: NodeJS.Timeout | null = null;
@@ -92,12 +102,11 @@ export class VirtualUser implements Dispatcher.DispatchHandler {
     this.status = 0;
     this.rawHeaders = null;
     this.chunks = request.needsBody ? [] : null;
+    this.keptBytes = 0;
+    this.bodyTooLarge = false;
     this.abortRequest = null;
-    if (this.scheduledAt >= 0 && this.requestIndex === 0) {
-      this.startedAt = this.scheduledAt;
-    } else {
-      this.startedAt = performance.now();
-    }
+    this.sentAt = performance.now();
+    this.startedAt = this.scheduledAt >= 0 && this.requestIndex === 0 ? this.scheduledAt : this.sentAt;
     this.ctx.dispatcher.dispatch(
       {
         path,
@@ -132,7 +141,19 @@ export class VirtualUser implements Dispatcher.DispatchHandler {
 
   onData(chunk: Buffer): boolean {
     this.bytesIn += chunk.length;
-    if (this.chunks !== null) this.chunks.push(chunk);
+    if (this.chunks !== null) {
+      this.keptBytes += chunk.length;
+      if (this.keptBytes > this.ctx.maxBodyBytes) {
+        this.chunks = null; // drained from here on, never kept
+        this.bodyTooLarge = true;
+      } else {
+        this.chunks.push(chunk);
+      }
+    }
+    // undici's bodyTimeout is idle time between chunks; the timeout is for the whole request.
+    if (performance.now() - this.sentAt > this.ctx.requests[this.requestIndex].timeoutMs) {
+      this.abortRequest?.(DEADLINE);
+    }
     return true;
   }
 
@@ -188,6 +209,9 @@ export class VirtualUser implements Dispatcher.DispatchHandler {
   private check(request: CompiledRequest): [ErrorKind, string] | null {
     if (!statusAccepted(request, this.status)) return ["status", `unexpected status ${this.status}`];
     if (!request.needsBody && request.captures.length === 0) return null;
+    if (this.bodyTooLarge) {
+      return ["expect", `response body is larger than http.maxBodyBytes (${this.ctx.maxBodyBytes} bytes)`];
+    }
     const body = this.chunks ? Buffer.concat(this.chunks).toString() : "";
     if (request.expectBody !== null && !body.includes(request.expectBody)) {
       return ["expect", `body does not contain "${request.expectBody}"`];

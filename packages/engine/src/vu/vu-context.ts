@@ -10,4 +10,6 @@ export interface VuContext {
   dispatcher: Dispatcher;
   worker: string;
   thinkTime: { minMs: number; maxMs: number };
+  /** Most body bytes kept for captures and expectations. */
+  maxBodyBytes: number;
 }

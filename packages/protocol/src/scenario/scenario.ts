@@ -6,6 +6,9 @@ import { requestSchema } from "./request.js";
 import { parseTemplate, TemplateSyntaxError, templateVariables } from "./template.js";
 import { parseThreshold, ThresholdSyntaxError } from "./thresholds.js";
 
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 256 * 1024 * 1024;
+
 const THINK_RANGE_RE = /^\s*(\S+?)\s*\.\.\s*(\S+)\s*$/;
 
 /** `thinkTime`: a duration, or "min..max" for a uniform random pause after each request. */
@@ -70,8 +73,18 @@ export const scenarioSchema = z
         maxConnections: z.int().min(1).max(1_000_000).optional(),
         /** Accept any TLS certificate (self-signed test servers). @defaultValue false */
         insecureTls: z.boolean().default(false),
+        /**
+         * Most bytes of a response body kept for captures and `expect.body`; past it the request
+         * fails (kind `expect`) and the rest is read and discarded. @defaultValue 1048576 (1 MiB)
+         */
+        maxBodyBytes: z.int().min(1).max(MAX_BODY_BYTES).default(DEFAULT_MAX_BODY_BYTES),
       })
-      .default({ keepAliveTimeout: 4000, connectTimeout: 10_000, insecureTls: false }),
+      .default({
+        keepAliveTimeout: 4000,
+        connectTimeout: 10_000,
+        insecureTls: false,
+        maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+      }),
   })
   .superRefine((scenario, ctx) => {
     const captured = new Set(scenario.requests.flatMap((r) => Object.keys(r.capture ?? {})));
