@@ -14,11 +14,7 @@ export function SaturationWarnings({ warnings, liveSaturated = [] }: SaturationW
   if (!warnings.length && !liveSaturated.length) return null;
   return (
     <div className="callout warn" role="alert" data-testid="saturation-warning">
-      <strong>
-        {warnings.some((w) => w.kind && w.kind !== "saturated")
-          ? "These figures are incomplete or may be limited by the load generator."
-          : "Results may be limited by the load generator."}
-      </strong>
+      <strong>{heading(warnings, liveSaturated.length > 0)}</strong>
       <ul>
         {liveSaturated.map((w) => (
           <li key={`live-${w.id}`}>
@@ -32,4 +28,12 @@ export function SaturationWarnings({ warnings, liveSaturated = [] }: SaturationW
       </ul>
     </div>
   );
+}
+
+/** What the list says as a whole: figures incomplete (a worker or batches missing), limited, or both. */
+function heading(warnings: SaturationWarning[], saturatedNow: boolean): string {
+  const incomplete = warnings.some((w) => w.kind !== undefined && w.kind !== "saturated");
+  const limited = saturatedNow || warnings.some((w) => w.kind === undefined || w.kind === "saturated");
+  if (incomplete && limited) return "These figures are incomplete and may be limited by the load generator.";
+  return incomplete ? "These figures are incomplete." : "Results may be limited by the load generator.";
 }

@@ -1,0 +1,84 @@
+import { join } from "node:path";
+import type { RunningMaster } from "@volley/master";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, screenshot, watchConsole } from "./support/browser.js";
+import { FakeWorker, requestStats } from "./support/fake-worker.js";
+import { startTestMaster } from "./support/in-process.js";
+import { ROOT, sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
+
+let master: RunningMaster;
+let browser: Browser;
+let runId: string;
+
+// A run one worker refused and another was lost in: its page must say so first thing.
+beforeAll(async () => {
+  master = await startTestMaster({ webRoot: join(ROOT, "apps/web/dist"), heartbeatTimeoutMs: 1000 });
+  browser = await launchBrowser();
+  const fake = () =>
+    new FakeWorker({ masterUrl: master.url, queuePrefix: master.services.config.queuePrefix }).open();
+  const [kept, refusing, lost] = [await fake(), await fake(), await fake()];
+  for (const w of [kept, refusing, lost]) {
+    w.hello();
+    w.heartbeat("ready", null);
+  }
+  await waitFor(() => master.services.registry.ready().length === 3, { what: "three workers" });
+  const created = await sendJson("POST", `${master.url}/api/runs`, {
+    scenario: {
+      name: "warned",
+      target: "http://127.0.0.1:9",
+      load: { executor: "constant-vus", vus: 3, duration: "3s" },
+      requests: [{ name: "hello", path: "/hello" }],
+    },
+  });
+  runId = created.body.id as string;
+  for (const w of [kept, refusing, lost]) await w.next("start-run");
+  kept.send({ type: "run-accepted", runId });
+  lost.send({ type: "run-accepted", runId });
+  refusing.send({ type: "run-rejected", runId, message: "not enough memory" });
+  await lost.push({ runId, seq: 0, requests: [requestStats("hello", 40)] });
+  await lost.close(); // silent from now on: lost after the heartbeat timeout
+  const beat = setInterval(() => kept.heartbeat("running", runId), 200);
+  for (let seq = 0; seq < 3; seq++) {
+    await kept.push({ runId, seq, final: seq === 2, requests: [requestStats("hello", 100)] });
+  }
+  await waitForRunEnd(master.url, runId, 60_000);
+  clearInterval(beat);
+  await kept.close();
+  await refusing.close();
+});
+afterAll(async () => {
+  await browser?.close();
+  await master?.close();
+});
+
+describe("run warnings on the run page", () => {
+  it.each([
+    ["desktop-light", { width: 1400, height: 900 }, "light"],
+    ["desktop-dark", { width: 1400, height: 900 }, "dark"],
+    ["phone-light", { width: 390, height: 844 }, "light"],
+    ["phone-dark", { width: 390, height: 844 }, "dark"],
+  ] as const)(
+    "%s: the lost and refusing workers are named above the figures",
+    async (name, viewport, scheme) => {
+      const page = await browser.newPage({ viewport, colorScheme: scheme });
+      const errors = watchConsole(page);
+      await page.goto(`${master.url}/runs/${runId}`);
+      const warning = page.getByTestId("saturation-warning");
+      await warning.waitFor();
+      const text = await warning.innerText();
+      expect(text).toContain("These figures are incomplete.");
+      expect(text).not.toContain("load generator");
+      expect(text).toMatch(/was lost after \d+ s: what it sent later is missing/);
+      expect(text).toContain("refused the run (not enough memory)");
+      // Nothing wider than the screen.
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      const box = await warning.boundingBox();
+      expect(box && box.x >= 0 && box.x + box.width <= viewport.width).toBe(true);
+      await screenshot(page, `run-warnings-${name}`);
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+  );
+});
