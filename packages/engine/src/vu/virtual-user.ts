@@ -36,6 +36,7 @@ export class VirtualUser implements Dispatcher.DispatchHandler {
   private bytesOut = 0;
   private chunks: Buffer[] | null = null;
   private keptBytes = 0;
+  private chunksSeen = 0;
   /** The body passed maxBodyBytes: the rest was counted and discarded. */
   private bodyTooLarge = false;
   private rawHeaders: Buffer[] | string[] | null = null;
@@ -103,10 +104,15 @@ export class VirtualUser implements Dispatcher.DispatchHandler {
     this.rawHeaders = null;
     this.chunks = request.needsBody ? [] : null;
     this.keptBytes = 0;
+    this.chunksSeen = 0;
     this.bodyTooLarge = false;
     this.abortRequest = null;
-    this.sentAt = performance.now();
-    this.startedAt = this.scheduledAt >= 0 && this.requestIndex === 0 ? this.scheduledAt : this.sentAt;
+    if (this.scheduledAt >= 0 && this.requestIndex === 0) {
+      this.startedAt = this.scheduledAt;
+      this.sentAt = performance.now();
+    } else {
+      this.startedAt = this.sentAt = performance.now();
+    }
     this.ctx.dispatcher.dispatch(
       {
         path,
@@ -151,7 +157,11 @@ export class VirtualUser implements Dispatcher.DispatchHandler {
       }
     }
     // undici's bodyTimeout is idle time between chunks; the timeout is for the whole request.
-    if (performance.now() - this.sentAt > this.ctx.requests[this.requestIndex].timeoutMs) {
+    // A one-chunk body is covered by the headers timeout: the clock is read from the second on.
+    if (
+      ++this.chunksSeen > 1 &&
+      performance.now() - this.sentAt > this.ctx.requests[this.requestIndex].timeoutMs
+    ) {
       this.abortRequest?.(DEADLINE);
     }
     return true;
