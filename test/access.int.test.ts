@@ -1,8 +1,7 @@
 import type { RunningMaster } from "@volley/master";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import { startTestMaster } from "./support/in-process.js";
-import { rawRequest } from "./support/raw-http.js";
+import { rawRequest, wsUpgradeStatus } from "./support/raw-http.js";
 
 const TOKEN = "access-test-token-123";
 let loopback: RunningMaster;
@@ -45,17 +44,7 @@ const GUARDED = [
   ["GET", "/api/openapi.json"],
 ] as const;
 
-function wsStatus(url: string, path: string, headers: Record<string, string> = {}): Promise<number> {
-  return new Promise((resolve) => {
-    const socket = new WebSocket(`${url.replace("http", "ws")}${path}`, { headers });
-    socket.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
-    socket.on("open", () => {
-      socket.close();
-      resolve(101);
-    });
-    socket.on("error", () => resolve(0));
-  });
-}
+const wsStatus = wsUpgradeStatus;
 
 describe("access: deny by default, decided on the matched route", () => {
   it.each([

@@ -66,7 +66,7 @@ describe("run warnings on the run page", () => {
       await page.goto(`${master.url}/runs/${runId}`);
       const warning = page.getByTestId("saturation-warning");
       await warning.waitFor();
-      const text = await warning.innerText();
+      const text = (await warning.textContent()) ?? "";
       expect(text).toContain("These figures are incomplete.");
       expect(text).not.toContain("load generator");
       expect(text).toMatch(/was lost after \d+ s: what it sent later is missing/);

@@ -1,6 +1,5 @@
 import type { RunDetail, WorkerInfo } from "@volley/protocol";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import {
   getJson,
   isolatedSetup,
@@ -12,6 +11,7 @@ import {
   waitFor,
   waitForRunEnd,
 } from "./support/processes.js";
+import { wsUpgradeStatus } from "./support/raw-http.js";
 import { freePort } from "./support/redis-server.js";
 import { startTargetServer, type TargetServer } from "./support/target-server.js";
 
@@ -24,19 +24,8 @@ afterEach(() => killAll());
 
 const TOKEN = "never-log-this-secret-42";
 
-function upgradeStatus(url: string, token?: string): Promise<number> {
-  return new Promise((resolve) => {
-    const socket = new WebSocket(`${url.replace("http", "ws")}/ws/worker`, {
-      headers: token ? { authorization: `Bearer ${token}` } : {},
-    });
-    socket.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
-    socket.on("open", () => {
-      socket.close();
-      resolve(101);
-    });
-    socket.on("error", () => resolve(0));
-  });
-}
+const upgradeStatus = (url: string, token?: string) =>
+  wsUpgradeStatus(url, "/ws/worker", token ? { authorization: `Bearer ${token}` } : {});
 
 describe("security and operations", () => {
   it("a separate worker listener takes workers (token required) while the API stays on loopback", async () => {

@@ -1,4 +1,5 @@
 import { request } from "node:http";
+import WebSocket from "ws";
 
 export interface RawAnswer {
   status: number;
@@ -38,5 +39,22 @@ export function rawRequest(
     );
     req.on("error", reject);
     req.end(body);
+  });
+}
+
+/** The status a WebSocket upgrade gets: 101 when it opens, the HTTP status when refused, 0 on error. */
+export function wsUpgradeStatus(
+  url: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<number> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(`${url.replace(/^http/, "ws")}${path}`, { headers });
+    socket.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
+    socket.on("open", () => {
+      socket.close();
+      resolve(101);
+    });
+    socket.on("error", () => resolve(0));
   });
 }
