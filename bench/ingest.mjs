@@ -9,7 +9,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startMaster } from "@volley/master";
-import { STATS_QUEUE } from "@volley/protocol";
+import { statsQueueName } from "@volley/protocol";
 import BetterSqlite3 from "better-sqlite3";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -232,7 +232,7 @@ async function bench(kind) {
     clearInterval(w.socket.timer);
     w.socket.close();
   }
-  const cleanup = new Queue(STATS_QUEUE, {
+  const cleanup = new Queue(statsQueueName(runId), {
     connection: new Redis(redisUrl, { maxRetriesPerRequest: null }),
     prefix,
   });

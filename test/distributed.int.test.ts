@@ -101,23 +101,34 @@ describe("distributed runs", () => {
     expect(html).toContain("doomed was lost after");
   });
 
-  it("a master killed mid-run and restarted finishes the run with the server's exact count", async () => {
-    const setup = isolatedSetup();
-    const port = await freePort();
-    const first = await startMasterProcess(setup, ["--port", String(port)]);
-    await startWorkerProcess(first.url, { name: "steady-1" });
-    await startWorkerProcess(first.url, { name: "steady-2" });
-    const id = await startRun(first.url, scenario("7s", 6));
-    await new Promise((r) => setTimeout(r, 2500));
-    first.signal("SIGKILL");
-    await first.exited;
-    await new Promise((r) => setTimeout(r, 1500));
-    const second = await startMasterProcess(setup, ["--port", String(port)]);
-    const run = await waitForRunEnd<RunDetail>(second.url, id, 90_000);
-    expect(run.status).toBe("finished");
-    expect(run.summary.total.requests).toBe(target.total());
-    expect(run.workers.every((w) => w.status === "finished")).toBe(true);
-  });
+  // The same instance id (host:port) resumes at once; a new one (a replaced container) waits for
+  // the dead owner's lease to run out, and the workers keep running meanwhile.
+  it.each([
+    ["the same instance id", { VOLLEY_INSTANCE_ID: "master-a" }, { VOLLEY_INSTANCE_ID: "master-a" }],
+    ["a new instance id", { VOLLEY_INSTANCE_ID: "old-pod" }, { VOLLEY_INSTANCE_ID: "new-pod" }],
+  ])(
+    "a master killed mid-run and restarted with %s finishes the run with the server's exact count",
+    async (_, before, after) => {
+      const setup = isolatedSetup();
+      const port = await freePort();
+      const lease = { VOLLEY_RUN_LEASE_MS: "3000" };
+      const first = await startMasterProcess(setup, ["--port", String(port)], { ...before, ...lease });
+      await startWorkerProcess(first.url, { name: "steady-1" });
+      await startWorkerProcess(first.url, { name: "steady-2" });
+      const id = await startRun(first.url, scenario("8s", 6));
+      await new Promise((r) => setTimeout(r, 2500));
+      first.signal("SIGKILL");
+      await first.exited;
+      await new Promise((r) => setTimeout(r, 1000));
+      const second = await startMasterProcess(setup, ["--port", String(port)], { ...after, ...lease });
+      const run = await waitForRunEnd<RunDetail>(second.url, id, 90_000);
+      expect(run.status).toBe("finished");
+      expect(run.summary.total.requests).toBe(target.total());
+      expect(run.workers.every((w) => w.status === "finished")).toBe(true);
+      // The workers ran the whole plan: nobody stopped them while the run waited for its new owner.
+      expect(run.summary.durationS).toBeGreaterThan(7.5);
+    },
+  );
 
   it("Redis restarted mid-run: workers buffer, nothing is lost", async () => {
     const redis = await TestRedis.start();

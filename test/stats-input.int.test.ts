@@ -55,8 +55,10 @@ describe("the stats pipeline does not trust its input", () => {
         { seq: 9, requests: [badHistogram] },
       ];
       for (const batch of poison) await worker.push({ runId, ...batch });
+      // A batch naming another run, in this run's queue (only the run's owner reads each queue).
+      await worker.push({ runId: "0another-run", seq: 10, requests: [hello] }, runId);
       await waitFor(
-        async () => (await metric("volley_batches_rejected_total")) - rejectedBefore >= poison.length,
+        async () => (await metric("volley_batches_rejected_total")) - rejectedBefore >= poison.length + 1,
         { what: "every poisoned batch to be rejected", timeoutMs: 20_000 },
       );
       // The master stayed responsive and small.
@@ -75,6 +77,12 @@ describe("the stats pipeline does not trust its input", () => {
       expect(run.summary.requests.map((r) => r.name)).toEqual(["hello"]);
       const points = await getJson<{ overall: unknown[] }>(`${master.url}/api/runs/${runId}/timeseries`);
       expect(points.overall.length).toBeLessThan(20);
+
+      // After the final status nothing changes the figures: the run's queue is no longer read.
+      await worker.push({ runId, seq: 2, requests: [requestStats("hello", 50)] });
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const after = await getJson<RunDetail>(`${master.url}/api/runs/${runId}`);
+      expect(after.summary.total.requests).toBe(11);
     } finally {
       await worker.close();
     }

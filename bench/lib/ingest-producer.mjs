@@ -1,6 +1,6 @@
 // Simulated workers for `pnpm bench ingest`: pushes one batch per worker per simulated second
 // into the real queue at the offered rate, and tells the parent when each second is enqueued.
-import { STATS_JOB, STATS_QUEUE, statsJobId } from "@volley/protocol";
+import { STATS_JOB, statsJobId, statsQueueName } from "@volley/protocol";
 import { createRecordingHistogram, encodeHistogram } from "@volley/stats";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -52,7 +52,7 @@ function batch(runId, workerId, second, final) {
 process.once("message", async ({ redisUrl, prefix, runId, workerIds, names: nameCount, rate, seconds }) => {
   names = nameCount;
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
-  const queue = new Queue(STATS_QUEUE, { connection, prefix });
+  const queue = new Queue(statsQueueName(runId), { connection, prefix });
   const started = Date.now();
   for (let second = 0; second < seconds; second++) {
     const due = started + (second * workerIds.length * 1000) / rate;

@@ -3,9 +3,9 @@ import {
   type MasterToWorker,
   type RequestStats,
   STATS_JOB,
-  STATS_QUEUE,
   type StatsBatch,
   statsJobId,
+  statsQueueName,
 } from "@volley/protocol";
 import { RequestRecorder } from "@volley/stats";
 import { Queue } from "bullmq";
@@ -30,7 +30,8 @@ export class FakeWorker {
   readonly received: MasterToWorker[] = [];
   readonly socket: WebSocket;
   private readonly redis: Redis;
-  private readonly queue: Queue;
+  private readonly queues = new Map<string, Queue>();
+  private readonly queuePrefix: string;
   closeCode: number | null = null;
 
   constructor(options: FakeWorkerOptions) {
@@ -46,7 +47,7 @@ export class FakeWorker {
     this.redis = new Redis(options.redisUrl ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379", {
       maxRetriesPerRequest: 1,
     });
-    this.queue = new Queue(STATS_QUEUE, { connection: this.redis, prefix: options.queuePrefix });
+    this.queuePrefix = options.queuePrefix;
   }
 
   async open(): Promise<this> {
@@ -107,8 +108,14 @@ export class FakeWorker {
     );
   }
 
-  /** Pushes one batch into the master's queue, as the worker's StatsPublisher would. */
-  async push(batch: Partial<StatsBatch> & Pick<StatsBatch, "runId" | "seq">): Promise<void> {
+  /**
+   * Pushes one batch into its run's queue, as the worker's StatsPublisher would (`queueOf`: into
+   * another run's queue, as a lying worker could).
+   */
+  async push(
+    batch: Partial<StatsBatch> & Pick<StatsBatch, "runId" | "seq">,
+    queueOf: string = batch.runId,
+  ): Promise<void> {
     const full: StatsBatch = {
       workerId: this.workerId,
       second: batch.seq,
@@ -121,7 +128,12 @@ export class FakeWorker {
       sentAt: Date.now(),
       ...batch,
     };
-    await this.queue.add(STATS_JOB, full, {
+    let queue = this.queues.get(queueOf);
+    if (!queue) {
+      queue = new Queue(statsQueueName(queueOf), { connection: this.redis, prefix: this.queuePrefix });
+      this.queues.set(queueOf, queue);
+    }
+    await queue.add(STATS_JOB, full, {
       jobId: statsJobId(full.runId, full.workerId, full.seq),
       removeOnComplete: true,
       removeOnFail: 1000,
@@ -132,7 +144,7 @@ export class FakeWorker {
 
   async close(): Promise<void> {
     this.socket.close();
-    await this.queue.close().catch(() => {});
+    for (const queue of this.queues.values()) await queue.close().catch(() => {});
     this.redis.disconnect();
   }
 }

@@ -1,15 +1,16 @@
+import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { openDatabase, redact } from "@volley/db";
-import { STATS_QUEUE, VOLLEY_VERSION } from "@volley/protocol";
-import { Queue } from "bullmq";
+import { VOLLEY_VERSION } from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { buildApp } from "./app.js";
 import { isLoopback, MasterConfigError, type MasterOptions, resolveMasterOptions } from "./options.js";
 import { BatchIntake } from "./pipeline/batch-intake.js";
-import { StatsConsumer } from "./pipeline/stats-consumer.js";
+import { StatsConsumers } from "./pipeline/stats-consumers.js";
 import { StatsPipeline } from "./pipeline/stats-pipeline.js";
+import { RunLease } from "./runs/run-lease.js";
 import { RunScheduler } from "./runs/run-scheduler.js";
 import type { Services } from "./services.js";
 import { LocalWorkers } from "./workers/local-workers.js";
@@ -42,16 +43,17 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     await db.close();
     throw error;
   });
-  const queue = new Queue(STATS_QUEUE, { connection: redis, prefix: opts.queuePrefix });
   // Every Redis client and queue reports through the log: without a listener ioredis writes raw
   // stacks to the console, which breaks the JSON-lines log during an outage.
-  queue.on("error", (error) => log.warn({ err: error.message }, "stats queue error"));
   const consumerConnection = redis.duplicate({ maxRetriesPerRequest: null });
   consumerConnection.on("error", (error) => log.warn({ err: error.message }, "redis connection error"));
   const live = new LiveHub();
+  const lease = new RunLease({ db, owner: instanceId(opts.instanceId, opts.port), leaseMs: opts.runLeaseMs });
+  log.info({ instance: lease.owner }, "master instance");
   let scheduler!: RunScheduler;
   const pipeline = new StatsPipeline({
     db,
+    owner: lease.owner,
     log,
     lateMs: opts.lateMs,
     onSecond: (second) => live.publish(second),
@@ -71,20 +73,23 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
       workersChanged = true;
     },
   });
+  const intake = new BatchIntake(pipeline);
+  const consumers = new StatsConsumers({
+    redis,
+    consumerConnection,
+    prefix: opts.queuePrefix,
+    intake,
+    log,
+  });
   scheduler = new RunScheduler({
     db,
     registry,
     pipeline,
+    lease,
+    ingest: consumers,
     log,
     publish: (m) => live.publish(m),
     startDelayMs: opts.startDelayMs,
-  });
-  const intake = new BatchIntake(pipeline);
-  const consumer = new StatsConsumer({
-    connection: consumerConnection,
-    prefix: opts.queuePrefix,
-    intake,
-    log,
   });
   let localWorkerUrl = "";
   const localWorkers = new LocalWorkers({
@@ -112,17 +117,16 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     log,
     db,
     redis,
-    queue,
     registry,
     scheduler,
     pipeline,
     intake,
-    consumer,
+    consumers,
     live,
     localWorkers,
   };
 
-  await scheduler.resume();
+  await scheduler.adopt();
   pipeline.start();
   registry.start();
   scheduler.start();
@@ -141,9 +145,8 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
       live.closeAll();
       await Promise.all(apps.map((app) => app.close()));
       await localWorkers.stopAll();
-      await consumer.close();
+      await consumers.closeAll();
       await pipeline.stop();
-      await queue.close();
       await db.close();
       redis.disconnect();
       log.info("master stopped");
@@ -187,6 +190,15 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
   );
 
   return { url, services, close };
+}
+
+/**
+ * The name a master's runs are owned by: stable across restarts of the same master (host and
+ * port), so a restarted master resumes its runs at once; random for an ephemeral port.
+ */
+function instanceId(configured: string | undefined, port: number): string {
+  if (configured) return configured;
+  return `${hostname()}:${port === 0 ? `ephemeral-${randomBytes(4).toString("hex")}` : port}`;
 }
 
 function boundPort(app: FastifyInstance): number {

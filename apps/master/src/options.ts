@@ -52,12 +52,20 @@ export interface MasterOptions {
   bodyLimit?: number;
   /** Key prefix of the stats queue, to share one Redis between installations. @defaultValue VOLLEY_QUEUE_PREFIX or "volley" */
   queuePrefix?: string;
+  /**
+   * Name this master owns its runs by. Two masters sharing a database and Redis need different
+   * ones; a restarted master with the same one resumes its runs at once.
+   * @defaultValue VOLLEY_INSTANCE_ID or "HOSTNAME:PORT" (a random suffix for port 0)
+   */
+  instanceId?: string;
+  /** A run whose owner has not renewed its lease for this long is taken over by another master. @defaultValue VOLLEY_RUN_LEASE_MS or 15000 */
+  runLeaseMs?: number;
 }
 
 export type ResolvedMasterOptions = Required<
-  Omit<MasterOptions, "workerListener" | "token" | "workerCommand" | "logDestination">
+  Omit<MasterOptions, "workerListener" | "token" | "workerCommand" | "logDestination" | "instanceId">
 > &
-  Pick<MasterOptions, "workerListener" | "token" | "workerCommand" | "logDestination">;
+  Pick<MasterOptions, "workerListener" | "token" | "workerCommand" | "logDestination" | "instanceId">;
 
 /** The master cannot start as asked: a bad option, Redis or the database unreachable, the port taken. */
 export class MasterConfigError extends Error {}
@@ -97,6 +105,8 @@ export function resolveMasterOptions(options: MasterOptions, env = process.env):
     lateMs: options.lateMs ?? 5000,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     queuePrefix: options.queuePrefix ?? (env.VOLLEY_QUEUE_PREFIX || REDIS_PREFIX),
+    instanceId: options.instanceId ?? (env.VOLLEY_INSTANCE_ID || undefined),
+    runLeaseMs: options.runLeaseMs ?? (env.VOLLEY_RUN_LEASE_MS ? Number(env.VOLLEY_RUN_LEASE_MS) : 15_000),
   };
   for (const [flag, host] of [
     ["host", resolved.host],
@@ -105,6 +115,16 @@ export function resolveMasterOptions(options: MasterOptions, env = process.env):
     if (host !== undefined && (host.trim() === "" || host.trim() !== host)) {
       throw new MasterConfigError(`--${flag.replace(/ /g, "-")}: "${host}" is not an address to listen on`);
     }
+  }
+  if (resolved.instanceId !== undefined && !/^[A-Za-z0-9._:-]{1,100}$/.test(resolved.instanceId)) {
+    throw new MasterConfigError(
+      `VOLLEY_INSTANCE_ID: "${resolved.instanceId.slice(0, 100)}" must be 1-100 letters, digits, ".", "_", ":" or "-"`,
+    );
+  }
+  if (!Number.isInteger(resolved.runLeaseMs) || resolved.runLeaseMs < 1000 || resolved.runLeaseMs > 600_000) {
+    throw new MasterConfigError(
+      "VOLLEY_RUN_LEASE_MS: must be a whole number of milliseconds from 1000 to 600000",
+    );
   }
   const exposed = [resolved.host, resolved.workerListener?.host].filter(
     (h): h is string => !!h && !isLoopback(h),

@@ -1,9 +1,8 @@
 import type { Database } from "@volley/db";
-import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { BatchIntake } from "./pipeline/batch-intake.js";
-import type { StatsConsumer } from "./pipeline/stats-consumer.js";
+import type { StatsConsumers } from "./pipeline/stats-consumers.js";
 import type { StatsPipeline } from "./pipeline/stats-pipeline.js";
 import type { RunScheduler } from "./runs/run-scheduler.js";
 import type { LocalWorkers } from "./workers/local-workers.js";
@@ -39,12 +38,11 @@ export interface Services {
   log: Logger;
   db: Database;
   redis: Redis;
-  queue: Queue;
   registry: WorkerRegistry;
   scheduler: RunScheduler;
   pipeline: StatsPipeline;
   intake: BatchIntake;
-  consumer: StatsConsumer;
+  consumers: StatsConsumers;
   live: LiveHub;
   localWorkers: LocalWorkers;
 }

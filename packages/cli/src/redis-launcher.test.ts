@@ -21,6 +21,11 @@ describe("ensureRedis", () => {
       const redis = await ensureRedis({ dataDir, defaultUrl: silent });
       expect(redis.private).toBe(true);
       expect(await redisAnswers(redis.url)).toBe(true);
+      // A second process in the same data folder shares it (one server per append-only files).
+      const second = await ensureRedis({ dataDir, defaultUrl: silent });
+      expect(second).toMatchObject({ url: redis.url, private: false });
+      await second.stop();
+      expect(await redisAnswers(redis.url)).toBe(true);
       await redis.stop();
       expect(await redisAnswers(redis.url)).toBe(false);
       expect(existsSync(join(dataDir, "redis", "appendonlydir"))).toBe(true);

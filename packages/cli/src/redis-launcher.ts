@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { redisAnswers } from "@volley/master";
 import { UsageError } from "./cli-error.js";
 
@@ -31,8 +31,13 @@ export async function ensureRedis(options: EnsureRedisOptions): Promise<RedisHan
   if (await redisAnswers(url)) return { url, private: false, stop: async () => {} };
   if (options.url || process.env.REDIS_URL)
     throw new UsageError(`Redis at ${url} does not answer. ${HOW_TO_GET_REDIS}`);
-  if (spawnSync("redis-server", ["--version"]).status !== 0) throw new UsageError(HOW_TO_GET_REDIS);
   const dir = resolve(options.dataDir, "redis");
+  // One private server per data folder: a second Volley process there (`volley run` beside the
+  // dashboard) uses the first one's rather than start another on the same append-only files.
+  const urlFile = join(dir, "redis.url");
+  const running = readText(urlFile);
+  if (running && (await redisAnswers(running))) return { url: running, private: false, stop: async () => {} };
+  if (spawnSync("redis-server", ["--version"]).status !== 0) throw new UsageError(HOW_TO_GET_REDIS);
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const child: ChildProcess = spawn(
@@ -58,11 +63,13 @@ export async function ensureRedis(options: EnsureRedisOptions): Promise<RedisHan
   const privateUrl = `redis://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
     if (await redisAnswers(privateUrl)) {
+      writeFileSync(urlFile, privateUrl);
       return {
         url: privateUrl,
         private: true,
         stop: () =>
           new Promise<void>((done) => {
+            if (readText(urlFile) === privateUrl) rmSync(urlFile, { force: true });
             if (child.exitCode !== null) return done();
             child.once("exit", () => done());
             child.kill("SIGTERM");
@@ -74,6 +81,14 @@ export async function ensureRedis(options: EnsureRedisOptions): Promise<RedisHan
   }
   child.kill("SIGKILL");
   throw new UsageError(`could not start a private redis-server under ${dir}. ${HOW_TO_GET_REDIS}`);
+}
+
+function readText(file: string): string | null {
+  try {
+    return readFileSync(file, "utf8").trim() || null;
+  } catch {
+    return null;
+  }
 }
 
 export function freePort(): Promise<number> {

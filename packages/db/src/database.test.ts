@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../test/support/databases.js";
 import { type Database, openDatabase, providerOf, redact } from "./open-database.js";
+import { RunNotOwnedError } from "./repositories/runs.js";
 
 // The same suite runs on SQLite and on the machine's PostgreSQL.
 describe.each(["sqlite", "postgresql"] as const)("database on %s", (kind) => {
@@ -53,6 +54,36 @@ describe.each(["sqlite", "postgresql"] as const)("database on %s", (kind) => {
     const run = await db.runs.get("rbig");
     expect(run?.requests).toBe(2 ** 40 + 1);
     expect(run?.startAt).toBe(1_790_000_000_123.5);
+  });
+
+  it("gives a run to one master at a time: claim, renew, fenced updates", async () => {
+    await db.runs.create({ ...newRun("rown", "owned", "running"), owner: "a:1", leaseUntil: 10_000 });
+    // B cannot take a run whose owner's lease runs; A renews it.
+    expect(await db.runs.claim("rown", "b:2", 5_000, 20_000)).toBe(false);
+    expect(await db.runs.renewLease("rown", "a:1", 30_000)).toBe(true);
+    await db.runs.updateOwned("rown", "a:1", { requests: 5 });
+    await expect(db.runs.updateOwned("rown", "b:2", { requests: 99 })).rejects.toBeInstanceOf(
+      RunNotOwnedError,
+    );
+    // Once the lease ran out, B takes it; A can neither renew nor write any more.
+    expect(await db.runs.claim("rown", "b:2", 30_001, 45_000)).toBe(true);
+    expect(await db.runs.renewLease("rown", "a:1", 60_000)).toBe(false);
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.runs.update("rown", { failures: 1 });
+        await tx.runs.updateOwned("rown", "a:1", { requests: 7 });
+      }),
+    ).rejects.toBeInstanceOf(RunNotOwnedError);
+    expect(await db.runs.get("rown")).toMatchObject({
+      owner: "b:2",
+      leaseUntil: 45_000,
+      requests: 5,
+      failures: 0,
+    });
+    // The same master (a restart under the same id) claims its own run at once; an ended run is nobody's.
+    expect(await db.runs.claim("rown", "b:2", 0, 50_000)).toBe(true);
+    await db.runs.update("rown", { status: "finished" });
+    expect(await db.runs.claim("rown", "b:2", 0, 60_000)).toBe(false);
   });
 
   it("rolls a failed transaction back whole", async () => {

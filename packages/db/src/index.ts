@@ -12,3 +12,4 @@ export type { RunAggregateRow } from "./repositories/run-aggregates.js";
 export type { RunSecondRow } from "./repositories/run-seconds.js";
 export type { NewRunWorker, RunWorkerRow, RunWorkerUpdate } from "./repositories/run-workers.js";
 export type { NewRun, RunListFilter, RunRow, RunUpdate } from "./repositories/runs.js";
+export { RunNotOwnedError } from "./repositories/runs.js";

@@ -1,15 +1,19 @@
-import { formatIssues, STATS_QUEUE, statsBatchSchema } from "@volley/protocol";
+import { formatIssues, statsBatchSchema, statsQueueName } from "@volley/protocol";
 import { UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { type BatchIntake, UnmergeableBatchError } from "./batch-intake.js";
 
 export interface StatsConsumerOptions {
+  /** The run whose queue this consumes. */
+  runId: string;
   connection: Redis;
   /** Key prefix of the queue in Redis. */
   prefix: string;
   intake: BatchIntake;
   log: Logger;
+  /** Counts consumed and rejected batches (shared by every run's consumer, for /metrics). */
+  counts: { consumed: number; rejected: number };
   /**
    * Jobs held at once. A job is held until the checkpoint that makes its batch durable (≤ about a
    * second), so this bounds the batches per second the master can take. @defaultValue 2000
@@ -18,33 +22,34 @@ export interface StatsConsumerOptions {
 }
 
 /**
- * Consumes the stats queue. A job completes only after its batch is durable, so a master killed
+ * Consumes one run's stats queue. A job completes only after its batch is durable, so a master killed
  * at any instant leaves the job to be delivered again (and recognised as a duplicate if needed).
  */
 export class StatsConsumer {
   private readonly worker: Worker;
-  consumed = 0;
-  rejected = 0;
 
   constructor(options: StatsConsumerOptions) {
+    const { counts } = options;
     this.worker = new Worker(
-      STATS_QUEUE,
+      statsQueueName(options.runId),
       async (job) => {
         const parsed = statsBatchSchema.safeParse(job.data);
-        if (!parsed.success) {
-          this.rejected++;
-          const details = formatIssues(parsed.error)
-            .map((i) => `${i.path}: ${i.message}`)
-            .join("; ");
+        if (!parsed.success || parsed.data.runId !== options.runId) {
+          counts.rejected++;
+          const details = parsed.success
+            ? `runId: ${parsed.data.runId} in the queue of run ${options.runId}`
+            : formatIssues(parsed.error)
+                .map((i) => `${i.path}: ${i.message}`)
+                .join("; ");
           options.log.warn({ jobId: job.id, details }, "malformed stats batch dropped");
           throw new UnrecoverableError(`malformed stats batch: ${details}`);
         }
         try {
           await options.intake.submit(parsed.data);
-          this.consumed++;
+          counts.consumed++;
         } catch (error) {
           if (error instanceof UnmergeableBatchError) {
-            this.rejected++;
+            counts.rejected++;
             options.log.warn({ jobId: job.id, err: error.message }, "stats batch dropped");
             throw new UnrecoverableError(error.message);
           }
@@ -65,7 +70,9 @@ export class StatsConsumer {
     );
     // A message, not the error object: pino would print the stack across the line as one field,
     // and an outage repeats it every second.
-    this.worker.on("error", (error) => options.log.warn({ err: error.message }, "stats consumer error"));
+    this.worker.on("error", (error) =>
+      options.log.warn({ err: error.message, runId: options.runId }, "stats consumer error"),
+    );
   }
 
   async close(): Promise<void> {

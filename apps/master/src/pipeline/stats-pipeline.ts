@@ -1,4 +1,4 @@
-import type { Database } from "@volley/db";
+import { type Database, RunNotOwnedError } from "@volley/db";
 import { type LiveSecond, parseScenario, requestName } from "@volley/protocol";
 import type { Logger } from "pino";
 import { cumulativeFromRows, parseMergeState, workerFromState } from "./merge-state.js";
@@ -6,6 +6,8 @@ import { type Checkpoint, maxBatchSecond, RunAggregator } from "./run-aggregator
 
 export interface StatsPipelineOptions {
   db: Database;
+  /** This master's instance id: a checkpoint commits only while the master owns the run. */
+  owner: string;
   log: Logger;
   /** Each merged second of a run, for the live feed. */
   onSecond: (second: LiveSecond) => void;
@@ -21,6 +23,7 @@ const TICK_MS = 100;
 
 interface Waiter {
   resolve: () => void;
+  reject: (error: Error) => void;
 }
 
 /**
@@ -75,13 +78,13 @@ export class StatsPipeline {
 
   /** Resolves once everything merged so far for the run is committed. */
   durable(runId: string): Promise<void> {
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       let list = this.waiting.get(runId);
       if (!list) {
         list = [];
         this.waiting.set(runId, list);
       }
-      list.push({ resolve });
+      list.push({ resolve, reject });
     });
   }
 
@@ -95,9 +98,21 @@ export class StatsPipeline {
     if (aggregator) await this.checkpoint(aggregator);
   }
 
-  /** Drops a finished run from memory (it is loaded again if a late batch comes). */
+  /** Drops a finished run from memory. */
   forget(runId: string): void {
     if (!this.waiting.get(runId)?.length) this.aggregators.delete(runId);
+  }
+
+  /**
+   * Drops a run another master took over, unwritten: the batches waiting for its checkpoint are
+   * refused, so their jobs go back to the queue for the new owner.
+   */
+  drop(runId: string): void {
+    this.aggregators.delete(runId);
+    const waiters = this.waiting.get(runId) ?? [];
+    this.waiting.delete(runId);
+    const error = new Error(`run ${runId} belongs to another master now`);
+    for (const waiter of waiters) waiter.reject(error);
   }
 
   private tick(): void {
@@ -135,6 +150,11 @@ export class StatsPipeline {
       .catch((error) => {
         aggregator.restore(checkpoint);
         this.waiting.set(runId, [...waiters, ...(this.waiting.get(runId) ?? [])]);
+        if (error instanceof RunNotOwnedError) {
+          this.options.log.error({ runId }, "checkpoint refused: another master owns the run now");
+          this.drop(runId);
+          return;
+        }
         this.options.log.error({ err: error, runId }, "checkpoint failed; will retry");
       })
       .finally(() => this.checkpointing.delete(runId));
@@ -148,7 +168,7 @@ export class StatsPipeline {
       await tx.seconds.insertMany(checkpoint.seconds);
       for (const late of checkpoint.late) await tx.seconds.addLate({ runId, ...late });
       await tx.aggregates.replace(runId, checkpoint.aggregates);
-      await tx.runs.update(runId, checkpoint.run);
+      await tx.runs.updateOwned(runId, this.options.owner, checkpoint.run);
     });
   }
 

@@ -1,5 +1,6 @@
 import { plannedDurationMs, type Scenario } from "@volley/protocol";
-import type { RunAggregator } from "../pipeline/run-aggregator.js";
+import { isWorkerDone, type RunAggregator } from "../pipeline/run-aggregator.js";
+import type { WorkerRegistry } from "../workers/worker-registry.js";
 import { SaturationTracker } from "./saturation-tracker.js";
 
 /** What the scheduler keeps about the run in progress. */
@@ -37,4 +38,28 @@ export function newActiveRun(
     stopReason: null,
     finishing: false,
   };
+}
+
+/**
+ * Marks lost the run's workers neither connected in this run nor done for longer than `graceMs`;
+ * returns their ids.
+ */
+export function markAbsentWorkers(
+  active: ActiveRun,
+  registry: WorkerRegistry,
+  now: number,
+  graceMs = 15_000,
+): string[] {
+  const lost: string[] = [];
+  for (const worker of active.aggregator.workerList()) {
+    if (worker.lost || active.rejected.has(worker.workerId)) continue;
+    const entry = registry.get(worker.workerId);
+    const present = entry?.channel && entry.info.state !== "lost" && entry.info.runId === active.id;
+    if (present) active.seen.set(worker.workerId, now);
+    else if (now - (active.seen.get(worker.workerId) ?? now) > graceMs && !isWorkerDone(worker)) {
+      active.aggregator.markLost(worker.workerId);
+      lost.push(worker.workerId);
+    }
+  }
+  return lost;
 }

@@ -1,36 +1,33 @@
 import type { Database } from "@volley/db";
-import { parseScenario } from "@volley/protocol";
 import { evaluateThresholds } from "@volley/stats";
 import type { Logger } from "pino";
 import type { StatsPipeline } from "../pipeline/stats-pipeline.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import type { ActiveRun } from "./active-run.js";
+import type { RunLease } from "./run-lease.js";
 import { workerWarnings } from "./worker-warnings.js";
 
 export interface FinalizeDeps {
   db: Database;
   pipeline: StatsPipeline;
   registry: WorkerRegistry;
+  lease: RunLease;
   log: Logger;
 }
 
 /**
  * Ends a run once every batch is merged: thresholds on the merged histograms, the final status
  * (finished, aborted when stopped, failed when no worker could run it), the workers' figures.
- * Also runs again for a finished run that received late batches. Returns false for an unknown run.
+ * Returns false for an unknown run.
  */
-export async function finalizeRun(
-  deps: FinalizeDeps,
-  runId: string,
-  active: ActiveRun | null,
-): Promise<boolean> {
+export async function finalizeRun(deps: FinalizeDeps, runId: string, active: ActiveRun): Promise<boolean> {
   const { db, pipeline, registry, log } = deps;
   const aggregator = await pipeline.get(runId);
   if (!aggregator) return false;
   await pipeline.flush(runId);
   const run = await db.runs.get(runId);
   if (!run) return false;
-  const scenario = active?.scenario ?? parseScenario(JSON.parse(run.scenario));
+  const scenario = active.scenario;
   const summary = aggregator.summary();
   const thresholds = evaluateThresholds(scenario.thresholds, summary);
   const passed = thresholds.length ? thresholds.every((t) => t.pass) : null;
@@ -39,7 +36,7 @@ export async function finalizeRun(
   let status = run.status;
   let error = run.error;
   if (!terminal) {
-    const rejected = active?.rejected ?? new Map<string, string>();
+    const { rejected } = active;
     if (rejected.size === workers.length) {
       status = "failed";
       error = [...rejected.values()][0] ?? "every worker refused the run";
@@ -51,7 +48,7 @@ export async function finalizeRun(
     }
   }
   await db.transaction(async (tx) => {
-    await tx.runs.update(runId, {
+    await tx.runs.updateOwned(runId, deps.lease.owner, {
       status,
       error,
       finishedAt: run.finishedAt ?? new Date(),
@@ -59,20 +56,16 @@ export async function finalizeRun(
       passed,
       durationS: summary.durationS,
       rps: summary.total.rps,
-      ...(active
-        ? {
-            warnings: JSON.stringify([
-              ...workerWarnings(workers, active.rejected, summary.total.requests, summary.durationS),
-              ...active.saturation.warnings(),
-            ]),
-          }
-        : {}),
+      warnings: JSON.stringify([
+        ...workerWarnings(workers, active.rejected, summary.total.requests, summary.durationS),
+        ...active.saturation.warnings(),
+      ]),
     });
     for (const { workerId, update } of aggregator.workerUpdates()) {
       await tx.runWorkers.update(runId, workerId, {
         ...update,
-        ...(active ? active.saturation.peaks(workerId) : {}),
-        ...(active?.rejected.has(workerId) ? { status: "failed" } : {}),
+        ...active.saturation.peaks(workerId),
+        ...(active.rejected.has(workerId) ? { status: "failed" } : {}),
       });
     }
   });

@@ -14,10 +14,12 @@ import { newWorker } from "../pipeline/merge-state.js";
 import { isWorkerDone, maxBatchSecond, RunAggregator } from "../pipeline/run-aggregator.js";
 import type { StatsPipeline } from "../pipeline/stats-pipeline.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
-import { type ActiveRun, newActiveRun } from "./active-run.js";
+import { type ActiveRun, markAbsentWorkers, newActiveRun } from "./active-run.js";
+import { orphanedRuns } from "./orphaned-runs.js";
 import { runDetail } from "./run-details.js";
 import { finalizeRun } from "./run-finalizer.js";
 import { newRunId } from "./run-id.js";
+import type { RunLease } from "./run-lease.js";
 import { planRun } from "./run-plan.js";
 import { toListItem } from "./run-views.js";
 
@@ -26,6 +28,9 @@ export interface RunSchedulerOptions {
   registry: WorkerRegistry;
   pipeline: StatsPipeline;
   log: Logger;
+  lease: RunLease;
+  /** Consumes the stats of the runs this master owns, and only those. */
+  ingest: RunIngest;
   publish: (message: LiveMessage) => void;
   /** Time between accepting a run and its common start, for workers to spawn threads. @defaultValue 1500 */
   startDelayMs?: number;
@@ -37,6 +42,12 @@ export interface RunSchedulerOptions {
   overrunMs?: number;
 }
 
+export interface RunIngest {
+  open(runId: string): void;
+  /** `discard`: the run has its final status; what is left in its queue must not count. */
+  close(runId: string, discard: boolean): Promise<void>;
+}
+
 /**
  * Runs from creation to report: plans and starts them across workers, follows their workers,
  * stops them, and writes the final status once every batch is merged. One run at a time.
@@ -44,7 +55,10 @@ export interface RunSchedulerOptions {
 export class RunScheduler {
   private active: ActiveRun | null = null;
   private creating = false;
+  private adopting: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private lastRenewal = 0;
+  private lastAdoption = 0;
 
   constructor(private readonly options: RunSchedulerOptions) {}
 
@@ -74,7 +88,7 @@ export class RunScheduler {
     }
     this.creating = true;
     try {
-      const ready = await this.freeWorkers();
+      const ready = await this.options.registry.readySoon(this.options.finishingWaitMs ?? 10_000);
       if (ready.length === 0) {
         throw new VolleyError(
           "VOL_ERR_NO_WORKERS",
@@ -98,6 +112,7 @@ export class RunScheduler {
           plannedDurationMs: planned,
           startAt,
           startedAt: new Date(startAt),
+          ...this.options.lease.newRun(),
         });
         await tx.runWorkers.createMany(
           plan.map((p) => ({
@@ -119,7 +134,9 @@ export class RunScheduler {
         workers: plan.map((p) => newWorker(p.workerId, p.name)),
       });
       this.options.pipeline.register(aggregator);
+      this.options.ingest.open(id);
       this.active = newActiveRun(id, scenario, startAt, aggregator, this.options.overrunMs ?? 30_000);
+      this.lastRenewal = Date.now();
       for (const p of plan) {
         this.options.registry.send(p.workerId, {
           type: "start-run",
@@ -147,9 +164,12 @@ export class RunScheduler {
     const run = await this.options.db.runs.get(id);
     if (!run) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${id}`);
     if (!this.active || this.active.id !== id) {
+      const elsewhere = ["queued", "running", "stopping"].includes(run.status) && run.owner;
       throw new VolleyError(
         "VOL_ERR_RUN_NOT_ACTIVE",
-        `run ${id} is ${run.status}; only an active run can be stopped`,
+        elsewhere
+          ? `run ${id} is ${run.status} on another master (${run.owner}); stop it there`
+          : `run ${id} is ${run.status}; only an active run can be stopped`,
       );
     }
     this.active.stopReason ??= reason;
@@ -158,25 +178,36 @@ export class RunScheduler {
     await this.publishStatus(id);
   }
 
-  /** After a master restart: picks up the run that was active, or fails one that never started. */
-  async resume(): Promise<void> {
-    for (const run of await this.options.db.runs.listActive()) {
-      if (run.status === "queued" || run.startAt === null) {
-        await this.options.db.runs.update(run.id, {
-          status: "failed",
-          finishedAt: new Date(),
-          error: "the master stopped before the run started",
-        });
-        continue;
-      }
+  /**
+   * Takes over runs left active by a master that stopped: at start, then every few seconds while
+   * this master is free. A run whose owner still renews its lease is never touched; one that never
+   * started is failed. Runs are taken one at a time, like runs are created.
+   */
+  adopt(): Promise<void> {
+    this.adopting ??= this.adoptOrphans().finally(() => {
+      this.adopting = null;
+    });
+    return this.adopting;
+  }
+
+  private async adoptOrphans(): Promise<void> {
+    const { db, lease, log } = this.options;
+    this.lastAdoption = Date.now();
+    for (const run of await orphanedRuns(db, lease, this.active?.id)) {
+      if (this.active || this.creating || !(await lease.claim(run.id))) continue;
       const aggregator = await this.options.pipeline.get(run.id);
       if (!aggregator || this.active) continue;
       const scenario = parseScenario(JSON.parse(run.scenario));
       this.active = newActiveRun(run.id, scenario, run.startAt, aggregator, this.options.overrunMs ?? 30_000);
       this.active.stopReason = run.stopReason;
+      this.lastRenewal = Date.now();
       const now = Date.now();
       for (const worker of aggregator.workerList()) this.active.seen.set(worker.workerId, now);
-      this.options.log.info({ runId: run.id }, "resumed the active run after a restart");
+      this.options.ingest.open(run.id);
+      log.info(
+        { runId: run.id, previousOwner: run.owner },
+        run.owner === lease.owner ? "resumed the active run after a restart" : "took over an orphaned run",
+      );
     }
   }
 
@@ -184,8 +215,7 @@ export class RunScheduler {
   workerConnected(workerId: string, activeRunId: string | null): void {
     const active = this.active;
     if (activeRunId && (!active || active.id !== activeRunId)) {
-      // A run the master no longer runs: the worker must stop it.
-      this.options.registry.send(workerId, { type: "stop-run", runId: activeRunId });
+      void this.unknownRunReported(workerId, activeRunId);
       return;
     }
     if (active && activeRunId === active.id && active.aggregator.hasWorker(workerId)) {
@@ -193,6 +223,22 @@ export class RunScheduler {
       active.aggregator.markLost(workerId, false);
       if (active.stopReason) this.options.registry.send(workerId, { type: "stop-run", runId: active.id });
     }
+  }
+
+  /**
+   * A worker runs a run this master does not. One still active in the database was left by a
+   * master that stopped: it is taken over (now, or once its owner's lease runs out) and the worker
+   * keeps going. One that is over, or unknown, the worker stops.
+   */
+  private async unknownRunReported(workerId: string, runId: string): Promise<void> {
+    const run = await this.options.db.runs.get(runId).catch(() => undefined);
+    if (run === undefined) return; // the database does not answer: decide at the next connection
+    if (run && ["running", "stopping"].includes(run.status)) {
+      await this.adopt();
+      if (this.active?.id === runId) this.workerConnected(workerId, runId);
+      return;
+    }
+    if (this.active?.id !== runId) this.options.registry.send(workerId, { type: "stop-run", runId });
   }
 
   workerHeartbeat(workerId: string, heartbeat: WorkerHeartbeat, saturated: boolean): void {
@@ -222,57 +268,63 @@ export class RunScheduler {
   /** Called by the pipeline once every worker finished and every batch is merged. */
   async runComplete(runId: string): Promise<void> {
     const active = this.active?.id === runId ? this.active : null;
-    if (active) {
-      if (active.finishing) return;
-      active.finishing = true;
-    }
+    if (!active || active.finishing) return;
+    active.finishing = true;
+    // No batch may be merged once the final figures are computed: stop consuming first.
+    await this.options.ingest.close(runId, false);
     let ended: boolean;
     try {
       ended = await finalizeRun(this.options, runId, active);
     } catch (error) {
       this.options.log.error({ err: error, runId }, "could not finalize the run");
-      if (active) active.finishing = false;
+      if (this.active === active) {
+        active.finishing = false;
+        this.options.ingest.open(runId);
+      }
       return;
     }
     // Free before anything else is awaited: a run posted as soon as this one reads as ended is taken.
-    if (active) this.active = null;
+    this.active = null;
+    await this.options.ingest.close(runId, true);
     if (ended) await this.publishStatus(runId);
   }
 
-  /**
-   * The workers free for a new run. Workers still winding down a run that has ended (their
-   * heartbeat has not caught up) are waited for briefly, so a run posted right after another
-   * ends is not refused.
-   */
-  private async freeWorkers(): Promise<ReturnType<WorkerRegistry["ready"]>> {
-    const { registry } = this.options;
-    const deadline = Date.now() + (this.options.finishingWaitMs ?? 10_000);
-    for (;;) {
-      const ready = registry.ready();
-      const finishing = registry.connected().some((e) => e.info.state !== "ready");
-      if (ready.length > 0 || !finishing || Date.now() >= deadline) return ready;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  /** Another master took the run over (this one could not renew its lease in time): let it go. */
+  private async runLost(active: ActiveRun): Promise<void> {
+    if (this.active !== active) return;
+    this.active = null;
+    this.options.log.error(
+      { runId: active.id },
+      "another master took the run over (its lease ran out); this master stops following it",
+    );
+    await this.options.ingest.close(active.id, false);
+    this.options.pipeline.drop(active.id);
   }
 
   /** Once a second: workers gone too long are lost; a run past its deadline is stopped, then given up. */
   private async watch(): Promise<void> {
     const active = this.active;
-    if (!active || active.finishing) return;
     const now = Date.now();
-    const grace = this.options.absentGraceMs ?? 15_000;
-    for (const worker of active.aggregator.workerList()) {
-      if (worker.lost || active.rejected.has(worker.workerId)) continue;
-      const entry = this.options.registry.get(worker.workerId);
-      const present = entry?.channel && entry.info.state !== "lost" && entry.info.runId === active.id;
-      if (present) active.seen.set(worker.workerId, now);
-      else if (now - (active.seen.get(worker.workerId) ?? now) > grace && !isWorkerDone(worker)) {
-        active.aggregator.markLost(worker.workerId);
-        this.options.log.warn(
-          { runId: active.id, workerId: worker.workerId },
-          "worker absent too long: lost",
-        );
-      }
+    if (!active) {
+      if (now - this.lastAdoption >= this.options.lease.renewEveryMs) await this.adopt();
+      return;
+    }
+    if (now - this.lastRenewal >= this.options.lease.renewEveryMs) {
+      const held = await this.options.lease.renew(active.id, now).catch((error: Error) => {
+        this.options.log.warn({ err: error.message, runId: active.id }, "could not renew the run's lease");
+        return true;
+      });
+      if (!held) return this.runLost(active);
+      this.lastRenewal = now;
+    }
+    if (active.finishing) return;
+    for (const workerId of markAbsentWorkers(
+      active,
+      this.options.registry,
+      now,
+      this.options.absentGraceMs,
+    )) {
+      this.options.log.warn({ runId: active.id, workerId }, "worker absent too long: lost");
     }
     const overrun = this.options.overrunMs ?? 30_000;
     if (now > active.deadline && !active.stopReason) {

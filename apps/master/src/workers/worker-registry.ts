@@ -167,6 +167,21 @@ export class WorkerRegistry {
       .sort((a, b) => a.info.name.localeCompare(b.info.name));
   }
 
+  /**
+   * The workers free for a new run. Workers still winding down a run that has ended (their
+   * heartbeat has not caught up) are waited for up to `maxWaitMs`, so a run posted right after
+   * another ends is not refused.
+   */
+  async readySoon(maxWaitMs: number): Promise<WorkerEntry[]> {
+    const deadline = Date.now() + maxWaitMs;
+    for (;;) {
+      const ready = this.ready();
+      const finishing = this.connected().some((e) => e.info.state !== "ready");
+      if (ready.length > 0 || !finishing || Date.now() >= deadline) return ready;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
   send(workerId: string, message: MasterToWorker): boolean {
     const entry = this.entries.get(workerId);
     if (!entry?.channel) return false;

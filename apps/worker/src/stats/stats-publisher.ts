@@ -1,4 +1,4 @@
-import { STATS_JOB, STATS_QUEUE, type StatsBatch, statsJobId, withTimeout } from "@volley/protocol";
+import { STATS_JOB, type StatsBatch, statsJobId, statsQueueName, withTimeout } from "@volley/protocol";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
@@ -19,7 +19,8 @@ export interface StatsPublisherOptions {
  */
 export class StatsPublisher {
   private readonly redis: Redis;
-  private readonly queue: Queue;
+  /** The queue of the run being published (each run has its own). */
+  private queue: { runId: string; queue: Queue } | null = null;
   private readonly buffer: StatsBatch[] = [];
   private pumping = false;
   private closed = false;
@@ -36,12 +37,6 @@ export class StatsPublisher {
         options.log.warn({ err: error.message }, "redis unavailable; buffering stats");
       this.lastError = error.message;
     });
-    this.queue = new Queue(STATS_QUEUE, {
-      connection: this.redis,
-      prefix: options.prefix,
-      skipWaitingForReady: true,
-    });
-    this.queue.on("error", () => {});
   }
 
   get buffered(): number {
@@ -73,7 +68,7 @@ export class StatsPublisher {
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.queue.close().catch(() => {});
+    await this.queue?.queue.close().catch(() => {});
     this.redis.disconnect();
   }
 
@@ -86,7 +81,7 @@ export class StatsPublisher {
       try {
         if (this.redis.status !== "ready") throw new Error(`redis is ${this.redis.status}`);
         await withTimeout(
-          this.queue.add(STATS_JOB, batch, {
+          this.queueOf(batch.runId).add(STATS_JOB, batch, {
             jobId: statsJobId(batch.runId, batch.workerId, batch.seq),
             removeOnComplete: true,
             removeOnFail: 1000,
@@ -113,5 +108,21 @@ export class StatsPublisher {
     }
     this.pumping = false;
     if (this.buffer.length === 0) for (const waiter of this.drainWaiters.splice(0)) waiter();
+  }
+
+  /** Batches go out in order, so a run's queue is replaced only once the previous run's are sent. */
+  private queueOf(runId: string): Queue {
+    if (this.queue?.runId !== runId) {
+      // The connection is shared: closing the old queue does not close it.
+      void this.queue?.queue.close().catch(() => {});
+      const queue = new Queue(statsQueueName(runId), {
+        connection: this.redis,
+        prefix: this.options.prefix,
+        skipWaitingForReady: true,
+      });
+      queue.on("error", () => {});
+      this.queue = { runId, queue };
+    }
+    return this.queue.queue;
   }
 }

@@ -3,7 +3,7 @@ import type { DbClient } from "./db-client.js";
 
 export type RunRow = Run;
 export type NewRun = Pick<Run, "id" | "name" | "status" | "executor" | "scenario" | "plannedDurationMs"> &
-  Partial<Pick<Run, "startAt" | "startedAt">>;
+  Partial<Pick<Run, "startAt" | "startedAt" | "owner" | "leaseUntil">>;
 export type RunUpdate = Partial<Omit<Run, "id" | "createdAt">>;
 
 export interface RunListFilter {
@@ -48,5 +48,46 @@ export class RunRepository {
 
   async update(id: string, data: RunUpdate): Promise<void> {
     await this.client.run.update({ where: { id }, data });
+  }
+
+  /**
+   * Updates a run only while `owner` owns it; throws RunNotOwnedError otherwise, so a master that
+   * lost its lease can never overwrite the new owner's figures (the transaction rolls back).
+   */
+  async updateOwned(id: string, owner: string, data: RunUpdate): Promise<void> {
+    const { count } = await this.client.run.updateMany({ where: { id, owner }, data });
+    if (count !== 1) throw new RunNotOwnedError(id, owner);
+  }
+
+  /**
+   * Takes a run for `owner` until `leaseUntil` when it has no owner, is already its own, or its
+   * owner's lease ran out at `now`. One conditional update: two masters racing, one wins.
+   */
+  async claim(id: string, owner: string, now: number, leaseUntil: number): Promise<boolean> {
+    const { count } = await this.client.run.updateMany({
+      where: {
+        id,
+        status: { in: ACTIVE },
+        OR: [{ owner: null }, { owner }, { leaseUntil: null }, { leaseUntil: { lt: now } }],
+      },
+      data: { owner, leaseUntil },
+    });
+    return count === 1;
+  }
+
+  /** Extends the lease of a run `owner` still owns; false when it owns it no more. */
+  async renewLease(id: string, owner: string, leaseUntil: number): Promise<boolean> {
+    const { count } = await this.client.run.updateMany({ where: { id, owner }, data: { leaseUntil } });
+    return count === 1;
+  }
+}
+
+/** A write to a run this master does not own (any more). */
+export class RunNotOwnedError extends Error {
+  constructor(
+    readonly runId: string,
+    readonly owner: string,
+  ) {
+    super(`run ${runId} is not owned by ${owner}`);
   }
 }

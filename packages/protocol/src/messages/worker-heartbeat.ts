@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { runIdSchema } from "../queues.js";
 
 /** Sent by a worker every second. */
 export const workerHeartbeatSchema = z.strictObject({
   type: z.literal("heartbeat"),
   state: z.enum(["ready", "running", "stopping"]),
-  runId: z.string().max(64).nullable(),
+  runId: runIdSchema.nullable(),
   vus: z.int().min(0),
   cpu: z.number().min(0),
   machineCpu: z.number().min(0).max(100),

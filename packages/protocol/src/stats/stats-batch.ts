@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { runIdSchema } from "../queues.js";
 import { requestStatsSchema } from "./request-stats.js";
 
 /**
@@ -6,7 +7,7 @@ import { requestStatsSchema } from "./request-stats.js";
  * `seq` counts a worker's batches of a run from 0 without gaps; the batch with `final` is the last.
  */
 export const statsBatchSchema = z.strictObject({
-  runId: z.string().min(1).max(64),
+  runId: runIdSchema,
   workerId: z.string().min(1).max(64),
   seq: z.int().min(0),
   /** Second of the run the batch describes (0 = the first second after the scheduled start). */

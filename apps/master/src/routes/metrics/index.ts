@@ -24,11 +24,10 @@ export function createMetricsRegistry(services: Services): Registry {
   });
   new Gauge({
     name: "volley_queue_depth",
-    help: "Stats batches waiting in the queue",
+    help: "Stats batches waiting in the queues of this master's runs",
     registers: [registry],
     async collect() {
-      const counts = await services.queue.getJobCounts("waiting", "active", "delayed", "prioritized");
-      this.set(Object.values(counts).reduce((a, b) => a + b, 0));
+      this.set(await services.consumers.depth());
     },
   });
   const counter = (name: string, help: string, read: () => number) =>
@@ -44,7 +43,7 @@ export function createMetricsRegistry(services: Services): Registry {
   counter(
     "volley_batches_consumed_total",
     "Stats batches consumed from the queue",
-    () => services.consumer.consumed,
+    () => services.consumers.counts.consumed,
   );
   counter("volley_batches_merged_total", "Stats batches merged", () => services.intake.accepted);
   counter(
@@ -55,7 +54,7 @@ export function createMetricsRegistry(services: Services): Registry {
   counter(
     "volley_batches_rejected_total",
     "Batches dropped as malformed or unstorable",
-    () => services.consumer.rejected,
+    () => services.consumers.counts.rejected,
   );
   counter(
     "volley_checkpoints_total",

@@ -1,0 +1,77 @@
+import { statsQueueName } from "@volley/protocol";
+import { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { BatchIntake } from "./batch-intake.js";
+import { StatsConsumer } from "./stats-consumer.js";
+
+export interface StatsConsumersOptions {
+  /** For queue administration (depth, discarding a finished run's queue). */
+  redis: Redis;
+  /** For the consumers' blocking reads (maxRetriesPerRequest: null). */
+  consumerConnection: Redis;
+  prefix: string;
+  intake: BatchIntake;
+  log: Logger;
+}
+
+/**
+ * One consumer per run this master owns, and only those: another master's runs, in the same
+ * Redis, stay in their own queues for their owner.
+ */
+export class StatsConsumers {
+  readonly counts = { consumed: 0, rejected: 0 };
+  private readonly consumers = new Map<string, { consumer: StatsConsumer; queue: Queue }>();
+
+  constructor(private readonly options: StatsConsumersOptions) {}
+
+  /** Starts consuming a run's queue (a run this master created or took over). */
+  open(runId: string): void {
+    if (this.consumers.has(runId)) return;
+    const { redis, consumerConnection, prefix, intake, log } = this.options;
+    const queue = new Queue(statsQueueName(runId), { connection: redis, prefix });
+    queue.on("error", (error) => log.warn({ err: error.message, runId }, "stats queue error"));
+    const consumer = new StatsConsumer({
+      runId,
+      connection: consumerConnection,
+      prefix,
+      intake,
+      log,
+      counts: this.counts,
+    });
+    this.consumers.set(runId, { consumer, queue });
+  }
+
+  /**
+   * Stops consuming a run's queue. `discard` (once the run has its final status) deletes what is
+   * left in it: a batch that arrives after the final status must not change the report.
+   */
+  async close(runId: string, discard: boolean): Promise<void> {
+    const entry = this.consumers.get(runId);
+    if (!entry) return;
+    this.consumers.delete(runId);
+    await entry.consumer.close();
+    if (discard) {
+      const left = await entry.queue.getJobCountByTypes("waiting", "delayed", "prioritized").catch(() => 0);
+      if (left > 0) this.options.log.warn({ runId, batches: left }, "batches after the run ended discarded");
+      await entry.queue.obliterate({ force: true }).catch((error: Error) => {
+        this.options.log.warn({ err: error.message, runId }, "could not delete the run's stats queue");
+      });
+    }
+    await entry.queue.close();
+  }
+
+  /** Batches waiting in the queues of this master's runs. */
+  async depth(): Promise<number> {
+    let total = 0;
+    for (const { queue } of this.consumers.values()) {
+      const counts = await queue.getJobCounts("waiting", "active", "delayed", "prioritized");
+      total += Object.values(counts).reduce((a, b) => a + b, 0);
+    }
+    return total;
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.consumers.keys()].map((runId) => this.close(runId, false)));
+  }
+}

@@ -1,0 +1,4 @@
+-- AlterTable
+ALTER TABLE "Run" ADD COLUMN "leaseUntil" REAL;
+ALTER TABLE "Run" ADD COLUMN "owner" TEXT;
+
