@@ -1,3 +1,4 @@
+export { databaseMessage, isBusy, isUnavailable } from "./db-errors.js";
 export { applyMigrations, loadMigrations, type Migration, type MigrationConnection } from "./migrate.js";
 export {
   type Database,

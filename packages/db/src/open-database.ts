@@ -5,6 +5,7 @@ import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
+import { retryingWhileBusy, retryWhileBusy } from "./busy-retry.js";
 import { PrismaClient as PostgresClient } from "./generated/postgresql/client.js";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client.js";
 import { applyMigrations, loadMigrations, type MigrationConnection } from "./migrate.js";
@@ -20,6 +21,8 @@ export interface Database extends Repositories {
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
   /** Throws when the database does not answer. */
   ping(): Promise<void>;
+  /** True when the database answers but refuses writes (PostgreSQL read-only, a standby). */
+  readOnly(): Promise<boolean>;
   /** Bytes the data takes (SQLite: pages in use; PostgreSQL: the database, dead rows included until vacuumed). */
   sizeBytes(): Promise<number>;
   close(): Promise<void>;
@@ -30,6 +33,8 @@ export interface OpenDatabaseOptions {
   url: string;
   /** Folder of the migrations; defaults to the ones shipped with this package. */
   migrationsFolder?: string;
+  /** SQLite: how long a call waits (asynchronously) for a locked database. @defaultValue 5000 */
+  busyRetryMs?: number;
 }
 
 // prisma/migrations of the repository (the Docker image keeps the same layout).
@@ -48,10 +53,16 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const provider = providerOf(options.url);
   const folder = resolve(options.migrationsFolder ?? SHIPPED_MIGRATIONS, provider);
   const migrations = loadMigrations(folder);
-  return provider === "sqlite" ? openSqlite(options.url, migrations) : openPostgres(options.url, migrations);
+  return provider === "sqlite"
+    ? openSqlite(options.url, migrations, options.busyRetryMs ?? 5000)
+    : openPostgres(options.url, migrations);
 }
 
-async function openSqlite(url: string, migrations: ReturnType<typeof loadMigrations>): Promise<Database> {
+async function openSqlite(
+  url: string,
+  migrations: ReturnType<typeof loadMigrations>,
+  busyRetryMs: number,
+): Promise<Database> {
   const file = sqliteFile(url);
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
   const raw = new BetterSqlite3(file);
@@ -73,16 +84,26 @@ async function openSqlite(url: string, migrations: ReturnType<typeof loadMigrati
   };
   await applyMigrations(connection, migrations);
   raw.close();
-  const client = new SqliteClient({ adapter: new PrismaBetterSQLite3({ url: `file:${file}` }) });
+  // No busy timeout: a locked database must not block the event loop (see busy-retry.ts).
+  const client = new SqliteClient({ adapter: new PrismaBetterSQLite3({ url: `file:${file}`, timeout: 0 }) });
   await client.$executeRawUnsafe("PRAGMA foreign_keys = ON");
-  await client.$queryRawUnsafe("PRAGMA busy_timeout = 10000");
-  return wrap("sqlite", file, client as unknown as DbClient, async () => {
-    const rows = (await client.$queryRawUnsafe(
-      // Pages in use: merged batches are deleted, and their pages are reused rather than returned.
-      "SELECT (page_count - freelist_count) * page_size AS size FROM pragma_page_count(), pragma_page_size(), pragma_freelist_count()",
-    )) as Array<{ size: number | bigint }>;
-    return Number(rows[0]?.size ?? 0);
+  const database = wrap("sqlite", file, client as unknown as DbClient, {
+    sizeBytes: async () => {
+      const rows = (await client.$queryRawUnsafe(
+        // Pages in use: merged batches are deleted, and their pages are reused rather than returned.
+        "SELECT (page_count - freelist_count) * page_size AS size FROM pragma_page_count(), pragma_page_size(), pragma_freelist_count()",
+      )) as Array<{ size: number | bigint }>;
+      return Number(rows[0]?.size ?? 0);
+    },
+    readOnly: async () => false,
   });
+  return {
+    ...database,
+    ...createRepositories(client as unknown as DbClient, (repository) =>
+      retryingWhileBusy(repository, busyRetryMs),
+    ),
+    transaction: (work) => retryWhileBusy(() => database.transaction(work), busyRetryMs),
+  };
 }
 
 async function openPostgres(url: string, migrations: ReturnType<typeof loadMigrations>): Promise<Database> {
@@ -103,11 +124,19 @@ async function openPostgres(url: string, migrations: ReturnType<typeof loadMigra
     await raw.end();
   }
   const client = new PostgresClient({ adapter: new PrismaPg({ connectionString: url, max: 10 }) });
-  return wrap("postgresql", redact(url), client as unknown as DbClient, async () => {
-    const rows = (await client.$queryRawUnsafe(
-      "SELECT pg_database_size(current_database())::bigint AS size",
-    )) as Array<{ size: number | bigint }>;
-    return Number(rows[0]?.size ?? 0);
+  return wrap("postgresql", redact(url), client as unknown as DbClient, {
+    sizeBytes: async () => {
+      const rows = (await client.$queryRawUnsafe(
+        "SELECT pg_database_size(current_database())::bigint AS size",
+      )) as Array<{ size: number | bigint }>;
+      return Number(rows[0]?.size ?? 0);
+    },
+    readOnly: async () => {
+      const rows = (await client.$queryRawUnsafe("SHOW transaction_read_only")) as Array<{
+        transaction_read_only: string;
+      }>;
+      return rows[0]?.transaction_read_only === "on";
+    },
   });
 }
 
@@ -115,7 +144,7 @@ function wrap(
   provider: DatabaseProvider,
   location: string,
   client: DbClient,
-  sizeBytes: () => Promise<number>,
+  probes: Pick<Database, "sizeBytes" | "readOnly">,
 ): Database {
   return {
     provider,
@@ -129,7 +158,7 @@ function wrap(
     ping: async () => {
       await client.$queryRawUnsafe("SELECT 1");
     },
-    sizeBytes,
+    ...probes,
     close: () => client.$disconnect(),
   };
 }

@@ -23,7 +23,10 @@ export const ERROR_CODES = {
   },
   VOL_ERR_PAYLOAD_TOO_LARGE: { status: 413, summary: "The request body or message is larger than allowed." },
   VOL_ERR_BAD_MESSAGE: { status: 400, summary: "A WebSocket message was malformed or of an unknown type." },
-  VOL_ERR_UNAVAILABLE: { status: 503, summary: "Redis or the database does not answer." },
+  VOL_ERR_UNAVAILABLE: {
+    status: 503,
+    summary: "Redis or the database does not answer, or the database is locked or refuses writes.",
+  },
   VOL_ERR_INTERNAL: { status: 500, summary: "An unexpected error; the log has the details." },
 } as const;
 

@@ -1,4 +1,4 @@
-import { type Database, RunNotOwnedError } from "@volley/db";
+import { type Database, databaseMessage, RunNotOwnedError } from "@volley/db";
 import { type LiveSecond, parseScenario, requestName } from "@volley/protocol";
 import type { Logger } from "pino";
 import { cumulativeFromRows, parseMergeState, workerFromState } from "./merge-state.js";
@@ -41,6 +41,8 @@ export class StatsPipeline {
   private lastCheckpoint = 0;
   /** Checkpoints written, for /metrics. */
   checkpoints = 0;
+  /** Set while checkpoints fail (health says `degraded`), cleared by the next that commits. */
+  checkpointFailure: { since: number; error: string; attempts: number } | null = null;
 
   constructor(private readonly options: StatsPipelineOptions) {}
 
@@ -145,6 +147,10 @@ export class StatsPipeline {
     const writing = this.write(checkpoint)
       .then(() => {
         this.checkpoints++;
+        if (this.checkpointFailure) {
+          this.options.log.info({ failed: this.checkpointFailure.attempts }, "checkpoints commit again");
+          this.checkpointFailure = null;
+        }
         for (const waiter of waiters) waiter.resolve();
       })
       .catch((error) => {
@@ -155,7 +161,16 @@ export class StatsPipeline {
           this.drop(runId);
           return;
         }
-        this.options.log.error({ err: error, runId }, "checkpoint failed; will retry");
+        const message = databaseMessage(error);
+        this.checkpointFailure ??= { since: Date.now(), error: message, attempts: 0 };
+        this.checkpointFailure.error = message;
+        // One line per failure, not a stack: a locked or read-only database fails twice a second.
+        if (this.checkpointFailure.attempts++ % 20 === 0) {
+          this.options.log.error(
+            { err: message, runId, failed: this.checkpointFailure.attempts },
+            "checkpoint failed; will retry",
+          );
+        }
       })
       .finally(() => this.checkpointing.delete(runId));
     this.checkpointing.set(runId, writing);

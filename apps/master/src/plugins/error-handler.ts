@@ -1,3 +1,4 @@
+import { databaseMessage, isUnavailable } from "@volley/db";
 import { ValidationError, VolleyError } from "@volley/protocol";
 import type { FastifyError, FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
@@ -28,6 +29,13 @@ export const errorHandlerPlugin = fp(
           code: fastifyError.statusCode === 404 ? "VOL_ERR_NOT_FOUND" : "VOL_ERR_VALIDATION",
           details: [{ path: "(body)", message: fastifyError.message }],
         });
+      }
+      if (isUnavailable(error)) {
+        const reason = databaseMessage(error);
+        request.log.warn({ err: reason }, "database unavailable");
+        return reply
+          .code(503)
+          .send({ error: `the database is unavailable: ${reason}`, code: "VOL_ERR_UNAVAILABLE" });
       }
       request.log.error({ err: error }, "request failed");
       return reply

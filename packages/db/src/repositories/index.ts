@@ -13,11 +13,15 @@ export interface Repositories {
   aggregates: RunAggregateRepository;
 }
 
-export function createRepositories(client: DbClient): Repositories {
+/** The repositories over a client; `decorate` wraps each (e.g. to retry while SQLite is busy). */
+export function createRepositories(
+  client: DbClient,
+  decorate: <T extends object>(repository: T) => T = (repository) => repository,
+): Repositories {
   return {
-    runs: new RunRepository(client),
-    runWorkers: new RunWorkerRepository(client),
-    seconds: new RunSecondRepository(client),
-    aggregates: new RunAggregateRepository(client),
+    runs: decorate(new RunRepository(client)),
+    runWorkers: decorate(new RunWorkerRepository(client)),
+    seconds: decorate(new RunSecondRepository(client)),
+    aggregates: decorate(new RunAggregateRepository(client)),
   };
 }

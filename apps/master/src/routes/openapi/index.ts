@@ -36,9 +36,15 @@ export function buildOpenApi(): Record<string, unknown> {
     paths: {
       "/api/health": {
         get: {
-          summary: "Redis and database status",
-          responses: { 200: answer("all up"), 503: answer("something is down") },
+          summary: "Readiness: Redis and the database answer and the database takes writes",
+          responses: {
+            200: answer("all up"),
+            503: answer("something is down or degraded (read-only database, failing checkpoints)"),
+          },
         },
+      },
+      "/api/health/live": {
+        get: { summary: "Liveness: the process answers", responses: { 200: answer("alive") } },
       },
       "/api/workers": { get: { summary: "Worker nodes", responses: { 200: answer("the workers") } } },
       "/api/workers/local": {
