@@ -36,6 +36,27 @@ function aggregator(): RunAggregator {
 }
 
 describe("RunAggregator", () => {
+  it("never turns counts into rates over a near-zero duration when its workers are lost", () => {
+    const agg = aggregator();
+    agg.accept(batch("a", 0, 10));
+    agg.accept(batch("b", 0, 20));
+    agg.accept(batch("a", 1, 10));
+    agg.markLost("a");
+    agg.markLost("b");
+    agg.closeReady(START + 10_000);
+    expect(agg.isComplete).toBe(true);
+    // Nobody sent a final batch, but two seconds were merged: the rates are over those.
+    expect(agg.durationS()).toBe(2);
+    expect(agg.summary().total.rps).toBe(20);
+    expect(agg.takeCheckpoint()?.run).toMatchObject({ durationS: 2, rps: 20 });
+
+    const empty = aggregator();
+    empty.markLost("a");
+    empty.markLost("b");
+    expect(empty.durationS()).toBe(0);
+    expect(empty.summary().total.rps).toBe(0);
+  });
+
   it("closes a second once every live worker delivered it, and merges it into the totals", () => {
     const agg = aggregator();
     agg.accept(batch("a", 0, 10));

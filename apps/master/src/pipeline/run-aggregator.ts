@@ -176,11 +176,24 @@ export class RunAggregator {
     );
   }
 
-  /** Seconds of load: the longest slice once all finished, else the seconds merged so far. */
+  /**
+   * Seconds of load: the longest slice once all finished, else the seconds merged so far. A lost
+   * worker has no final time, so with one the seconds merged bound it from below: never a
+   * near-zero duration that would turn counts into absurd rates. 0 only when nothing was merged.
+   */
   durationS(): number {
-    const finals = this.workerList().flatMap((w) => (w.finalElapsedMs === null ? [] : [w.finalElapsedMs]));
+    const workers = this.workerList();
+    const finals = workers.flatMap((w) => (w.finalElapsedMs === null ? [] : [w.finalElapsedMs]));
     const measured = maxOf(finals, 0) / 1000;
-    return Math.max(measured, this.isComplete ? 0 : this.closedThrough + 1, 0.001);
+    const merged = this.closedThrough + 1;
+    if (!this.isComplete || workers.some((w) => w.lost)) return Math.max(measured, merged);
+    return measured;
+  }
+
+  /** Requests per second over durationS; 0 without a duration. */
+  private rps(requests: number): number {
+    const seconds = this.durationS();
+    return seconds > 0 ? requests / seconds : 0;
   }
 
   summary(): RunSummary {
@@ -209,7 +222,7 @@ export class RunAggregator {
         failures: total.failures,
         dropped: this.cumulative.dropped,
         durationS: this.durationS(),
-        rps: total.requests / this.durationS(),
+        rps: this.rps(total.requests),
         p95Ms: total.requests ? total.percentileUs(95) / 1000 : null,
         mergeState: JSON.stringify(this.mergeState()),
       },

@@ -1,4 +1,12 @@
-import { Partition, type PartitionStep, peakVus, type Scenario } from "@volley/protocol";
+import {
+  MAX_VUS_PER_THREAD,
+  Partition,
+  type PartitionStep,
+  peakVus,
+  peakVusField,
+  type Scenario,
+  ValidationError,
+} from "@volley/protocol";
 
 export interface PlannedWorker {
   workerId: string;
@@ -12,13 +20,24 @@ export interface PlannedWorker {
 
 /**
  * Splits a scenario across ready workers in proportion to their threads. A worker whose share
- * would be no VU at all is left out, so small runs do not park idle machines.
+ * would be no VU at all is left out, so small runs do not park idle machines. A plan that would
+ * give a thread more than MAX_VUS_PER_THREAD VUs is refused (a ValidationError, 400).
  */
 export function planRun(
   scenario: Scenario,
   workers: Array<{ id: string; name: string; host: string; threads: number }>,
 ): PlannedWorker[] {
   const peak = peakVus(scenario.load);
+  const threads = workers.reduce((sum, w) => sum + w.threads, 0);
+  const needed = Math.ceil(peak / MAX_VUS_PER_THREAD);
+  if (needed > threads) {
+    throw new ValidationError("scenario", [
+      {
+        path: peakVusField(scenario.load),
+        message: `${peak} VUs need ${needed} engine threads (at most ${MAX_VUS_PER_THREAD} VUs each); the ready workers have ${threads}: add workers or threads, or use fewer VUs`,
+      },
+    ]);
+  }
   let chosen = [...workers];
   for (;;) {
     const weights = chosen.map((w) => w.threads);

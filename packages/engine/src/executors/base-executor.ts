@@ -19,7 +19,8 @@ export interface ExecutorContext {
 
 /**
  * Shared life cycle of every executor: start, stop (no new iterations; running ones get
- * gracefulStop, then are aborted and counted as aborted), and done once no VU is busy.
+ * gracefulStop, then are aborted and counted as aborted; ones that sent nothing yet end
+ * uncounted), and done once no VU is busy.
  */
 export abstract class BaseExecutor<C extends LoadConfig = LoadConfig> {
   protected readonly pool: VuPool;
@@ -66,6 +67,9 @@ export abstract class BaseExecutor<C extends LoadConfig = LoadConfig> {
     this.stopped = true;
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+    // Iterations still waiting to send their first request do not start (gracefulStop is for
+    // iterations under way): with many VUs per connection, they would hold the stop for long.
+    this.pool.abortUnstarted();
     if (this.pool.busyCount === 0) {
       this.finish();
       return;

@@ -6,6 +6,12 @@ import { BaseExecutor } from "./base-executor.js";
 export const TARGET_TICK_MS = 50;
 
 /**
+ * VUs looked at per event-loop turn when the target changes: starting a hundred thousand VUs in
+ * one go would hold the thread for seconds, and its per-second stats and stop with it.
+ */
+const START_CHUNK = 2000;
+
+/**
  * Base of the closed-model executors (a fixed set of VUs, each looping over iterations): the
  * subclass says how many VUs the whole load wants at a time, the partition gives this thread's
  * part. VUs above the target finish their iteration and then rest.
@@ -14,6 +20,9 @@ export abstract class ClosedModelExecutor<C extends LoadConfig> extends BaseExec
   private target = 0;
   private readonly looping: boolean[] = [];
   private loopingCount = 0;
+  /** Next VU index `fill` looks at, and whether a fill is scheduled. */
+  private fillFrom = 0;
+  private fillPending: NodeJS.Immediate | null = null;
 
   /** Iterations each VU runs before it stops; Infinity for time-bound executors. */
   protected maxIterations = Number.POSITIVE_INFINITY;
@@ -28,8 +37,16 @@ export abstract class ClosedModelExecutor<C extends LoadConfig> extends BaseExec
   }
 
   private setTarget(target: number): void {
+    const grew = target > this.target;
     this.target = target;
-    for (let j = 0; j < target; j++) {
+    if (grew && this.fillPending === null) this.fill();
+  }
+
+  /** Starts the VUs below the target that are not looping yet, a chunk per event-loop turn. */
+  private readonly fill = (): void => {
+    this.fillPending = null;
+    const end = Math.min(this.target, this.fillFrom + START_CHUNK);
+    for (let j = this.fillFrom; j < end && !this.stopped; j++) {
       if (this.looping[j]) continue;
       const vu = this.pool.get(j);
       if (vu.iteration >= this.maxIterations) continue;
@@ -37,6 +54,15 @@ export abstract class ClosedModelExecutor<C extends LoadConfig> extends BaseExec
       this.loopingCount++;
       if (!vu.busy) this.pool.run(vu);
     }
+    this.fillFrom = end;
+    if (this.stopped) return;
+    if (this.fillFrom < this.target) this.fillPending = setImmediate(this.fill);
+  };
+
+  override stop(): void {
+    if (this.fillPending) clearImmediate(this.fillPending);
+    this.fillPending = null;
+    super.stop();
   }
 
   protected afterIteration(vu: VirtualUser): void {
@@ -46,6 +72,8 @@ export abstract class ClosedModelExecutor<C extends LoadConfig> extends BaseExec
     }
     this.looping[vu.index] = false;
     this.loopingCount--;
+    // A VU stopped by a lower target must be looked at again when the target rises.
+    if (vu.iteration < this.maxIterations) this.fillFrom = Math.min(this.fillFrom, vu.index);
     if (
       this.loopingCount === 0 &&
       this.maxIterations !== Number.POSITIVE_INFINITY &&
@@ -56,6 +84,7 @@ export abstract class ClosedModelExecutor<C extends LoadConfig> extends BaseExec
   }
 
   private allIterationsDone(): boolean {
+    if (this.fillFrom < this.target) return false; // VUs not started yet
     for (let j = 0; j < this.target; j++) if (this.pool.get(j).iteration < this.maxIterations) return false;
     return true;
   }

@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import { Partition, type PartitionStep, parseScenario, peakVus } from "@volley/protocol";
+import { MAX_VUS_PER_THREAD, Partition, type PartitionStep, parseScenario, peakVus } from "@volley/protocol";
 import { PeriodMerger } from "./period-merger.js";
 import type { SlicePeriod } from "./slice-engine.js";
 import type { FromThread, ThreadStart } from "./thread-messages.js";
@@ -39,6 +39,11 @@ export class EngineRunner {
     const slice = new Partition(options.partition);
     const vus = slice.count(peakVus(scenario.load));
     this.threadCount = Math.max(1, Math.min(options.threads, vus));
+    if (Math.ceil(vus / this.threadCount) > MAX_VUS_PER_THREAD) {
+      throw new Error(
+        `${vus} VUs on ${this.threadCount} thread(s) is more than ${MAX_VUS_PER_THREAD} VUs per thread: add threads or workers`,
+      );
+    }
     this.merger = new PeriodMerger(this.threadCount, (period) => {
       this.lastVus = period.vus;
       this.lastLoopDelayMs = period.loopDelayMs;

@@ -6,6 +6,7 @@ import type { BaseExecutor } from "../executors/base-executor.js";
 import { createExecutor } from "../executors/registry.js";
 import { createHttpPool } from "../http/dispatcher.js";
 import { compileRequests } from "../scenario/compiled-request.js";
+import { ConnectionGate } from "../vu/connection-gate.js";
 
 /** One second (or the final part of one) of a slice's measurements. */
 export interface SlicePeriod {
@@ -67,9 +68,10 @@ export class SliceEngine {
     });
     this.uniqueRecorders = [...byName.values()];
     const vus = Math.max(1, partition.count(peakVus(scenario.load)));
+    const connections = Math.min(vus, scenario.http.maxConnections ?? vus);
     this.pool = createHttpPool({
       origin: new URL(scenario.target).origin,
-      connections: Math.min(vus, scenario.http.maxConnections ?? vus),
+      connections,
       keepAliveTimeoutMs: scenario.http.keepAliveTimeout,
       connectTimeoutMs: scenario.http.connectTimeout,
       insecureTls: scenario.http.insecureTls,
@@ -83,6 +85,7 @@ export class SliceEngine {
         requests,
         recorders: this.recorders,
         dispatcher: this.pool,
+        gate: new ConnectionGate(connections),
         worker: options.workerName,
         thinkTime: scenario.thinkTime,
         maxBodyBytes: scenario.http.maxBodyBytes,

@@ -5,6 +5,7 @@ import { classifyError, describeError } from "../http/classify-error.js";
 import { type CompiledRequest, statusAccepted } from "../scenario/compiled-request.js";
 import type { TemplateContext } from "../scenario/compiled-template.js";
 import { readCapture } from "./capture-values.js";
+import type { GateEntrant } from "./connection-gate.js";
 import type { VuContext } from "./vu-context.js";
 
 export type IterationEnd = (vu: VirtualUser) => void;
@@ -21,10 +22,15 @@ const ABORTED = Object.assign(new Error("aborted at the end of gracefulStop"), {
  * its own undici handler (legacy callbacks, the cheapest path), so a request allocates only its
  * dispatch options. Nothing here waits for stats: a request ends with one `record` call.
  */
-export class VirtualUser implements Dispatcher.DispatchHandler {
+export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
   /** Iterations completed. */
   iteration = 0;
   busy = false;
+  /** The prepared request waits at the connection gate. */
+  waitingAtGate = false;
+  /** Aborted before it was written to a socket: not a request, not counted. */
+  private unsent = false;
+  private dispatchOptions: Dispatcher.DispatchOptions | null = null;
   private readonly template: TemplateContext;
   private requestIndex = 0;
   private scheduledAt = -1;
@@ -70,11 +76,18 @@ export class VirtualUser implements Dispatcher.DispatchHandler {
     this.send();
   }
 
-  /** Ends the iteration now: an in-flight request is aborted and counted as `aborted`. */
+  /**
+   * Ends the iteration now: an in-flight request is aborted and counted as `aborted`; one still
+   * waiting for a connection was never sent and is not counted.
+   */
   abort(): void {
     if (!this.busy || this.aborting) return;
     this.aborting = true;
-    if (this.thinkTimer) {
+    if (this.waitingAtGate) {
+      this.waitingAtGate = false;
+      this.dispatchOptions = null;
+      this.endIteration();
+    } else if (this.thinkTimer) {
       clearTimeout(this.thinkTimer);
       this.thinkTimer = null;
       this.endIteration();
@@ -107,28 +120,41 @@ export class VirtualUser implements Dispatcher.DispatchHandler {
     this.chunksSeen = 0;
     this.bodyTooLarge = false;
     this.abortRequest = null;
-    if (this.scheduledAt >= 0 && this.requestIndex === 0) {
-      this.startedAt = this.scheduledAt;
-      this.sentAt = performance.now();
-    } else {
-      this.startedAt = this.sentAt = performance.now();
-    }
-    this.ctx.dispatcher.dispatch(
-      {
-        path,
-        method: request.method,
-        headers,
-        body,
-        headersTimeout: request.timeoutMs,
-        bodyTimeout: request.timeoutMs,
-      },
-      this,
-    );
+    this.unsent = false;
+    // Latency counts from here, the wait for a connection included (as it did inside undici's queue).
+    this.startedAt = this.scheduledAt >= 0 && this.requestIndex === 0 ? this.scheduledAt : performance.now();
+    this.dispatchOptions = {
+      path,
+      method: request.method,
+      headers,
+      body,
+      headersTimeout: request.timeoutMs,
+      bodyTimeout: request.timeoutMs,
+    };
+    if (this.ctx.gate.enter(this)) this.admit();
+    else this.waitingAtGate = true;
+  }
+
+  /** In an iteration whose first request still waits for a connection: nothing of it was sent. */
+  get unstarted(): boolean {
+    return this.waitingAtGate && this.requestIndex === 0;
+  }
+
+  admit(): void {
+    const options = this.dispatchOptions;
+    if (options === null) return;
+    this.waitingAtGate = false;
+    this.dispatchOptions = null;
+    this.sentAt = performance.now();
+    this.ctx.dispatcher.dispatch(options, this);
   }
 
   onConnect(abort: (reason?: Error) => void): void {
     this.abortRequest = abort;
-    if (this.aborting) abort(ABORTED);
+    if (this.aborting) {
+      this.unsent = true;
+      abort(ABORTED);
+    }
   }
 
   onHeaders(
@@ -180,7 +206,10 @@ export class VirtualUser implements Dispatcher.DispatchHandler {
     const request = this.ctx.requests[this.requestIndex];
     const recorder = this.ctx.recorders[request.index];
     this.abortRequest = null;
-    if (error !== null) {
+    this.ctx.gate.leave();
+    if (this.unsent) {
+      // Never written to a socket: nothing to count.
+    } else if (error !== null) {
       const kind: ErrorKind = this.aborting ? "aborted" : classifyError(error);
       recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut, kind, describeError(error));
     } else {

@@ -1,6 +1,7 @@
 import type { RequestRecorder } from "@volley/stats";
 import type { Dispatcher } from "undici";
 import type { CompiledRequest } from "../scenario/compiled-request.js";
+import type { ConnectionGate } from "./connection-gate.js";
 
 /** What every VU of a thread shares: the compiled requests, the pool and the recorders. */
 export interface VuContext {
@@ -8,6 +9,8 @@ export interface VuContext {
   /** Recorder of each request, by request index (requests with one name share one). */
   recorders: RequestRecorder[];
   dispatcher: Dispatcher;
+  /** Admits requests into the dispatcher up to its connections. */
+  gate: ConnectionGate;
   worker: string;
   thinkTime: { minMs: number; maxMs: number };
   /** Most body bytes kept for captures and expectations. */

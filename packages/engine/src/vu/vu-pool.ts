@@ -57,4 +57,9 @@ export class VuPool {
   abortAll(): void {
     for (const vu of this.vus) vu.abort();
   }
+
+  /** Ends, uncounted, the iterations that have not sent anything yet (waiting for a connection). */
+  abortUnstarted(): void {
+    for (const vu of this.vus) if (vu.unstarted) vu.abort();
+  }
 }
