@@ -4,7 +4,7 @@ import type { WorkerNode } from "@volley/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeWorker, requestStats } from "./support/fake-worker.js";
 import { startTestMaster, startTestWorker } from "./support/in-process.js";
-import { sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
+import { sendJson, waitForRunEnd } from "./support/processes.js";
 import { startTargetServer, type TargetServer } from "./support/target-server.js";
 
 // Heartbeats every 4 s: a worker is only free for the next run in time if the master frees it
@@ -51,14 +51,8 @@ describe("runs back to back", () => {
   it("a worker whose last batch is merged is free although its heartbeat still names the old run", async () => {
     await Promise.all(workers.map((w) => w.shutdown(2000)));
     workers = [];
-    const slow = await new FakeWorker({
-      masterUrl: master.url,
-      queuePrefix: master.services.config.queuePrefix,
-    }).open();
+    const slow = await FakeWorker.join(master);
     try {
-      slow.hello();
-      slow.heartbeat("ready", null);
-      await waitForReady(slow.workerId);
       const first = await sendJson("POST", `${master.url}/api/runs`, { scenario: scenario("slow-1") });
       expect(first.status, JSON.stringify(first.body)).toBe(201);
       const start = await slow.next("start-run");
@@ -79,9 +73,3 @@ describe("runs back to back", () => {
     }
   });
 });
-
-async function waitForReady(workerId: string): Promise<void> {
-  await waitFor(() => master.services.registry.ready().some((e) => e.info.id === workerId), {
-    what: `${workerId} to be ready`,
-  });
-}

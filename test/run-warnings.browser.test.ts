@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, screenshot, watchConsole } from "./support/browser.js";
 import { FakeWorker, requestStats } from "./support/fake-worker.js";
 import { startTestMaster } from "./support/in-process.js";
-import { ROOT, sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
+import { ROOT, sendJson, waitForRunEnd } from "./support/processes.js";
 
 let master: RunningMaster;
 let browser: Browser;
@@ -15,14 +15,11 @@ let runId: string;
 beforeAll(async () => {
   master = await startTestMaster({ webRoot: join(ROOT, "apps/web/dist"), heartbeatTimeoutMs: 1000 });
   browser = await launchBrowser();
-  const fake = () =>
-    new FakeWorker({ masterUrl: master.url, queuePrefix: master.services.config.queuePrefix }).open();
-  const [kept, refusing, lost] = [await fake(), await fake(), await fake()];
-  for (const w of [kept, refusing, lost]) {
-    w.hello();
-    w.heartbeat("ready", null);
-  }
-  await waitFor(() => master.services.registry.ready().length === 3, { what: "three workers" });
+  const [kept, refusing, lost] = [
+    await FakeWorker.join(master),
+    await FakeWorker.join(master),
+    await FakeWorker.join(master),
+  ];
   const created = await sendJson("POST", `${master.url}/api/runs`, {
     scenario: {
       name: "warned",

@@ -19,14 +19,8 @@ async function metric(name: string): Promise<number> {
 
 describe("the stats pipeline does not trust its input", () => {
   it("refuses batches the plan or arithmetic rule out, whole, and keeps counting the real ones exactly", async () => {
-    const worker = await new FakeWorker({
-      masterUrl: master.url,
-      queuePrefix: master.services.config.queuePrefix,
-    }).open();
+    const worker = await FakeWorker.join(master);
     try {
-      worker.hello();
-      worker.heartbeat("ready", null);
-      await waitFor(() => master.services.registry.ready().length === 1, { what: "the fake worker" });
       const created = await sendJson("POST", `${master.url}/api/runs`, {
         scenario: {
           name: "poisoned",

@@ -70,13 +70,9 @@ describe("worker identity", () => {
   });
 
   it("a run one worker refused says so in its warnings", async () => {
-    const [good, bad] = [await fake(), await fake()];
+    const good = await FakeWorker.join(master, { token: TOKEN });
+    const bad = await FakeWorker.join(master, { token: TOKEN });
     try {
-      for (const w of [good, bad]) {
-        w.hello();
-        w.heartbeat("ready", null);
-      }
-      await waitFor(() => master.services.registry.ready().length === 2, { what: "two workers" });
       const created = await sendJson(
         "POST",
         `${master.url}/api/runs`,

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { RunningMaster } from "@volley/master";
 import {
   type MasterToWorker,
   type RequestStats,
@@ -48,6 +49,27 @@ export class FakeWorker {
       maxRetriesPerRequest: 1,
     });
     this.queuePrefix = options.queuePrefix;
+  }
+
+  /**
+   * A fake worker connected to an in-process master and listed there as ready: hello, a ready
+   * heartbeat, then the wait for the registry.
+   */
+  static async join(
+    master: RunningMaster,
+    options: Omit<FakeWorkerOptions, "masterUrl" | "queuePrefix"> = {},
+  ): Promise<FakeWorker> {
+    const worker = await new FakeWorker({
+      masterUrl: master.url,
+      queuePrefix: master.services.config.queuePrefix,
+      ...options,
+    }).open();
+    worker.hello();
+    worker.heartbeat("ready", null);
+    await waitFor(() => master.services.registry.ready().some((e) => e.info.id === worker.workerId), {
+      what: `fake worker ${worker.workerId} to be ready`,
+    });
+    return worker;
   }
 
   async open(): Promise<this> {
