@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isolatedSetup, spawnCli } from "./support/processes.js";
+import { isolatedSetup, ROOT, spawnCli } from "./support/processes.js";
 import { startTargetServer, type TargetServer } from "./support/target-server.js";
 
 let target: TargetServer;
@@ -127,6 +127,44 @@ describe("volley command", () => {
     expect(report).toMatchObject({ name: "cli-pass", status: "finished", passed: true });
     expect(report.summary.total.requests).toBe(30);
     expect(target.total()).toBe(30);
+  });
+
+  it("run: feeder files are read beside the scenario, env values from the shell", async () => {
+    target.reset();
+    const folder = join(dir, "with-data");
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(
+      join(folder, "users.csv"),
+      `\uFEFFuser\n${Array.from({ length: 30 }, (_, i) => `u${i}`).join("\n")}\n`,
+    );
+    const file = join(folder, "data.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        name: "cli-data",
+        target: target.url,
+        env: ["CLI_TEST_TOKEN"],
+        data: { users: { file: "users.csv", mode: "unique" } },
+        load: { executor: "constant-vus", vus: 3, duration: "10s" },
+        requests: [{ path: "/u/{{data.users.user}}", headers: { authorization: "{{env.CLI_TEST_TOKEN}}" } }],
+      }),
+    );
+    const setup = isolatedSetup();
+    const env = { DATABASE_URL: setup.databaseUrl, VOLLEY_QUEUE_PREFIX: setup.queuePrefix };
+    // The scenario's folder is not the working directory: the file is found beside the scenario.
+    const missing = spawnCli(["run", file, "--threads", "1"], env, ROOT);
+    expect(await missing.exited).toBe(2);
+    expect(missing.output.join("")).toContain("env: CLI_TEST_TOKEN is not set");
+    const cli = spawnCli(["run", file, "--threads", "1"], { ...env, CLI_TEST_TOKEN: "tok-1" }, ROOT);
+    expect(await cli.exited, cli.output.join("")).toBe(0);
+    const paths = target.log.map((e) => e.url);
+    expect(paths.sort()).toEqual(Array.from({ length: 30 }, (_, i) => `/u/u${i}`).sort());
+    expect(target.log.every((e) => e.headers.authorization === "tok-1")).toBe(true);
+
+    writeFileSync(join(folder, "users.csv"), 'user\n"broken\n');
+    const bad = spawnCli(["run", file], { ...env, CLI_TEST_TOKEN: "tok-1" }, ROOT);
+    expect(await bad.exited).toBe(2);
+    expect(bad.output.join("")).toContain("data.users.file: users.csv: line 2: a quoted field is not closed");
   });
 
   it("run: a failed threshold exits 1", async () => {

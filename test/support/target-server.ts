@@ -23,11 +23,12 @@ export interface TargetServer {
   total(): number;
   /** Sockets accepted and sockets still open. */
   connections: { accepted: number; open: number };
-  /** The last requests' URL and headers (at most 10,000), for tests that check what was sent. */
+  /** The first requests' URL, headers and body (at most 20,000), for tests that check what was sent. */
   log: Array<{
     method: string;
     url: string;
     headers: Record<string, string | string[] | undefined>;
+    body: string;
     at: number;
   }>;
   stallUntil: number;
@@ -79,12 +80,15 @@ export async function startTargetServer(port = 0, host = "127.0.0.1"): Promise<T
 function handle(state: TargetServer, req: IncomingMessage, res: ServerResponse): void {
   const url = new URL(req.url ?? "/", "http://x");
   state.counts.set(url.pathname, (state.counts.get(url.pathname) ?? 0) + 1);
-  if (state.log.length < 10_000)
-    state.log.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, at: Date.now() });
+  const at = Date.now();
   const chunks: Buffer[] = [];
   req.on("data", (chunk: Buffer) => chunks.push(chunk));
   req.on("end", () => {
-    const respond = () => route(req, res, url, Buffer.concat(chunks).toString());
+    const body = Buffer.concat(chunks).toString();
+    if (state.log.length < 20_000) {
+      state.log.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body, at });
+    }
+    const respond = () => route(req, res, url, body);
     const wait = state.stallUntil - Date.now();
     if (wait > 0) setTimeout(respond, wait);
     else respond();

@@ -195,6 +195,8 @@ export class WorkerNode {
         workerName: this.options.name,
         scenario: message.scenario,
         partition: message.partition,
+        data: message.data,
+        env: message.env,
         threads: this.options.threads,
         startAtLocal: this.clock.toLocal(message.startAt),
         publisher: this.publisher,

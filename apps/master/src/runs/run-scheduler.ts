@@ -16,6 +16,7 @@ import type { StatsPipeline } from "../pipeline/stats-pipeline.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import { type ActiveRun, markAbsentWorkers, newActiveRun } from "./active-run.js";
 import { orphanedRuns } from "./orphaned-runs.js";
+import { resolveRunInputs } from "./run-data.js";
 import { runDetail } from "./run-details.js";
 import { finalizeRun } from "./run-finalizer.js";
 import { newRunId } from "./run-id.js";
@@ -80,8 +81,12 @@ export class RunScheduler {
   }
 
   /** Validates and starts a run; throws VolleyError (400/409) before writing anything. */
-  async create(input: unknown): Promise<{ id: string; status: string }> {
+  async create(
+    input: unknown,
+    extras: { files?: Record<string, string>; env?: Record<string, string> } = {},
+  ): Promise<{ id: string; status: string }> {
     const scenario = parseScenario(input);
+    const inputs = resolveRunInputs(scenario, extras.files ?? {}, extras.env ?? {});
     if (this.active || this.creating) {
       const which = this.active ? `run ${this.active.id}` : "another run";
       throw new VolleyError("VOL_ERR_RUN_ACTIVE", `${which} is still active; stop it or wait for it to end`);
@@ -144,6 +149,8 @@ export class RunScheduler {
           scenario: input,
           partition: p.partition,
           startAt,
+          data: inputs.data,
+          env: inputs.env,
         });
         const entry = this.options.registry.get(p.workerId);
         if (entry) {

@@ -1,6 +1,6 @@
 import {
   formatIssues,
-  MAX_WORKER_MESSAGE_BYTES,
+  MAX_MASTER_MESSAGE_BYTES,
   type MasterToWorker,
   masterToWorkerSchema,
   type WorkerToMaster,
@@ -58,7 +58,7 @@ export class MasterConnection {
     url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
     const socket = new WebSocket(url, {
       headers: this.options.token ? { authorization: `Bearer ${this.options.token}` } : {},
-      maxPayload: MAX_WORKER_MESSAGE_BYTES,
+      maxPayload: MAX_MASTER_MESSAGE_BYTES,
       handshakeTimeout: 5000,
     });
     this.socket = socket;

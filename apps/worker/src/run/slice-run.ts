@@ -1,5 +1,5 @@
 import { EngineRunner, type SlicePeriod } from "@volley/engine";
-import type { PartitionStep } from "@volley/protocol";
+import type { FeederTable, PartitionStep } from "@volley/protocol";
 import type { StatsPublisher } from "../stats/stats-publisher.js";
 
 export interface SliceRunOptions {
@@ -8,6 +8,9 @@ export interface SliceRunOptions {
   workerName: string;
   scenario: unknown;
   partition: PartitionStep[];
+  /** Feeder tables and env values the master resolved for the run. */
+  data: Record<string, FeederTable>;
+  env: Record<string, string>;
   threads: number;
   /** Scheduled start in this machine's clock. */
   startAtLocal: number;
@@ -32,6 +35,8 @@ export class SliceRun {
       threads: options.threads,
       startAtEpochMs: options.startAtLocal,
       workerName: options.workerName,
+      data: options.data,
+      env: options.env,
       onPeriod: (period) => this.publish(period),
       onThreadError: options.onThreadError,
     });

@@ -1,5 +1,6 @@
 import { createServer } from "node:net";
 import type { StatsBatch } from "@volley/protocol";
+import { statsQueueName } from "@volley/protocol";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { StatsPublisher } from "./stats-publisher.js";
@@ -57,7 +58,7 @@ describe("StatsPublisher", () => {
       log: pino({ level: "silent" }),
     });
     const connection = new Redis("redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
-    const queue = new Queue("volley-stats", { connection, prefix });
+    const queue = new Queue(statsQueueName(batch(0).runId), { connection, prefix });
     try {
       for (let seq = 0; seq < 4; seq++) publisher.publish(batch(seq));
       expect(await publisher.drain(5000)).toBe(true);

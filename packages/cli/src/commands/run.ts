@@ -1,9 +1,12 @@
-import { readFileSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { startMaster } from "@volley/master";
 import {
+  DataFileError,
   formatFromFileName,
   formatMs,
+  MAX_DATA_BYTES,
+  parseDataFile,
   parseScenario,
   type RunDetail,
   readScenarioText,
@@ -52,6 +55,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (!file) throw new UsageError("name a scenario file: volley run SCENARIO.json");
   const threads = intFlag("threads", values.threads, 1, 1024);
   const scenario = readScenario(file);
+  const inputs = runInputs(scenario, file);
   const token = values.token ?? (process.env.VOLLEY_TOKEN || undefined);
 
   const local = values.master ? null : await startLocal(threads);
@@ -62,7 +66,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       id: string;
       error?: string;
       details?: Array<{ path: string; message: string }>;
-    }>("POST", "/api/runs", { scenario });
+    }>("POST", "/api/runs", { scenario, ...inputs });
     if (created.status !== 201) {
       const details = created.body.details?.map((d) => `  ${d.path}: ${d.message}`).join("\n");
       throw new UsageError(
@@ -82,6 +86,49 @@ export async function runCommand(argv: string[]): Promise<number> {
   } finally {
     await local?.close();
   }
+}
+
+/**
+ * What the master needs besides the scenario: the feeder files (read relative to the scenario
+ * file) and the values of its `env` names from this process's environment.
+ */
+function runInputs(
+  input: unknown,
+  scenarioFile: string,
+): { files: Record<string, string>; env: Record<string, string> } {
+  const scenario = parseScenario(input);
+  const files: Record<string, string> = {};
+  for (const [name, feeder] of Object.entries(scenario.data)) {
+    if (!feeder.file) continue;
+    const path = resolve(dirname(resolve(scenarioFile)), feeder.file);
+    let size: number;
+    try {
+      size = statSync(path).size;
+    } catch (error) {
+      throw new UsageError(
+        `data.${name}.file: cannot read ${feeder.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
+    }
+    if (size > MAX_DATA_BYTES) {
+      throw new UsageError(
+        `data.${name}.file: ${feeder.file} is larger than ${MAX_DATA_BYTES / 1024 / 1024} MB`,
+      );
+    }
+    files[feeder.file] = readFileSync(path, "utf8");
+    try {
+      parseDataFile(feeder.file, files[feeder.file]);
+    } catch (error) {
+      if (error instanceof DataFileError) throw new UsageError(`data.${name}.file: ${error.message}`);
+      throw error;
+    }
+  }
+  const env: Record<string, string> = {};
+  for (const name of scenario.env) {
+    const value = process.env[name];
+    if (value === undefined) throw new UsageError(`env: ${name} is not set in this shell`);
+    env[name] = value;
+  }
+  return { files, env };
 }
 
 function readScenario(file: string): unknown {

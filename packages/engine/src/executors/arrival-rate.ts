@@ -34,6 +34,8 @@ export abstract class ArrivalRateExecutor<C extends ArrivalConfig> extends BaseE
 
   protected afterIteration(vu: VirtualUser): void {
     this.pool.release(vu);
+    // A unique feeder of this thread ran out: no later iteration could run.
+    if (vu.exhausted) this.complete();
   }
 
   private dispatchDue(): void {

@@ -66,6 +66,13 @@ export abstract class ClosedModelExecutor<C extends LoadConfig> extends BaseExec
   }
 
   protected afterIteration(vu: VirtualUser): void {
+    if (vu.exhausted) {
+      // A unique feeder of this thread ran out: every later VU would find it empty too.
+      this.looping[vu.index] = false;
+      this.loopingCount--;
+      if (this.loopingCount === 0) this.complete();
+      return;
+    }
     if (vu.index < this.target && vu.iteration < this.maxIterations) {
       this.pool.run(vu);
       return;

@@ -1,5 +1,13 @@
 import { Worker } from "node:worker_threads";
-import { MAX_VUS_PER_THREAD, Partition, type PartitionStep, parseScenario, peakVus } from "@volley/protocol";
+import {
+  type FeederTable,
+  MAX_VUS_PER_THREAD,
+  Partition,
+  type PartitionStep,
+  parseScenario,
+  peakVus,
+} from "@volley/protocol";
+import { threadTables } from "../data/thread-tables.js";
 import { PeriodMerger } from "./period-merger.js";
 import type { SlicePeriod } from "./slice-engine.js";
 import type { FromThread, ThreadStart } from "./thread-messages.js";
@@ -13,6 +21,10 @@ export interface EngineRunnerOptions {
   threads: number;
   startAtEpochMs: number;
   workerName: string;
+  /** Every feeder's rows (the master read them); each thread gets its share. @defaultValue none */
+  data?: Record<string, FeederTable>;
+  /** Values of the scenario's env names. @defaultValue none */
+  env?: Record<string, string>;
   /** One merged period per second of the run, in order; the last has `final`. */
   onPeriod: (period: SlicePeriod) => void;
   /** A thread's error; the slice goes on in the other threads. */
@@ -55,11 +67,14 @@ export class EngineRunner {
     });
     let exited = 0;
     for (let index = 0; index < this.threadCount; index++) {
+      const partition = slice.child(Array(this.threadCount).fill(1), index).steps;
       const data: ThreadStart = {
         scenario: options.scenario,
-        partition: slice.child(Array(this.threadCount).fill(1), index).steps,
+        partition,
         startAtEpochMs: options.startAtEpochMs,
         workerName: options.workerName,
+        data: threadTables(scenario.data, options.data ?? {}, partition),
+        env: options.env ?? {},
       };
       const thread = new Worker(THREAD_ENTRY, { workerData: data });
       let started!: { resolve: () => void; reject: (error: Error) => void };

@@ -1,7 +1,14 @@
 import { type IntervalHistogram, monitorEventLoopDelay, performance } from "node:perf_hooks";
-import { type Partition, peakVus, type RequestStats, type Scenario } from "@volley/protocol";
+import {
+  type FeederTable,
+  type Partition,
+  peakVus,
+  type RequestStats,
+  type Scenario,
+} from "@volley/protocol";
 import { RequestRecorder } from "@volley/stats";
 import type { Pool } from "undici";
+import { FeederSet } from "../data/feeder.js";
 import type { BaseExecutor } from "../executors/base-executor.js";
 import { createExecutor } from "../executors/registry.js";
 import { createHttpPool } from "../http/dispatcher.js";
@@ -27,6 +34,10 @@ export interface SliceEngineOptions {
   /** Scheduled start, epoch ms in this machine's clock. */
   startAtEpochMs: number;
   workerName: string;
+  /** This thread's feeder tables (unique ones already dealt out; see threadTables). @defaultValue none */
+  data?: Record<string, FeederTable>;
+  /** Values of the scenario's env names. @defaultValue none */
+  env?: Record<string, string>;
   /** Receives each second's statistics; called off the request path, once a second. */
   onPeriod: (period: SlicePeriod) => void;
   /** False measures counts only, to price the histograms (`pnpm bench overhead`). @defaultValue true */
@@ -56,7 +67,11 @@ export class SliceEngine {
 
   constructor(private readonly options: SliceEngineOptions) {
     const { scenario, partition } = options;
-    const requests = compileRequests(scenario);
+    const feeders = new FeederSet(scenario.data, options.data ?? {});
+    const requests = compileRequests(scenario, {
+      env: options.env ?? {},
+      locate: (feeder, field) => feeders.locate(feeder, field),
+    });
     const byName = new Map<string, RequestRecorder>();
     this.recorders = requests.map((r) => {
       let recorder = byName.get(r.name);
@@ -87,6 +102,7 @@ export class SliceEngine {
         dispatcher: this.pool,
         gate: new ConnectionGate(connections),
         worker: options.workerName,
+        feeders,
         thinkTime: scenario.thinkTime,
         maxBodyBytes: scenario.http.maxBodyBytes,
       },

@@ -15,6 +15,8 @@ try {
     partition: new Partition(start.partition),
     startAtEpochMs: start.startAtEpochMs,
     workerName: start.workerName,
+    data: start.data,
+    env: start.env,
     onPeriod: (period) => post({ type: "period", period }),
   });
   port.on("message", (message: ToThread) => {

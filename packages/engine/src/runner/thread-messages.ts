@@ -1,4 +1,4 @@
-import type { PartitionStep } from "@volley/protocol";
+import type { FeederTable, PartitionStep } from "@volley/protocol";
 import type { SlicePeriod } from "./slice-engine.js";
 
 /** What a thread is started with (its `workerData`). */
@@ -7,6 +7,9 @@ export interface ThreadStart {
   partition: PartitionStep[];
   startAtEpochMs: number;
   workerName: string;
+  /** This thread's feeder tables. */
+  data: Record<string, FeederTable>;
+  env: Record<string, string>;
 }
 
 export type ToThread = { type: "stop" };

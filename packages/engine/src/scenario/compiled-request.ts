@@ -7,7 +7,7 @@ import {
   type Scenario,
   type StatusRange,
 } from "@volley/protocol";
-import { CompiledTemplate } from "./compiled-template.js";
+import { CompiledTemplate, type TemplateEnvironment } from "./compiled-template.js";
 
 export interface CompiledCapture {
   variable: string;
@@ -39,13 +39,31 @@ export interface CompiledRequest {
   fixedBytesOut: number;
 }
 
-export function compileRequests(scenario: Scenario): CompiledRequest[] {
+export function compileRequests(scenario: Scenario, environment?: TemplateEnvironment): CompiledRequest[] {
   const base = new URL(scenario.target);
   const prefix = base.pathname.replace(/\/$/, "");
   const host = base.host;
   return scenario.requests.map((request, index) =>
-    compileRequest(request, index, prefix, host, scenario.timeout),
+    compileRequest(request, index, prefix, host, scenario.timeout, environment),
   );
+}
+
+/** The body's template text, how its values are escaped, and its content type. */
+function bodyOf(
+  request: RequestConfig,
+): { source: string; escape: "none" | "json" | "url"; type?: string } | null {
+  if (request.json !== undefined) {
+    return { source: JSON.stringify(request.json), escape: "json", type: "application/json" };
+  }
+  if (request.form !== undefined) {
+    const source = Object.entries(request.form)
+      .map(([key, value]) => `${encodeKeepingTemplates(key)}=${encodeKeepingTemplates(String(value))}`)
+      .join("&");
+    return { source, escape: "url", type: "application/x-www-form-urlencoded" };
+  }
+  if (request.body === undefined) return null;
+  if (typeof request.body === "string") return { source: request.body, escape: "none" };
+  return { source: JSON.stringify(request.body), escape: "json", type: "application/json" };
 }
 
 function compileRequest(
@@ -54,21 +72,17 @@ function compileRequest(
   prefix: string,
   host: string,
   defaultTimeout: number,
+  environment?: TemplateEnvironment,
 ): CompiledRequest {
   const headers = Object.entries(request.headers ?? {}).map(
     ([name, value]) => [name.toLowerCase(), value] as const,
   );
-  let bodySource: string | null = null;
-  let bodyIsJson = false;
-  if (request.body !== undefined) {
-    bodyIsJson = typeof request.body !== "string";
-    bodySource = typeof request.body === "string" ? request.body : JSON.stringify(request.body);
-    if (bodyIsJson && !headers.some(([name]) => name === "content-type")) {
-      headers.push(["content-type", "application/json"]);
-    }
+  const bodySpec = bodyOf(request);
+  if (bodySpec?.type && !headers.some(([name]) => name === "content-type")) {
+    headers.push(["content-type", bodySpec.type]);
   }
-  const headerValues = headers.map(([, value]) => new CompiledTemplate(value));
-  const body = bodySource === null ? null : new CompiledTemplate(bodySource, bodyIsJson);
+  const headerValues = headers.map(([, value]) => new CompiledTemplate(value, "none", environment));
+  const body = bodySpec === null ? null : new CompiledTemplate(bodySpec.source, bodySpec.escape, environment);
   const captures = Object.entries(request.capture ?? {}).map(([variable, expression]) => {
     const source = parseCapture(expression);
     return { variable, source, regex: source.kind === "regex" ? new RegExp(source.pattern) : undefined };
@@ -78,12 +92,14 @@ function compileRequest(
     index,
     name: requestName(request),
     method: request.method,
-    path: new CompiledTemplate(path),
+    path: new CompiledTemplate(path, "none", environment),
     headerNames: headers.map(([name]) => name),
     headerValues,
-    staticHeaders: headerValues.every((v) => v.isStatic) ? headers.flat() : null,
+    staticHeaders: headerValues.every((v) => v.isStatic)
+      ? headers.flatMap(([name], i) => [name, headerValues[i].render(STATIC_CONTEXT)])
+      : null,
     body,
-    staticBody: body?.isStatic ? Buffer.from(bodySource as string) : null,
+    staticBody: body?.isStatic ? Buffer.from(body.render(STATIC_CONTEXT)) : null,
     timeoutMs: request.timeout ?? defaultTimeout,
     captures,
     expectStatus: request.expect?.status ?? null,
@@ -101,13 +117,21 @@ function compileRequest(
   };
 }
 
+/** A static template renders without reading its context. */
+const STATIC_CONTEXT = { vu: 0, iter: 0, worker: "", vars: {}, rows: [] };
+
+/** URL-encodes text but keeps {{templates}} readable for the template parser. */
+function encodeKeepingTemplates(text: string): string {
+  return encodeURIComponent(text).replace(
+    /%7B%7B(.*?)%7D%7D/g,
+    (_m, inner) => `{{${decodeURIComponent(inner)}}}`,
+  );
+}
+
 function queryString(query: RequestConfig["query"], separator: string): string {
   if (!query || Object.keys(query).length === 0) return "";
-  // Keep {{templates}} readable for the template parser; encode everything else.
-  const encode = (text: string) =>
-    encodeURIComponent(text).replace(/%7B%7B(.*?)%7D%7D/g, (_m, inner) => `{{${decodeURIComponent(inner)}}}`);
   return `${separator}${Object.entries(query)
-    .map(([key, value]) => `${encode(key)}=${encode(String(value))}`)
+    .map(([key, value]) => `${encodeKeepingTemplates(key)}=${encodeKeepingTemplates(String(value))}`)
     .join("&")}`;
 }
 

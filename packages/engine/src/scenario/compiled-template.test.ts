@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { compileRequests, statusAccepted } from "./compiled-request.js";
 import { CompiledTemplate } from "./compiled-template.js";
 
-const ctx = { vu: 7, iter: 3, worker: "w1", vars: { token: 'a"b\\c' } };
+const ctx = { vu: 7, iter: 3, worker: "w1", vars: { token: 'a"b\\c' }, rows: [] };
 
 describe("CompiledTemplate", () => {
   it("renders built-ins and variables", () => {

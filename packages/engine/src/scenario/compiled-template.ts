@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
-import { isStaticTemplate, parseTemplate, type TemplatePart } from "@volley/protocol";
+import { randomBytes, randomUUID } from "node:crypto";
+import { parseTemplate, type TemplatePart } from "@volley/protocol";
 
 /** What a template can read while a VU renders it. */
 export interface TemplateContext {
@@ -7,25 +7,64 @@ export interface TemplateContext {
   iter: number;
   worker: string;
   vars: Record<string, string>;
+  /** This iteration's row of each feeder, by the feeder's index. */
+  rows: Array<string[] | null>;
 }
+
+/** What is fixed for a whole run when its templates are compiled. */
+export interface TemplateEnvironment {
+  env: Record<string, string>;
+  /** [feeder index, column index] of `{{data.feeder.field}}`. */
+  locate(feeder: string, field: string): [number, number];
+}
+
+/** How rendered values are escaped: as they are, inside a JSON string, or URL-encoded (forms). */
+export type TemplateEscape = "none" | "json" | "url";
+
+type CompiledPart =
+  | Exclude<TemplatePart, { kind: "data" } | { kind: "env" }>
+  | { kind: "row"; feeder: number; column: number };
+
+const NO_ENVIRONMENT: TemplateEnvironment = {
+  env: {},
+  locate: (feeder, field) => {
+    throw new Error(`{{data.${feeder}.${field}}} has no data`);
+  },
+};
+
+const ALPHANUMERIC = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
 /**
  * A template parsed once per run. Rendering walks a short array of parts; a template without
- * variables renders to its fixed text without work.
+ * variables renders to its fixed text without work. `{{env.NAME}}` is fixed text by then.
  */
 export class CompiledTemplate {
   readonly isStatic: boolean;
-  private readonly parts: TemplatePart[];
+  private readonly parts: CompiledPart[];
   private readonly fixed: string;
 
-  /** `jsonString`: values land inside a JSON string literal and are escaped for it. */
   constructor(
     source: string,
-    private readonly jsonString = false,
+    private readonly escaping: TemplateEscape | boolean = "none",
+    environment: TemplateEnvironment = NO_ENVIRONMENT,
   ) {
-    this.parts = parseTemplate(source);
-    this.isStatic = isStaticTemplate(this.parts);
-    this.fixed = this.isStatic ? source : "";
+    if (escaping === true) this.escaping = "json";
+    if (escaping === false) this.escaping = "none";
+    this.parts = [];
+    for (const part of parseTemplate(source)) {
+      if (part.kind === "env") {
+        this.pushText(this.escape(environment.env[part.name] ?? ""));
+      } else if (part.kind === "data") {
+        const [feeder, column] = environment.locate(part.feeder, part.field);
+        this.parts.push({ kind: "row", feeder, column });
+      } else if (part.kind === "text") {
+        this.pushText(part.text);
+      } else {
+        this.parts.push(part);
+      }
+    }
+    this.isStatic = this.parts.every((part) => part.kind === "text");
+    this.fixed = this.isStatic ? this.parts.map((p) => (p.kind === "text" ? p.text : "")).join("") : "";
   }
 
   render(ctx: TemplateContext): string {
@@ -42,6 +81,15 @@ export class CompiledTemplate {
         case "randomInt":
           out += String(part.min + Math.floor(Math.random() * (part.max - part.min + 1)));
           break;
+        case "randomString":
+          out += randomString(part.length);
+          break;
+        case "randomItem":
+          out += this.escape(part.items[Math.floor(Math.random() * part.items.length)]);
+          break;
+        case "row":
+          out += this.escape(ctx.rows[part.feeder]?.[part.column] ?? "");
+          break;
         case "variable":
           out += this.escape(ctx.vars[part.name] ?? "");
           break;
@@ -50,9 +98,24 @@ export class CompiledTemplate {
     return out;
   }
 
-  private escape(value: string): string {
-    return this.jsonString ? JSON.stringify(value).slice(1, -1) : value;
+  private pushText(text: string): void {
+    const last = this.parts[this.parts.length - 1];
+    if (last?.kind === "text") last.text += text;
+    else this.parts.push({ kind: "text", text });
   }
+
+  private escape(value: string): string {
+    if (this.escaping === "json") return JSON.stringify(value).slice(1, -1);
+    if (this.escaping === "url") return encodeURIComponent(value);
+    return value;
+  }
+}
+
+function randomString(length: number): string {
+  const bytes = randomBytes(length);
+  let out = "";
+  for (let i = 0; i < length; i++) out += ALPHANUMERIC[bytes[i] % ALPHANUMERIC.length];
+  return out;
 }
 
 function builtin(name: "vu" | "iter" | "worker" | "uuid" | "now", ctx: TemplateContext): string {

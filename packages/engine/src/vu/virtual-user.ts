@@ -28,6 +28,8 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
   busy = false;
   /** The prepared request waits at the connection gate. */
   waitingAtGate = false;
+  /** Its data ran out: it starts no more iterations. */
+  exhausted = false;
   /** Aborted before it was written to a socket: not a request, not counted. */
   private unsent = false;
   private dispatchOptions: Dispatcher.DispatchOptions | null = null;
@@ -59,7 +61,7 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     readonly index: number,
     private readonly ctx: VuContext,
   ) {
-    this.template = { vu: number, iter: 0, worker: ctx.worker, vars: {} };
+    this.template = { vu: number, iter: 0, worker: ctx.worker, vars: {}, rows: [] };
   }
 
   /**
@@ -73,6 +75,15 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     this.requestIndex = 0;
     this.scheduledAt = scheduledAt;
     this.template.iter = this.iteration;
+    if (
+      this.ctx.feeders.size > 0 &&
+      !this.ctx.feeders.pick(this.number, this.iteration, this.template.rows)
+    ) {
+      // A unique feeder ran out (`onExhausted: stop`): this VU has no more iterations to run.
+      this.exhausted = true;
+      queueMicrotask(this.endLater);
+      return;
+    }
     this.send();
   }
 

@@ -1,5 +1,6 @@
 import type { RequestRecorder } from "@volley/stats";
 import type { Dispatcher } from "undici";
+import type { FeederSet } from "../data/feeder.js";
 import type { CompiledRequest } from "../scenario/compiled-request.js";
 import type { ConnectionGate } from "./connection-gate.js";
 
@@ -12,6 +13,8 @@ export interface VuContext {
   /** Admits requests into the dispatcher up to its connections. */
   gate: ConnectionGate;
   worker: string;
+  /** The run's feeders in this thread: one row of each per iteration. */
+  feeders: FeederSet;
   thinkTime: { minMs: number; maxMs: number };
   /** Most body bytes kept for captures and expectations. */
   maxBodyBytes: number;

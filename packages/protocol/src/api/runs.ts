@@ -6,7 +6,13 @@ export const RUN_STATUSES = ["queued", "running", "stopping", "finished", "faile
 export type RunStatus = (typeof RUN_STATUSES)[number];
 export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ["queued", "running", "stopping"];
 
-export const createRunBodySchema = z.strictObject({ scenario: z.unknown() });
+export const createRunBodySchema = z.strictObject({
+  scenario: z.unknown(),
+  /** Feeder files by the name `data.*.file` gives them (their text). */
+  files: z.record(z.string().min(1).max(500), z.string()).optional(),
+  /** Values of the scenario's `env` names, used for this run only and never stored. */
+  env: z.record(z.string().max(200), z.string().max(65_536)).optional(),
+});
 
 export const listRunsQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(20),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { partitionStepSchema } from "../plan/partition.js";
 import { runIdSchema } from "../queues.js";
+import { feederTableSchema } from "../scenario/data.js";
 
 /** Master → worker: run your slice of this scenario, starting at `startAt` (master clock, epoch ms). */
 export const startRunSchema = z.strictObject({
@@ -10,5 +11,9 @@ export const startRunSchema = z.strictObject({
   scenario: z.unknown(),
   partition: z.array(partitionStepSchema).max(4),
   startAt: z.number(),
+  /** Every feeder's rows, read by the master (files and inline rows alike). */
+  data: z.record(z.string(), feederTableSchema).default({}),
+  /** Values of the scenario's `env` names, for this run only (never stored). */
+  env: z.record(z.string(), z.string().max(65_536)).default({}),
 });
 export type StartRun = z.infer<typeof startRunSchema>;

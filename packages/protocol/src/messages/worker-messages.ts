@@ -33,5 +33,10 @@ export const masterToWorkerSchema = z.discriminatedUnion("type", [
 ]);
 export type MasterToWorker = z.infer<typeof masterToWorkerSchema>;
 
-/** Largest WebSocket message either side accepts (a start-run carries the scenario). */
+/** Largest WebSocket message the master takes from a worker. */
 export const MAX_WORKER_MESSAGE_BYTES = 1024 * 1024;
+/**
+ * Largest message a worker takes from its master: a start-run carries the feeders' rows (up to
+ * 50 MB of files, somewhat more as JSON).
+ */
+export const MAX_MASTER_MESSAGE_BYTES = 256 * 1024 * 1024;

@@ -56,6 +56,15 @@ export const requestSchema = z.strictObject({
       error: `is nested more than ${MAX_JSON_DEPTH} levels deep`,
     })
     .optional(),
+  /** Sent as JSON (content-type application/json); strings inside may hold templates. */
+  json: z
+    .unknown()
+    .refine((body) => body !== undefined && !jsonDepthExceeds(body, MAX_JSON_DEPTH), {
+      error: `is missing or nested more than ${MAX_JSON_DEPTH} levels deep`,
+    })
+    .optional(),
+  /** Sent as application/x-www-form-urlencoded; values may hold templates. */
+  form: z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()])).optional(),
   capture: z
     .record(
       z.string().regex(VARIABLE_NAME_RE, { error: "a capture name must be a plain identifier" }),
@@ -73,3 +82,6 @@ export const requestSchema = z.strictObject({
 });
 
 export type RequestConfig = z.output<typeof requestSchema>;
+
+/** The body fields of a request: at most one may be set. */
+export const BODY_FIELDS = ["body", "json", "form"] as const;

@@ -1,9 +1,16 @@
 import { z } from "zod";
 import { durationSchema, positiveDurationSchema } from "../duration.js";
-import { jsonDepthExceeds, MAX_JSON_DEPTH } from "../json-depth.js";
+import { dataSchema, tableFromRows } from "./data.js";
 import { loadSchema } from "./load.js";
-import { requestSchema } from "./request.js";
-import { parseTemplate, TemplateSyntaxError, templateVariables } from "./template.js";
+import { BODY_FIELDS, requestSchema } from "./request.js";
+import { forEachTemplate } from "./scenario-templates.js";
+import {
+  parseTemplate,
+  TemplateSyntaxError,
+  templateDataFields,
+  templateEnvNames,
+  templateVariables,
+} from "./template.js";
 import { parseThreshold, ThresholdSyntaxError } from "./thresholds.js";
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -64,6 +71,13 @@ export const scenarioSchema = z
     /** Per-request timeout unless a request sets its own. @defaultValue "10s" */
     timeout: positiveDurationSchema.default(10_000),
     thresholds: thresholdsSchema.default({}),
+    /** Feeders: rows handed to iterations, read as {{data.FEEDER.FIELD}}. */
+    data: dataSchema.default({}),
+    /** Environment variables the templates read as {{env.NAME}}; their values are never stored. */
+    env: z
+      .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "not an environment variable name" }))
+      .max(100)
+      .default([]),
     http: z
       .strictObject({
         /** Idle keep-alive sockets are closed after this long. @defaultValue "4s" */
@@ -88,28 +102,46 @@ export const scenarioSchema = z
   })
   .superRefine((scenario, ctx) => {
     const captured = new Set(scenario.requests.flatMap((r) => Object.keys(r.capture ?? {})));
+    const envNames = new Set(scenario.env);
+    // Columns are known here for inline rows; a file's are checked where the file is read.
+    const inlineColumns = new Map(
+      Object.entries(scenario.data).flatMap(([name, feeder]) =>
+        feeder.rows ? [[name, new Set(tableFromRows(feeder.rows).columns)] as const] : [],
+      ),
+    );
     scenario.requests.forEach((request, index) => {
-      const check = (value: string, path: Array<string | number>) => {
-        try {
-          for (const name of templateVariables(parseTemplate(value))) {
-            if (!captured.has(name)) {
-              ctx.addIssue({
-                code: "custom",
-                path: ["requests", index, ...path],
-                message: `{{${name}}} is neither a built-in variable (vu, iter, worker, uuid, now, randomInt) nor captured by any request`,
-              });
-            }
+      const bodies = BODY_FIELDS.filter((field) => request[field] !== undefined);
+      if (bodies.length > 1) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["requests", index, bodies[1]],
+          message: `a request has one body: ${bodies.join(" and ")} are both set`,
+        });
+      }
+    });
+    forEachTemplate(scenario.requests, (value, path) => {
+      const issue = (message: string) => ctx.addIssue({ code: "custom", path, message });
+      try {
+        const parts = parseTemplate(value);
+        for (const name of templateVariables(parts)) {
+          if (!captured.has(name)) {
+            issue(
+              `{{${name}}} is neither a built-in variable (vu, iter, worker, uuid, now, randomInt, randomString, randomItem, data.*, env.*) nor captured by any request`,
+            );
           }
-        } catch (error) {
-          if (!(error instanceof TemplateSyntaxError)) throw error;
-          ctx.addIssue({ code: "custom", path: ["requests", index, ...path], message: error.message });
         }
-      };
-      check(request.path, ["path"]);
-      for (const [key, value] of Object.entries(request.query ?? {})) check(String(value), ["query", key]);
-      for (const [key, value] of Object.entries(request.headers ?? {})) check(value, ["headers", key]);
-      if (request.body !== undefined && !jsonDepthExceeds(request.body, MAX_JSON_DEPTH)) {
-        check(typeof request.body === "string" ? request.body : JSON.stringify(request.body), ["body"]);
+        for (const { feeder, field } of templateDataFields(parts)) {
+          if (!(feeder in scenario.data)) issue(`{{data.${feeder}.${field}}}: no feeder "${feeder}" in data`);
+          else if (inlineColumns.get(feeder) && !inlineColumns.get(feeder)?.has(field)) {
+            issue(`{{data.${feeder}.${field}}}: feeder "${feeder}" has no field "${field}"`);
+          }
+        }
+        for (const name of templateEnvNames(parts)) {
+          if (!envNames.has(name)) issue(`{{env.${name}}}: "${name}" is not listed in env`);
+        }
+      } catch (error) {
+        if (!(error instanceof TemplateSyntaxError)) throw error;
+        ctx.addIssue({ code: "custom", path, message: error.message });
       }
     });
     const names = new Set(scenario.requests.map((r) => r.name ?? `${r.method} ${r.path}`));

@@ -1,15 +1,22 @@
-import { createRunBodySchema, listRunsQuerySchema, parseWith, VolleyError } from "@volley/protocol";
+import {
+  createRunBodySchema,
+  listRunsQuerySchema,
+  MAX_DATA_BYTES,
+  parseWith,
+  VolleyError,
+} from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
 import { toListItem, toTimeseries } from "../../runs/run-views.js";
 import { reportRoutes } from "./reports.js";
 
 /** Runs: start, history, one run, its time series, stop; reports beside. */
 export async function runRoutes(app: FastifyInstance): Promise<void> {
-  app.post("/", async (request, reply) => {
+  // Feeder files travel in the body: room for them, on this route only.
+  app.post("/", { bodyLimit: MAX_DATA_BYTES + app.services.config.bodyLimit }, async (request, reply) => {
     const body = parseWith(createRunBodySchema, request.body ?? {}, "request body");
     if (body.scenario === undefined)
       throw new VolleyError("VOL_ERR_VALIDATION", 'the body needs a "scenario"');
-    const created = await app.services.scheduler.create(body.scenario);
+    const created = await app.services.scheduler.create(body.scenario, { files: body.files, env: body.env });
     return reply.code(201).send(created);
   });
 

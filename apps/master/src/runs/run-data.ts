@@ -1,0 +1,95 @@
+import {
+  DataFileError,
+  type FeederTable,
+  forEachTemplate,
+  formatPath,
+  MAX_DATA_BYTES,
+  parseDataFile,
+  parseTemplate,
+  type Scenario,
+  tableFromRows,
+  templateDataFields,
+  templateEnvNames,
+  ValidationError,
+  type ValidationIssue,
+} from "@volley/protocol";
+
+/** What a run needs besides its scenario: feeder tables and env values, resolved at creation. */
+export interface RunInputs {
+  data: Record<string, FeederTable>;
+  env: Record<string, string>;
+}
+
+/**
+ * Reads every feeder (files the client sent, inline rows) into tables and the scenario's `env`
+ * names into values (the client's first, then the master's own environment). Throws a
+ * ValidationError naming each bad file, line, field or variable; nothing is written before.
+ */
+export function resolveRunInputs(
+  scenario: Scenario,
+  files: Record<string, string>,
+  env: Record<string, string>,
+  masterEnv: NodeJS.ProcessEnv = process.env,
+): RunInputs {
+  const issues: ValidationIssue[] = [];
+  const data: Record<string, FeederTable> = {};
+  let bytes = 0;
+  for (const [name, feeder] of Object.entries(scenario.data)) {
+    if (feeder.rows) {
+      data[name] = tableFromRows(feeder.rows);
+      continue;
+    }
+    const file = feeder.file as string;
+    const text = Object.hasOwn(files, file) ? files[file] : undefined;
+    if (text === undefined) {
+      issues.push({
+        path: `data.${name}.file`,
+        message: `${file} was not sent with the scenario (volley run sends it; the API takes it in "files")`,
+      });
+      continue;
+    }
+    bytes += text.length;
+    try {
+      data[name] = parseDataFile(file, text);
+    } catch (error) {
+      if (!(error instanceof DataFileError)) throw error;
+      issues.push({ path: `data.${name}.file`, message: error.message });
+    }
+  }
+  if (bytes > MAX_DATA_BYTES) {
+    issues.push({
+      path: "data",
+      message: `the feeder files together pass ${MAX_DATA_BYTES / 1024 / 1024} MB`,
+    });
+  }
+  forEachTemplate(scenario.requests, (text, path) => {
+    for (const { feeder, field } of templateDataFields(parseTemplate(text))) {
+      const table = data[feeder];
+      if (table && !table.columns.includes(field)) {
+        issues.push({
+          path: formatPath(path),
+          message: `{{data.${feeder}.${field}}}: ${scenario.data[feeder]?.file ?? feeder} has no column "${field}" (it has ${table.columns.join(", ")})`,
+        });
+      }
+    }
+  });
+  const values: Record<string, string> = {};
+  for (const name of scenario.env) {
+    const value = Object.hasOwn(env, name) ? env[name] : masterEnv[name];
+    if (value === undefined) {
+      issues.push({
+        path: "env",
+        message: `${name} is not set (neither sent with the run nor in the master's environment)`,
+      });
+    } else {
+      values[name] = value;
+    }
+  }
+  // Only what the templates read travels to the workers.
+  const used = new Set<string>();
+  forEachTemplate(scenario.requests, (text) => {
+    for (const name of templateEnvNames(parseTemplate(text))) used.add(name);
+  });
+  if (issues.length) throw new ValidationError("scenario", issues);
+  return { data, env: Object.fromEntries(Object.entries(values).filter(([name]) => used.has(name))) };
+}

@@ -1,0 +1,183 @@
+import { z } from "zod";
+
+/** Largest feeder file (and largest total of a run's feeder files). */
+export const MAX_DATA_BYTES = 50 * 1024 * 1024;
+/** Most rows a feeder holds. */
+export const MAX_DATA_ROWS = 5_000_000;
+
+const FEEDER_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const cell = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+/** A feeder as a scenario declares it: a file (CSV with a header line, or a JSON array) or rows. */
+export const feederSchema = z
+  .strictObject({
+    /** Path of a .csv or .json file, relative to the scenario file. */
+    file: z
+      .string()
+      .min(1)
+      .max(500)
+      .refine((f) => /\.(csv|json)$/i.test(f), { error: "a feeder file must end in .csv or .json" })
+      .optional(),
+    rows: z.array(z.record(z.string(), cell)).min(1).max(10_000).optional(),
+    /** `unique`: each row to one iteration fleet-wide; `sequential`: each VU walks the rows; `random`. */
+    mode: z.enum(["unique", "sequential", "random"]).default("sequential"),
+    /** `unique` only: when the rows run out, `stop` ends the iterations, `recycle` starts over. */
+    onExhausted: z.enum(["stop", "recycle"]).default("stop"),
+  })
+  .superRefine((feeder, ctx) => {
+    if ((feeder.file === undefined) === (feeder.rows === undefined)) {
+      ctx.addIssue({ code: "custom", message: "a feeder needs either file or rows, not both" });
+    }
+  });
+
+export const dataSchema = z
+  .record(
+    z.string().regex(FEEDER_NAME_RE, { error: "a feeder name must be a plain identifier" }),
+    feederSchema,
+  )
+  .refine((data) => Object.keys(data).length <= 20, { error: "at most 20 feeders" });
+
+export type FeederConfig = z.output<typeof feederSchema>;
+
+/** A feeder's rows as shipped to workers: column names, then each row's values as text. */
+export interface FeederTable {
+  columns: string[];
+  rows: string[][];
+}
+
+export const feederTableSchema = z.strictObject({
+  columns: z.array(z.string().max(200)).min(1).max(200),
+  rows: z.array(z.array(z.string())).max(MAX_DATA_ROWS),
+});
+
+/** A feeder file that cannot be read as rows: names the file and, for CSV, the line. */
+export class DataFileError extends Error {
+  constructor(
+    readonly file: string,
+    message: string,
+  ) {
+    super(`${file}: ${message}`);
+  }
+}
+
+/** Inline rows as a table (columns: every field any row has, in first-seen order). */
+export function tableFromRows(rows: Array<Record<string, unknown>>): FeederTable {
+  const columns: string[] = [];
+  for (const row of rows) for (const key of Object.keys(row)) if (!columns.includes(key)) columns.push(key);
+  return { columns, rows: rows.map((row) => columns.map((c) => cellText(row[c]))) };
+}
+
+/** A feeder file's text as a table: CSV (RFC 4180, header line, optional BOM) or a JSON array of objects. */
+export function parseDataFile(file: string, text: string): FeederTable {
+  if (overDataLimit(text)) {
+    throw new DataFileError(file, `is larger than ${MAX_DATA_BYTES / 1024 / 1024} MB`);
+  }
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const table = /\.json$/i.test(file) ? parseJson(file, body) : parseCsv(file, body);
+  if (table.rows.length === 0) throw new DataFileError(file, "has no rows");
+  if (table.rows.length > MAX_DATA_ROWS) throw new DataFileError(file, `has more than ${MAX_DATA_ROWS} rows`);
+  return table;
+}
+
+function parseJson(file: string, text: string): FeederTable {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new DataFileError(file, `is not valid JSON (${(error as Error).message})`);
+  }
+  if (!Array.isArray(value)) throw new DataFileError(file, "must be a JSON array of objects");
+  value.forEach((row, index) => {
+    if (row === null || typeof row !== "object" || Array.isArray(row)) {
+      throw new DataFileError(file, `item ${index} is not an object`);
+    }
+  });
+  return tableFromRows(value as Array<Record<string, unknown>>);
+}
+
+/** RFC 4180: fields separated by commas, quoted with "", "" inside quotes is one ", CRLF or LF. */
+export function parseCsv(file: string, text: string): FeederTable {
+  const records: Array<{ line: number; fields: string[] }> = [];
+  let fields: string[] = [];
+  let field = "";
+  let quoted = false;
+  let line = 1;
+  let recordLine = 1;
+  let i = 0;
+  const endField = () => {
+    fields.push(field);
+    field = "";
+  };
+  const endRecord = () => {
+    endField();
+    if (!(fields.length === 1 && fields[0] === "")) records.push({ line: recordLine, fields });
+    fields = [];
+  };
+  while (i < text.length) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"') {
+        if (text[i + 1] === '"') {
+          field += '"';
+          i += 2;
+          continue;
+        }
+        quoted = false;
+        const next = text[i + 1];
+        if (next !== undefined && next !== "," && next !== "\n" && next !== "\r") {
+          throw new DataFileError(file, `line ${line}: text after a closing quote`);
+        }
+      } else {
+        if (c === "\n") line++;
+        field += c;
+      }
+      i++;
+      continue;
+    }
+    if (c === '"') {
+      if (field !== "") throw new DataFileError(file, `line ${line}: a quote inside an unquoted field`);
+      quoted = true;
+    } else if (c === ",") {
+      endField();
+    } else if (c === "\n" || c === "\r") {
+      endRecord();
+      if (c === "\r" && text[i + 1] === "\n") i++;
+      line++;
+      recordLine = line;
+    } else {
+      field += c;
+    }
+    i++;
+  }
+  if (quoted) throw new DataFileError(file, `line ${recordLine}: a quoted field is not closed`);
+  if (field !== "" || fields.length > 0) endRecord();
+  const [header, ...rows] = records;
+  if (!header) throw new DataFileError(file, "is empty: it needs a header line");
+  const columns = header.fields.map((name) => name.trim());
+  const seen = new Set<string>();
+  for (const name of columns) {
+    if (!name) throw new DataFileError(file, "line 1: a column has no name");
+    if (seen.has(name)) throw new DataFileError(file, `line 1: column "${name}" appears twice`);
+    seen.add(name);
+  }
+  for (const row of rows) {
+    if (row.fields.length !== columns.length) {
+      throw new DataFileError(
+        file,
+        `line ${row.line}: ${row.fields.length} fields where the header has ${columns.length}`,
+      );
+    }
+  }
+  return { columns, rows: rows.map((r) => r.fields) };
+}
+
+/** Whether a text's UTF-8 size passes MAX_DATA_BYTES (portable: no Buffer in the dashboard). */
+function overDataLimit(text: string): boolean {
+  if (text.length * 3 <= MAX_DATA_BYTES) return false; // at most 3 bytes per UTF-16 unit
+  return new TextEncoder().encode(text).length > MAX_DATA_BYTES;
+}
+
+function cellText(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  return typeof value === "string" ? value : String(value);
+}

@@ -1,0 +1,182 @@
+import type { RunningMaster } from "@volley/master";
+import type { RunDetail } from "@volley/protocol";
+import type { WorkerNode } from "@volley/worker";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startTestMaster, startTestWorker } from "./support/in-process.js";
+import { getJson, sendJson, waitForRunEnd } from "./support/processes.js";
+import { startTargetServer, type TargetServer } from "./support/target-server.js";
+
+// Test data across a fleet: two workers with two engine threads each, a loopback server that
+// records what it received.
+describe("feeders, bodies and env across workers and threads", () => {
+  let target: TargetServer;
+  let master: RunningMaster;
+  let workers: WorkerNode[];
+
+  beforeAll(async () => {
+    target = await startTargetServer();
+    master = await startTestMaster();
+    workers = [
+      await startTestWorker(master, { name: "feed-a", threads: 2 }),
+      await startTestWorker(master, { name: "feed-b", threads: 2 }),
+    ];
+  });
+  afterAll(async () => {
+    await Promise.all(workers.map((w) => w.shutdown(3000)));
+    await master.close();
+    await target.close();
+  });
+  afterEach(() => target.reset());
+
+  async function run(body: Record<string, unknown>): Promise<RunDetail> {
+    const created = await sendJson("POST", `${master.url}/api/runs`, body);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    return waitForRunEnd<RunDetail>(master.url, created.body.id as string, 60_000);
+  }
+
+  it("a unique CSV feeder gives each row to exactly one iteration fleet-wide, then stops", async () => {
+    const rows = 1000;
+    const csv = `email,password\r\n${Array.from({ length: rows }, (_, i) => `"user${i}@x.test",p${i}`).join("\r\n")}\r\n`;
+    const report = await run({
+      scenario: {
+        name: "unique-rows",
+        target: target.url,
+        load: { executor: "constant-vus", vus: 8, duration: "20s" },
+        data: { users: { file: "users.csv", mode: "unique", onExhausted: "stop" } },
+        requests: [
+          {
+            name: "register",
+            method: "POST",
+            path: "/register",
+            json: { email: "{{data.users.email}}", pw: "{{data.users.password}}" },
+          },
+        ],
+      },
+      files: { "users.csv": csv },
+    });
+    const seen = target.log.map((e) => JSON.parse(e.body).email as string);
+    expect(seen).toHaveLength(rows);
+    expect(new Set(seen).size).toBe(rows);
+    expect(report.summary.total.requests).toBe(rows);
+    // Every row was sent once, then every VU stopped: the run ended long before its 20 s.
+    expect(report.status).toBe("finished");
+    expect(report.summary.durationS).toBeLessThan(15);
+    // The JSON body is a JSON request, its template values escaped into strings.
+    expect(target.log[0].headers["content-type"]).toBe("application/json");
+    expect(target.log.find((e) => JSON.parse(e.body).email === "user7@x.test")?.body).toBe(
+      '{"email":"user7@x.test","pw":"p7"}',
+    );
+  });
+
+  it("sequential and random feeders, form bodies, env values that are never stored", async () => {
+    const report = await run({
+      scenario: {
+        name: "mixed-data",
+        target: target.url,
+        env: ["VOLLEY_TEST_KEY"],
+        load: { executor: "per-vu-iterations", vus: 4, iterations: 5 },
+        data: {
+          skus: { rows: [{ sku: "A1" }, { sku: "B2" }, { sku: "C 3&" }], mode: "sequential" },
+          colors: { rows: [{ c: "red" }, { c: "blue" }], mode: "random" },
+        },
+        requests: [
+          {
+            name: "cart",
+            method: "POST",
+            path: "/cart",
+            headers: { "x-api-key": "{{env.VOLLEY_TEST_KEY}}" },
+            form: {
+              sku: "{{data.skus.sku}}",
+              color: "{{data.colors.c}}",
+              tag: "{{randomItem x y}}",
+              id: "{{randomString 8}}",
+            },
+          },
+        ],
+      },
+      env: { VOLLEY_TEST_KEY: "s3cret-value" },
+    });
+    expect(report.summary.total.requests).toBe(20);
+    expect(target.log).toHaveLength(20);
+    const forms = target.log.map((e) => new URLSearchParams(e.body));
+    expect(target.log.every((e) => e.headers["content-type"] === "application/x-www-form-urlencoded")).toBe(
+      true,
+    );
+    expect(target.log.every((e) => e.headers["x-api-key"] === "s3cret-value")).toBe(true);
+    // Sequential: each VU walks the rows from its own offset, so all three appear, decoded right.
+    expect(new Set(forms.map((f) => f.get("sku")))).toEqual(new Set(["A1", "B2", "C 3&"]));
+    expect(forms.every((f) => ["red", "blue"].includes(f.get("color") ?? ""))).toBe(true);
+    expect(forms.every((f) => ["x", "y"].includes(f.get("tag") ?? ""))).toBe(true);
+    expect(forms.every((f) => /^[A-Za-z0-9]{8}$/.test(f.get("id") ?? ""))).toBe(true);
+    // The value never reaches the database or the reports.
+    const stored = await getJson<RunDetail>(`${master.url}/api/runs/${report.id}`);
+    expect(JSON.stringify(stored)).not.toContain("s3cret-value");
+    expect(JSON.stringify(stored.scenario)).toContain("{{env.VOLLEY_TEST_KEY}}");
+    const html = await (await fetch(`${master.url}/api/runs/${report.id}/report.html`)).text();
+    expect(html).not.toContain("s3cret-value");
+  });
+
+  it("bad data is a 400 naming the file and line, the field or the variable; nothing is started", async () => {
+    const scenario = (extra: Record<string, unknown>) => ({
+      name: "bad-data",
+      target: target.url,
+      load: { executor: "per-vu-iterations", vus: 1, iterations: 1 },
+      requests: [{ path: "/x/{{data.users.email}}" }],
+      ...extra,
+    });
+    const cases: Array<[Record<string, unknown>, string, RegExp]> = [
+      [
+        {
+          scenario: scenario({ data: { users: { file: "users.csv" } } }),
+          files: { "users.csv": 'email\n"a@x\nb' },
+        },
+        "data.users.file",
+        /users\.csv: line 2: a quoted field is not closed/,
+      ],
+      [
+        {
+          scenario: scenario({ data: { users: { file: "users.csv" } } }),
+          files: { "users.csv": "email,name\na@x\n" },
+        },
+        "data.users.file",
+        /users\.csv: line 2: 1 fields where the header has 2/,
+      ],
+      [
+        { scenario: scenario({ data: { users: { file: "users.csv" } } }) },
+        "data.users.file",
+        /users\.csv was not sent/,
+      ],
+      [
+        {
+          scenario: scenario({ data: { users: { file: "users.csv" } } }),
+          files: { "users.csv": "mail\nx\n" },
+        },
+        "requests[0].path",
+        /has no column "email"/,
+      ],
+      [
+        { scenario: scenario({ data: { users: { rows: [{ mail: "x" }] } } }) },
+        "requests[0].path",
+        /feeder "users" has no field "email"/,
+      ],
+      [{ scenario: scenario({}) }, "requests[0].path", /no feeder "users" in data/],
+      [
+        {
+          scenario: {
+            ...scenario({ data: { users: { rows: [{ email: "x" }] } } }),
+            env: ["NOT_SET_ANYWHERE_1"],
+          },
+        },
+        "env",
+        /NOT_SET_ANYWHERE_1 is not set/,
+      ],
+    ];
+    for (const [body, path, message] of cases) {
+      const answer = await sendJson("POST", `${master.url}/api/runs`, body);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(400);
+      const details = answer.body.details as Array<{ path: string; message: string }>;
+      expect(details.find((d) => d.path === path)?.message ?? JSON.stringify(details)).toMatch(message);
+    }
+    expect(target.total()).toBe(0);
+  });
+});
