@@ -91,13 +91,27 @@ describe("HTTP API", () => {
     });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ code: "VOL_ERR_VALIDATION" });
-    const huge = await fetch(`${master.url}/api/runs`, {
+    const huge = await fetch(`${master.url}/api/workers/local`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ scenario: { name: "x".repeat(2 * 1024 * 1024) } }),
+      body: JSON.stringify({ count: 1, pad: "x".repeat(2 * 1024 * 1024) }),
     });
     expect(huge.status).toBe(413);
-    expect(await huge.json()).toMatchObject({ code: "VOL_ERR_PAYLOAD_TOO_LARGE" });
+    expect(await huge.json()).toMatchObject({
+      code: "VOL_ERR_PAYLOAD_TOO_LARGE",
+      error: "request body is larger than 1048576 bytes",
+    });
+    // A run's body has room for its feeder files (50 MB), not more.
+    const run = await fetch(`${master.url}/api/runs`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ scenario: {}, files: { "a.csv": "x".repeat(52 * 1024 * 1024) } }),
+    });
+    expect(run.status).toBe(413);
+    expect(await run.json()).toMatchObject({
+      code: "VOL_ERR_PAYLOAD_TOO_LARGE",
+      error: `request body is larger than ${50 * 1024 * 1024 + 1024 * 1024} bytes`,
+    });
   });
 
   it("404s name what is missing", async () => {

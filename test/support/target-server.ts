@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 
 /**
  * A loopback HTTP server for tests and benchmarks that counts what it receives, so a test can
@@ -11,6 +12,9 @@ import type { AddressInfo, Socket } from "node:net";
  *   /slow?ms=N             answers after N ms
  *   /reset                 closes the connection without answering
  *   /echo                  the request's method, path, headers and body as JSON
+ *   /cookie/set?name=&value=&path=   sets that cookie (Set-Cookie), answers "set"
+ *   /redirect?to=&code=    a redirect (default 302) to `to`
+ *   /compressed?as=gzip|br|deflate   {"token":"z-<as>","pad":"..."} compressed when accepted
  *   anything else          200 "ok"
  * While `stallUntil` is in the future, every response waits until then.
  */
@@ -129,6 +133,33 @@ function route(req: IncomingMessage, res: ServerResponse, url: URL, body: string
       JSON.stringify({ method: req.method, path: req.url, headers: req.headers, body }),
       "application/json",
     );
+  } else if (path === "/cookie/set") {
+    const q = url.searchParams;
+    res.setHeader("set-cookie", `${q.get("name")}=${q.get("value")}; Path=${q.get("path") ?? "/"}`);
+    send(200, "set");
+  } else if (path === "/redirect") {
+    res.writeHead(Number(url.searchParams.get("code") ?? 302), {
+      location: url.searchParams.get("to") ?? "/hello",
+      "content-length": 0,
+    });
+    res.end();
+  } else if (path === "/compressed") {
+    const as = url.searchParams.get("as") ?? "gzip";
+    const text = JSON.stringify({ token: `z-${as}`, pad: "x".repeat(4000) });
+    const accepted = String(req.headers["accept-encoding"] ?? "").includes(as);
+    const packed = !accepted
+      ? Buffer.from(text)
+      : as === "br"
+        ? brotliCompressSync(text)
+        : as === "deflate"
+          ? deflateSync(text)
+          : gzipSync(text);
+    res.writeHead(200, {
+      "content-type": "application/json",
+      "content-length": packed.length,
+      ...(accepted ? { "content-encoding": as } : {}),
+    });
+    res.end(packed);
   } else {
     send(200, "ok");
   }

@@ -19,7 +19,7 @@ export const errorHandlerPlugin = fp(
       const fastifyError = error as FastifyError;
       if (fastifyError.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
         return reply.code(413).send({
-          error: `request body is larger than ${app.services.config.bodyLimit} bytes`,
+          error: `request body is larger than ${request.routeOptions.bodyLimit ?? app.services.config.bodyLimit} bytes`,
           code: "VOL_ERR_PAYLOAD_TOO_LARGE",
         });
       }

@@ -105,6 +105,13 @@ export class SliceEngine {
         feeders,
         thinkTime: scenario.thinkTime,
         maxBodyBytes: scenario.http.maxBodyBytes,
+        session: {
+          cookies: scenario.http.cookies,
+          followRedirects: scenario.http.followRedirects,
+          compression: scenario.http.compression,
+          host: new URL(scenario.target).host,
+          https: new URL(scenario.target).protocol === "https:",
+        },
       },
       partition,
       startAt: this.startAt,

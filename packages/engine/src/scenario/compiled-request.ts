@@ -44,7 +44,7 @@ export function compileRequests(scenario: Scenario, environment?: TemplateEnviro
   const prefix = base.pathname.replace(/\/$/, "");
   const host = base.host;
   return scenario.requests.map((request, index) =>
-    compileRequest(request, index, prefix, host, scenario.timeout, environment),
+    compileRequest(request, index, prefix, host, scenario.timeout, scenario.http.compression, environment),
   );
 }
 
@@ -72,11 +72,15 @@ function compileRequest(
   prefix: string,
   host: string,
   defaultTimeout: number,
+  compression: boolean,
   environment?: TemplateEnvironment,
 ): CompiledRequest {
   const headers = Object.entries(request.headers ?? {}).map(
     ([name, value]) => [name.toLowerCase(), value] as const,
   );
+  if (compression && !headers.some(([name]) => name === "accept-encoding")) {
+    headers.push(["accept-encoding", "gzip, br, deflate"]);
+  }
   const bodySpec = bodyOf(request);
   if (bodySpec?.type && !headers.some(([name]) => name === "content-type")) {
     headers.push(["content-type", bodySpec.type]);

@@ -2,10 +2,11 @@ import { performance } from "node:perf_hooks";
 import type { ErrorKind } from "@volley/protocol";
 import type { Dispatcher } from "undici";
 import { classifyError, describeError } from "../http/classify-error.js";
-import { type CompiledRequest, statusAccepted } from "../scenario/compiled-request.js";
+import type { CompiledRequest } from "../scenario/compiled-request.js";
 import type { TemplateContext } from "../scenario/compiled-template.js";
-import { readCapture } from "./capture-values.js";
 import type { GateEntrant } from "./connection-gate.js";
+import { HttpSession } from "./http-session.js";
+import { checkResponse } from "./response-check.js";
 import type { VuContext } from "./vu-context.js";
 
 export type IterationEnd = (vu: VirtualUser) => void;
@@ -33,6 +34,13 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
   /** Aborted before it was written to a socket: not a request, not counted. */
   private unsent = false;
   private dispatchOptions: Dispatcher.DispatchOptions | null = null;
+  /** Cookies, redirects, compression; null when the scenario uses none of them. */
+  private readonly session: HttpSession | null;
+  /** The path of the request in flight (cookies are stored for it). */
+  private path = "";
+  /** The next send follows a redirect to this path (and as GET when `redirectAsGet`). */
+  private redirectTo: string | null = null;
+  private redirectAsGet = false;
   private readonly template: TemplateContext;
   private requestIndex = 0;
   private scheduledAt = -1;
@@ -62,6 +70,8 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     private readonly ctx: VuContext,
   ) {
     this.template = { vu: number, iter: 0, worker: ctx.worker, vars: {}, rows: [] };
+    const session = new HttpSession(ctx.session);
+    this.session = session.scansHeaders ? session : null;
   }
 
   /**
@@ -110,7 +120,8 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
   private send(): void {
     this.thinkTimer = null;
     const request = this.ctx.requests[this.requestIndex];
-    const path = request.path.render(this.template);
+    const path = this.redirectTo ?? request.path.render(this.template);
+    this.path = path;
     let headers = request.staticHeaders;
     // Fixed headers are counted at compile time; rendered values are close enough to their templates.
     let bytesOut = request.fixedBytesOut + path.length;
@@ -120,7 +131,15 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
         headers.push(request.headerNames[i], request.headerValues[i].render(this.template));
       }
     }
-    const body = request.staticBody ?? (request.body ? request.body.render(this.template) : null);
+    const cookie = this.session?.cookieHeader(path) ?? null;
+    if (cookie !== null) {
+      headers = headers.concat("cookie", cookie);
+      bytesOut += cookie.length + 10;
+    }
+    const asGet = this.redirectTo !== null && this.redirectAsGet;
+    const body = asGet
+      ? null
+      : (request.staticBody ?? (request.body ? request.body.render(this.template) : null));
     if (body !== null) bytesOut += Buffer.byteLength(body) + 20;
     this.bytesOut = bytesOut;
     this.bytesIn = 0;
@@ -136,7 +155,7 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     this.startedAt = this.scheduledAt >= 0 && this.requestIndex === 0 ? this.scheduledAt : performance.now();
     this.dispatchOptions = {
       path,
-      method: request.method,
+      method: asGet ? "GET" : request.method,
       headers,
       body,
       headersTimeout: request.timeoutMs,
@@ -175,6 +194,7 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     statusText: string,
   ): boolean {
     this.status = statusCode;
+    if (this.session !== null) this.session.readHeaders(statusCode, rawHeaders, this.path);
     let size = 17 + statusText.length;
     for (let i = 0; i < rawHeaders.length; i++) size += rawHeaders[i].length + 2;
     this.bytesIn += size;
@@ -220,16 +240,31 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     this.ctx.gate.leave();
     if (this.unsent) {
       // Never written to a socket: nothing to count.
+    } else if (error === null && this.followRedirect(latencyUs, recorder)) {
+      return;
     } else if (error !== null) {
       const kind: ErrorKind = this.aborting ? "aborted" : classifyError(error);
       recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut, kind, describeError(error));
     } else {
-      const failure = this.check(request);
+      const failure = checkResponse(
+        request,
+        {
+          status: this.status,
+          chunks: this.chunks,
+          bodyTooLarge: this.bodyTooLarge,
+          rawHeaders: this.rawHeaders,
+          encoding: this.session?.encoding ?? null,
+        },
+        this.ctx.maxBodyBytes,
+        this.template.vars,
+      );
       if (failure === null) recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut);
       else recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut, failure[0], failure[1]);
     }
     this.chunks = null;
     this.rawHeaders = null;
+    this.redirectTo = null;
+    if (this.session !== null) this.session.hops = 0;
     if (this.aborting) {
       this.endIteration();
       return;
@@ -250,30 +285,32 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     }
   }
 
+  /**
+   * A redirect response while hops are left: recorded as a request of the same name (a hop), and
+   * the Location on the same origin is sent next. 303, and 301/302 after a POST, become GET.
+   */
+  private followRedirect(latencyUs: number, recorder: VuContext["recorders"][number]): boolean {
+    const next = this.session?.redirectPath() ?? null;
+    if (next === null || this.session === null || this.aborting) return false;
+    recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut);
+    this.session.hops++;
+    const sentAsGet = this.redirectTo !== null && this.redirectAsGet;
+    const method = sentAsGet ? "GET" : this.ctx.requests[this.requestIndex].method;
+    // Once a hop became GET the rest of the chain stays GET (the body is gone).
+    this.redirectAsGet =
+      sentAsGet || this.status === 303 || ((this.status === 301 || this.status === 302) && method === "POST");
+    this.redirectTo = next;
+    this.chunks = null;
+    this.rawHeaders = null;
+    // Let undici release the socket before the next dispatch picks one.
+    queueMicrotask(this.sendNext);
+    return true;
+  }
+
   private readonly endLater = () => {
     this.thinkTimer = null;
     this.endIteration();
   };
-
-  /** Checks expectations and runs captures; returns the failure, or null. */
-  private check(request: CompiledRequest): [ErrorKind, string] | null {
-    if (!statusAccepted(request, this.status)) return ["status", `unexpected status ${this.status}`];
-    if (!request.needsBody && request.captures.length === 0) return null;
-    if (this.bodyTooLarge) {
-      return ["expect", `response body is larger than http.maxBodyBytes (${this.ctx.maxBodyBytes} bytes)`];
-    }
-    const body = this.chunks ? Buffer.concat(this.chunks).toString() : "";
-    if (request.expectBody !== null && !body.includes(request.expectBody)) {
-      return ["expect", `body does not contain "${request.expectBody}"`];
-    }
-    const parsed = { value: undefined as unknown, done: false };
-    for (const capture of request.captures) {
-      const value = readCapture(capture, body, this.rawHeaders, parsed);
-      if (value === undefined) return ["expect", `capture "${capture.variable}" found nothing`];
-      this.template.vars[capture.variable] = value;
-    }
-    return null;
-  }
 
   private endIteration(): void {
     this.iteration++;

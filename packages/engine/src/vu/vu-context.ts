@@ -3,6 +3,7 @@ import type { Dispatcher } from "undici";
 import type { FeederSet } from "../data/feeder.js";
 import type { CompiledRequest } from "../scenario/compiled-request.js";
 import type { ConnectionGate } from "./connection-gate.js";
+import type { SessionSettings } from "./http-session.js";
 
 /** What every VU of a thread shares: the compiled requests, the pool and the recorders. */
 export interface VuContext {
@@ -16,6 +17,8 @@ export interface VuContext {
   /** The run's feeders in this thread: one row of each per iteration. */
   feeders: FeederSet;
   thinkTime: { minMs: number; maxMs: number };
+  /** Cookies, redirects and compression. */
+  session: SessionSettings;
   /** Most body bytes kept for captures and expectations. */
   maxBodyBytes: number;
 }

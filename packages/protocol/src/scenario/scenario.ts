@@ -92,12 +92,21 @@ export const scenarioSchema = z
          * fails (kind `expect`) and the rest is read and discarded. @defaultValue 1048576 (1 MiB)
          */
         maxBodyBytes: z.int().min(1).max(MAX_BODY_BYTES).default(DEFAULT_MAX_BODY_BYTES),
+        /** One cookie jar per VU: Set-Cookie is kept and sent back. @defaultValue true */
+        cookies: z.boolean().default(true),
+        /** Redirects followed per request (each hop is a request of the same name); 0 = off. @defaultValue 0 */
+        followRedirects: z.int().min(0).max(20).default(0),
+        /** Ask for gzip, br or deflate and decode before captures and expectations. @defaultValue false */
+        compression: z.boolean().default(false),
       })
       .default({
         keepAliveTimeout: 4000,
         connectTimeout: 10_000,
         insecureTls: false,
         maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+        cookies: true,
+        followRedirects: 0,
+        compression: false,
       }),
   })
   .superRefine((scenario, ctx) => {

@@ -1,0 +1,93 @@
+import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+import { CookieJar } from "../http/cookie-jar.js";
+
+/** The scenario's session settings, fixed for a run. */
+export interface SessionSettings {
+  cookies: boolean;
+  followRedirects: number;
+  compression: boolean;
+  /** The target's host (cookies are matched against it) and scheme. */
+  host: string;
+  https: boolean;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * What a VU carries from one response to the next request besides captures: its cookies, the
+ * redirect to follow, and how the body is encoded. Response headers are scanned only when one of
+ * the features is on, and nothing is allocated for headers none of them reads.
+ */
+export class HttpSession {
+  private jar: CookieJar | null = null;
+  /** The Location of a redirect response, when redirects are followed. */
+  location: string | null = null;
+  /** Content-Encoding of the response, when compression is on. */
+  encoding: string | null = null;
+  /** Hops followed for the current request. */
+  hops = 0;
+
+  constructor(readonly settings: SessionSettings) {}
+
+  get scansHeaders(): boolean {
+    return this.settings.cookies || this.settings.followRedirects > 0 || this.settings.compression;
+  }
+
+  /** The Cookie header for a request path, or null. */
+  cookieHeader(path: string): string | null {
+    return this.jar?.header(this.settings.host, path, this.settings.https) ?? null;
+  }
+
+  /** Reads the headers the features need from undici's raw name/value list. */
+  readHeaders(status: number, rawHeaders: Buffer[] | string[], requestPath: string): void {
+    this.location = null;
+    this.encoding = null;
+    const { cookies, followRedirects, compression } = this.settings;
+    const redirect = followRedirects > 0 && REDIRECTS.has(status);
+    for (let i = 0; i < rawHeaders.length; i += 2) {
+      const name = rawHeaders[i];
+      const length = name.length;
+      // Cheap length checks first: most headers are none of these.
+      if (cookies && length === 10 && lower(name) === "set-cookie") {
+        this.jar ??= new CookieJar();
+        this.jar.store(rawHeaders[i + 1].toString(), this.settings.host, requestPath);
+      } else if (redirect && length === 8 && lower(name) === "location") {
+        this.location = rawHeaders[i + 1].toString();
+      } else if (compression && length === 16 && lower(name) === "content-encoding") {
+        this.encoding = rawHeaders[i + 1].toString().trim().toLowerCase();
+      }
+    }
+  }
+
+  /** The path a redirect leads to on the same origin, or null (off-origin, or no hops left). */
+  redirectPath(): string | null {
+    if (this.location === null || this.hops >= this.settings.followRedirects) return null;
+    let url: URL;
+    try {
+      url = new URL(this.location, `${this.settings.https ? "https" : "http"}://${this.settings.host}`);
+    } catch {
+      return null;
+    }
+    if (url.host !== this.settings.host) return null;
+    return url.pathname + url.search;
+  }
+}
+
+/** A body as text, decoded per its Content-Encoding (null: as it is). Throws on a corrupt body. */
+export function decodeBody(body: Buffer, encoding: string | null): string {
+  switch (encoding) {
+    case "gzip":
+    case "x-gzip":
+      return gunzipSync(body).toString();
+    case "br":
+      return brotliDecompressSync(body).toString();
+    case "deflate":
+      return inflateSync(body).toString();
+    default:
+      return body.toString();
+  }
+}
+
+function lower(name: Buffer | string): string {
+  return name.toString().toLowerCase();
+}

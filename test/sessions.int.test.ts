@@ -1,0 +1,117 @@
+import type { RunningMaster } from "@volley/master";
+import type { RunDetail } from "@volley/protocol";
+import type { WorkerNode } from "@volley/worker";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startTestMaster, startTestWorker } from "./support/in-process.js";
+import { sendJson, waitForRunEnd } from "./support/processes.js";
+import { startTargetServer, type TargetServer } from "./support/target-server.js";
+
+// Browser-like sessions, checked on what the server received: a cookie jar per VU, redirects
+// followed hop by hop, compressed bodies decoded before captures.
+describe("sessions: cookies, redirects, compression", () => {
+  let target: TargetServer;
+  let master: RunningMaster;
+  let worker: WorkerNode;
+
+  beforeAll(async () => {
+    target = await startTargetServer();
+    master = await startTestMaster();
+    worker = await startTestWorker(master, { threads: 2 });
+  });
+  afterAll(async () => {
+    await worker.shutdown(3000);
+    await master.close();
+    await target.close();
+  });
+  afterEach(() => target.reset());
+
+  async function run(scenario: Record<string, unknown>): Promise<RunDetail> {
+    const created = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: { target: target.url, ...scenario },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    return waitForRunEnd<RunDetail>(master.url, created.body.id as string, 60_000);
+  }
+
+  it("each VU keeps its own cookies and sends them back by path; cookies: false sends none", async () => {
+    const report = await run({
+      name: "cookies",
+      load: { executor: "per-vu-iterations", vus: 6, iterations: 3 },
+      requests: [
+        { name: "set", path: "/cookie/set?name=sid&value=vu{{vu}}&path=/" },
+        { name: "scoped", path: "/cookie/set?name=cart&value=c{{vu}}&path=/shop" },
+        { name: "home", path: "/home?vu={{vu}}" },
+        { name: "shop", path: "/shop/view?vu={{vu}}" },
+      ],
+    });
+    expect(report.summary.total.failures).toBe(0);
+    const cookieOf = (prefix: string) =>
+      target.log
+        .filter((e) => e.url.startsWith(prefix))
+        .map((e) => [new URL(e.url, "http://x").searchParams.get("vu"), e.headers.cookie]);
+    for (const [vu, cookie] of cookieOf("/home")) expect(cookie).toBe(`sid=vu${vu}`);
+    // The /shop cookie goes only under /shop, and first (longer path).
+    for (const [vu, cookie] of cookieOf("/shop/view")) expect(cookie).toBe(`cart=c${vu}; sid=vu${vu}`);
+
+    target.reset();
+    await run({
+      name: "no-cookies",
+      http: { cookies: false },
+      load: { executor: "per-vu-iterations", vus: 2, iterations: 1 },
+      requests: [{ path: "/cookie/set?name=sid&value=x&path=/" }, { path: "/home" }],
+    });
+    expect(target.log.find((e) => e.url === "/home")?.headers.cookie).toBeUndefined();
+  });
+
+  it("follows redirects hop by hop under the request's name; 303 after a POST becomes GET", async () => {
+    const report = await run({
+      name: "redirects",
+      http: { followRedirects: 3 },
+      load: { executor: "per-vu-iterations", vus: 2, iterations: 5 },
+      requests: [
+        { name: "chain", path: "/redirect?to=%2Fredirect%3Fto%3D%252Fhello" },
+        { name: "post", method: "POST", path: "/redirect?code=303&to=/echo", body: "payload" },
+        { name: "off-site", path: "/redirect?to=http://other.invalid/x" },
+      ],
+    });
+    const byName = Object.fromEntries(report.summary.requests.map((r) => [r.name, r.requests]));
+    // chain: /redirect -> /redirect -> /hello, three requests per iteration, one name.
+    expect(byName.chain).toBe(30);
+    expect(target.counts.get("/hello")).toBe(10);
+    expect(byName.post).toBe(20);
+    const echoed = target.log.filter((e) => e.url === "/echo");
+    expect(echoed).toHaveLength(10);
+    expect(echoed.every((e) => e.method === "GET" && e.body === "")).toBe(true);
+    // A redirect to another origin is not followed: the 302 is the answer.
+    expect(byName["off-site"]).toBe(10);
+    expect(report.summary.total.failures).toBe(0);
+  });
+
+  it("asks for compression, decodes gzip, br and deflate before captures; counts wire bytes", async () => {
+    const report = await run({
+      name: "compressed",
+      http: { compression: true },
+      load: { executor: "per-vu-iterations", vus: 2, iterations: 2 },
+      requests: ["gzip", "br", "deflate"].flatMap((as) => [
+        {
+          name: as,
+          path: `/compressed?as=${as}`,
+          capture: { [`t_${as}`]: "json.token" },
+          expect: { body: `z-${as}` },
+        },
+        { name: `use-${as}`, path: `/echo?token={{t_${as}}}` },
+      ]),
+    });
+    expect(report.summary.total.failures).toBe(0);
+    for (const as of ["gzip", "br", "deflate"]) {
+      const uses = target.log.filter((e) => e.url.startsWith("/echo") && e.url.includes(`token=z-${as}`));
+      expect(uses, as).toHaveLength(4);
+    }
+    expect(target.log.find((e) => e.url.startsWith("/compressed"))?.headers["accept-encoding"]).toBe(
+      "gzip, br, deflate",
+    );
+    // 4 KB of JSON arrives as far fewer bytes: bytesIn is what crossed the wire.
+    const gzip = report.summary.requests.find((r) => r.name === "gzip");
+    expect((gzip?.bytesIn ?? 0) / 4).toBeLessThan(1000);
+  });
+});
