@@ -3,13 +3,19 @@ import { formatMs, type RunDetail, requestLabel, type TotalsSummary } from "@vol
 /** The final table of `volley run`: one row per request and a total, aligned for a terminal. */
 export function formatSummaryTable(run: RunDetail): string {
   const header = ["Request", "Requests", "Failures", "req/s", "min", "mean", "p50", "p95", "p99", "max"];
-  const rows = run.summary.requests.map((r) => cells(requestLabel(r.method, r.name), r));
-  rows.push(cells("Total", run.summary.total));
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const rows = run.summary.requests.map((r) =>
+    cells(`${r.flow ? `${r.flow} · ` : ""}${requestLabel(r.method, r.name)}`, r),
+  );
+  const total = cells("Total", run.summary.total);
+  // Groups after the total: their runs are not requests.
+  const groups = (run.summary.groups ?? []).map((g) => cells(`group ${g.name}`, g));
+  const all = [...rows, total, ...groups];
+  const widths = header.map((h, i) => Math.max(h.length, ...all.map((r) => r[i].length)));
   const line = (values: string[]) =>
     values.map((v, i) => (i === 0 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join("  ");
-  const out = [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.slice(0, -1).map(line)];
-  out.push(widths.map((w) => "-".repeat(w)).join("  "), line(rows[rows.length - 1]));
+  const rule = widths.map((w) => "-".repeat(w)).join("  ");
+  const out = [line(header), rule, ...rows.map(line), rule, line(total)];
+  if (groups.length) out.push(rule, ...groups.map(line));
   return out.join("\n");
 }
 

@@ -1,4 +1,10 @@
-import type { RequestStats, RequestSummary, RunSummary, TotalsSummary } from "@volley/protocol";
+import {
+  GROUP_METHOD,
+  type RequestStats,
+  type RequestSummary,
+  type RunSummary,
+  type TotalsSummary,
+} from "@volley/protocol";
 import { RequestAggregate } from "./request-aggregate.js";
 
 /** Statistics of many request names merged together: a second of a run, or a whole run. */
@@ -34,10 +40,12 @@ export class StatsAggregate {
     return [...this.byName.values()];
   }
 
-  /** Every request name merged into one. */
+  /** Every request name merged into one (groups are not requests: they stay out). */
   total(): RequestAggregate {
     const total = new RequestAggregate("total", "");
-    for (const aggregate of this.byName.values()) total.addAggregate(aggregate);
+    for (const aggregate of this.byName.values()) {
+      if (aggregate.method !== GROUP_METHOD) total.addAggregate(aggregate);
+    }
     return total;
   }
 
@@ -52,14 +60,19 @@ export class StatsAggregate {
       const index = order?.indexOf(name) ?? -1;
       return index < 0 ? Number.MAX_SAFE_INTEGER : index;
     };
-    const requests: RequestSummary[] = this.list()
+    const all: RequestSummary[] = this.list()
       .sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name))
       .map((a) => ({ name: a.name, method: a.method, ...totals(a, durationS, 0) }));
-    const errors = this.list().flatMap((a) => a.errors.list().map((e) => ({ ...e, request: a.name })));
+    const requests = all.filter((r) => r.method !== GROUP_METHOD);
+    const groups = all.filter((r) => r.method === GROUP_METHOD);
+    const errors = this.list()
+      .filter((a) => a.method !== GROUP_METHOD)
+      .flatMap((a) => a.errors.list().map((e) => ({ ...e, request: a.name })));
     errors.sort((a, b) => b.count - a.count);
     return {
       total: totals(total, durationS, this.dropped),
       requests,
+      ...(groups.length ? { groups } : {}),
       statusCodes: { ...total.statusCodes },
       errors,
       durationS,

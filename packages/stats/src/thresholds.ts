@@ -14,7 +14,10 @@ export function evaluateThresholds(
   return Object.entries(thresholds).map(([key, expression]) => {
     const rule = parseThreshold(key, expression);
     const scope =
-      rule.request === undefined ? summary.total : summary.requests.find((r) => r.name === rule.request);
+      rule.request === undefined
+        ? summary.total
+        : (summary.requests.find((r) => r.name === rule.request) ??
+          summary.groups?.find((g) => g.name === rule.request));
     const actual = scope ? measure(scope, rule.metric) : null;
     return {
       key,

@@ -1,5 +1,5 @@
 import { type Database, databaseMessage, RunNotOwnedError } from "@volley/db";
-import { type LiveSecond, parseScenario, requestName } from "@volley/protocol";
+import { type LiveSecond, parseScenario, statsNames } from "@volley/protocol";
 import type { Logger } from "pino";
 import { cumulativeFromRows, parseMergeState, workerFromState } from "./merge-state.js";
 import { type Checkpoint, maxBatchSecond, RunAggregator } from "./run-aggregator.js";
@@ -213,7 +213,7 @@ export class StatsPipeline {
     const aggregator = new RunAggregator({
       runId,
       startAt: run.startAt,
-      requestOrder: scenario.requests.map(requestName),
+      requestOrder: statsNames(scenario),
       maxSecond: maxBatchSecond(scenario.load),
       workers,
       closedThrough: run.closedThrough,

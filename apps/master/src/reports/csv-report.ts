@@ -12,11 +12,15 @@ const COLUMNS = [
   "bytes_out",
 ];
 
-/** One row per request name and one for the whole run, as spreadsheets expect. */
+/**
+ * One row per request name, one for the whole run, as spreadsheets expect; then one per group
+ * (method GROUP: a group's runs, not requests, so after the total they are not part of).
+ */
 export function renderCsvReport(run: RunDetail): string {
   const rows = [COLUMNS.join(",")];
   for (const request of run.summary.requests) rows.push(row(request.name, request.method, request));
   rows.push(row("Total", "", run.summary.total));
+  for (const group of run.summary.groups ?? []) rows.push(row(group.name, group.method, group));
   return `${rows.join("\n")}\n`;
 }
 

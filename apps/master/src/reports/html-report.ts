@@ -72,9 +72,18 @@ ${svgLineChart("Latency", "ms", [
 ${svgLineChart("Virtual users", "VUs", [{ label: "VUs", color: "#8e44ad", points: points.map((p) => [p.t, p.vus]) }])}
 <h2>Requests</h2>
 <table><thead><tr><th>Name</th><th>Requests</th><th>Failures</th><th>req/s</th>${LATENCY_COLUMNS.map((c) => `<th>${c.label}</th>`).join("")}<th>in</th><th>out</th></tr></thead><tbody>
-${run.summary.requests.map((r) => requestRow(requestLabel(r.method, r.name), r)).join("")}
+${run.summary.requests.map((r) => requestRow(`${r.flow ? `${r.flow} · ` : ""}${requestLabel(r.method, r.name)}`, r)).join("")}
 ${requestRow("Total", t)}
 </tbody></table>
+${
+  run.summary.groups?.length
+    ? `<h2>Groups</h2>
+<p>Each group's latency runs from its first request sent to its last answered; a group failed when one of its requests did.</p>
+<table><thead><tr><th>Group</th><th>Runs</th><th>Failed</th><th>runs/s</th>${LATENCY_COLUMNS.map((c) => `<th>${c.label}</th>`).join("")}<th>in</th><th>out</th></tr></thead><tbody>
+${run.summary.groups.map((g) => requestRow(g.name, g)).join("")}
+</tbody></table>`
+    : ""
+}
 <h2>Status codes</h2>
 <table><thead><tr><th>Status</th><th>Count</th></tr></thead><tbody>${Object.entries(run.summary.statusCodes)
     .map(([code, count]) => `<tr><td>${escapeHtml(code)}</td><td>${fmt(count)}</td></tr>`)

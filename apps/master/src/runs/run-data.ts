@@ -62,7 +62,7 @@ export function resolveRunInputs(
       message: `the feeder files together pass ${MAX_DATA_BYTES / 1024 / 1024} MB`,
     });
   }
-  forEachTemplate(scenario.requests, (text, path) => {
+  forEachTemplate(scenario, (text, path) => {
     for (const { feeder, field } of templateDataFields(parseTemplate(text))) {
       const table = data[feeder];
       if (table && !table.columns.includes(field)) {
@@ -87,7 +87,7 @@ export function resolveRunInputs(
   }
   // Only what the templates read travels to the workers.
   const used = new Set<string>();
-  forEachTemplate(scenario.requests, (text) => {
+  forEachTemplate(scenario, (text) => {
     for (const name of templateEnvNames(parseTemplate(text))) used.add(name);
   });
   if (issues.length) throw new ValidationError("scenario", issues);

@@ -1,5 +1,12 @@
 import type { Database } from "@volley/db";
-import type { RunDetail, SaturationWarning } from "@volley/protocol";
+import {
+  parseScenario,
+  type RunDetail,
+  type RunSummary,
+  requestName,
+  type SaturationWarning,
+  type Scenario,
+} from "@volley/protocol";
 import { workerStatus } from "../pipeline/run-aggregator.js";
 import type { ActiveRun } from "./active-run.js";
 import { summaryFromRows, toDetail, toWorkerInfo } from "./run-views.js";
@@ -13,9 +20,10 @@ export async function runDetail(
 ): Promise<RunDetail | null> {
   const run = await db.runs.get(runId);
   if (!run) return null;
-  const resolved = active
-    ? active.aggregator.summary()
-    : summaryFromRows(run, await db.aggregates.list(runId));
+  const resolved = withFlows(
+    active ? active.aggregator.summary() : summaryFromRows(run, await db.aggregates.list(runId)),
+    active?.scenario ?? parseScenario(JSON.parse(run.scenario)),
+  );
   const rows = await db.runWorkers.list(runId);
   // While the run is active, the aggregator knows each worker's figures better than the rows.
   const live = new Map(active?.aggregator.workerList().map((w) => [w.workerId, w]) ?? []);
@@ -34,4 +42,14 @@ export async function runDetail(
       ]
     : (JSON.parse(run.warnings) as SaturationWarning[]);
   return toDetail(run, resolved, workers, warnings);
+}
+
+/** Names each request's flow, in a scenario with flows. */
+function withFlows(summary: RunSummary, scenario: Scenario): RunSummary {
+  if (!scenario.requestFlows.some((flow) => flow !== null)) return summary;
+  const flowOf = new Map(scenario.requests.map((r, i) => [requestName(r), scenario.requestFlows[i]]));
+  return {
+    ...summary,
+    requests: summary.requests.map((r) => ({ ...r, flow: flowOf.get(r.name) ?? undefined })),
+  };
 }

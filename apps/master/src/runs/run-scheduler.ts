@@ -5,7 +5,7 @@ import {
   parseScenario,
   plannedDurationMs,
   type RunDetail,
-  requestName,
+  statsNames,
   VolleyError,
   type WorkerHeartbeat,
 } from "@volley/protocol";
@@ -134,7 +134,7 @@ export class RunScheduler {
       const aggregator = new RunAggregator({
         runId: id,
         startAt,
-        requestOrder: scenario.requests.map(requestName),
+        requestOrder: statsNames(scenario),
         maxSecond: maxBatchSecond(scenario.load),
         workers: plan.map((p) => newWorker(p.workerId, p.name)),
       });

@@ -81,16 +81,16 @@ export class CookieJar {
     if (this.cookies.length === 0) return null;
     const lowerHost = host.toLowerCase();
     const requestPath = pathOnly(path);
-    let matching: Cookie[] | null = null;
+    const matching: Cookie[] = [];
     if (this.cookies.some((c) => c.expires <= now))
       this.cookies = this.cookies.filter((c) => c.expires > now);
     for (const cookie of this.cookies) {
       if (cookie.secure && !https) continue;
       if (cookie.hostOnly ? cookie.domain !== lowerHost : !domainMatches(lowerHost, cookie.domain)) continue;
       if (!pathMatches(requestPath, cookie.path)) continue;
-      (matching ??= []).push(cookie);
+      matching.push(cookie);
     }
-    if (matching === null) return null;
+    if (matching.length === 0) return null;
     matching.sort((a, b) => b.path.length - a.path.length);
     // Longer paths first; equal paths in the order they were set (the sort is stable).
     return matching.map((c) => `${c.name}=${c.value}`).join("; ");

@@ -1,6 +1,8 @@
 import { type IntervalHistogram, monitorEventLoopDelay, performance } from "node:perf_hooks";
 import {
   type FeederTable,
+  GROUP_METHOD,
+  hasThinkTime,
   type Partition,
   peakVus,
   type RequestStats,
@@ -81,7 +83,15 @@ export class SliceEngine {
       }
       return recorder;
     });
-    this.uniqueRecorders = [...byName.values()];
+    const groupRecorders = scenario.groups.map(
+      (group) => new RequestRecorder(group, GROUP_METHOD, options.latencyHistograms ?? true),
+    );
+    this.uniqueRecorders = [...byName.values(), ...groupRecorders];
+    let upTo = 0;
+    const flows = scenario.flows.map((flow) => {
+      upTo += flow.weight;
+      return { program: flow.program, upTo };
+    });
     const vus = Math.max(1, partition.count(peakVus(scenario.load)));
     const connections = Math.min(vus, scenario.http.maxConnections ?? vus);
     this.pool = createHttpPool({
@@ -104,6 +114,9 @@ export class SliceEngine {
         worker: options.workerName,
         feeders,
         thinkTime: scenario.thinkTime,
+        thinks: hasThinkTime(scenario.thinkTime),
+        flows,
+        groupRecorders,
         maxBodyBytes: scenario.http.maxBodyBytes,
         session: {
           cookies: scenario.http.cookies,

@@ -1,10 +1,10 @@
 import { performance } from "node:perf_hooks";
-import type { ErrorKind } from "@volley/protocol";
+import { drawThinkTime, type ErrorKind } from "@volley/protocol";
 import type { Dispatcher } from "undici";
 import { classifyError, describeError } from "../http/classify-error.js";
-import type { CompiledRequest } from "../scenario/compiled-request.js";
 import type { TemplateContext } from "../scenario/compiled-template.js";
 import type { GateEntrant } from "./connection-gate.js";
+import { FlowCursor, pickFlow } from "./flow-cursor.js";
 import { HttpSession } from "./http-session.js";
 import { checkResponse } from "./response-check.js";
 import type { VuContext } from "./vu-context.js";
@@ -42,7 +42,11 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
   private redirectTo: string | null = null;
   private redirectAsGet = false;
   private readonly template: TemplateContext;
+  /** The request in flight, by index into ctx.requests. */
   private requestIndex = 0;
+  /** Requests sent in this iteration (0: nothing has left yet). */
+  private sentCount = 0;
+  private readonly cursor: FlowCursor;
   private scheduledAt = -1;
   private startedAt = 0;
   /** When the current request was dispatched (its deadline counts from here). */
@@ -70,6 +74,7 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     private readonly ctx: VuContext,
   ) {
     this.template = { vu: number, iter: 0, worker: ctx.worker, vars: {}, rows: [] };
+    this.cursor = new FlowCursor(ctx.groupRecorders);
     const session = new HttpSession(ctx.session);
     this.session = session.scansHeaders ? session : null;
   }
@@ -82,7 +87,7 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     this.busy = true;
     this.aborting = false;
     this.onEnd = onEnd;
-    this.requestIndex = 0;
+    this.sentCount = 0;
     this.scheduledAt = scheduledAt;
     this.template.iter = this.iteration;
     if (
@@ -94,8 +99,21 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
       queueMicrotask(this.endLater);
       return;
     }
-    this.send();
+    this.cursor.begin(pickFlow(this.ctx.flows).program);
+    this.next();
   }
+
+  /** Sends the flow's next request, or ends the iteration at the flow's end. */
+  private readonly next = (): void => {
+    this.thinkTimer = null;
+    const index = this.cursor.nextRequest(performance.now());
+    if (index < 0) {
+      this.endIteration();
+      return;
+    }
+    this.requestIndex = index;
+    this.send();
+  };
 
   /**
    * Ends the iteration now: an in-flight request is aborted and counted as `aborted`; one still
@@ -152,7 +170,7 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     this.abortRequest = null;
     this.unsent = false;
     // Latency counts from here, the wait for a connection included (as it did inside undici's queue).
-    this.startedAt = this.scheduledAt >= 0 && this.requestIndex === 0 ? this.scheduledAt : performance.now();
+    this.startedAt = this.scheduledAt >= 0 && this.sentCount === 0 ? this.scheduledAt : performance.now();
     this.dispatchOptions = {
       path,
       method: asGet ? "GET" : request.method,
@@ -167,7 +185,7 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
 
   /** In an iteration whose first request still waits for a connection: nothing of it was sent. */
   get unstarted(): boolean {
-    return this.waitingAtGate && this.requestIndex === 0;
+    return this.waitingAtGate && this.sentCount === 0;
   }
 
   admit(): void {
@@ -175,6 +193,7 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     if (options === null) return;
     this.waitingAtGate = false;
     this.dispatchOptions = null;
+    this.sentCount++;
     this.sentAt = performance.now();
     this.ctx.dispatcher.dispatch(options, this);
   }
@@ -238,15 +257,17 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     const recorder = this.ctx.recorders[request.index];
     this.abortRequest = null;
     this.ctx.gate.leave();
+    let failure: [ErrorKind, string] | null = null;
     if (this.unsent) {
       // Never written to a socket: nothing to count.
     } else if (error === null && this.followRedirect(latencyUs, recorder)) {
       return;
     } else if (error !== null) {
       const kind: ErrorKind = this.aborting ? "aborted" : classifyError(error);
-      recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut, kind, describeError(error));
+      failure = [kind, describeError(error)];
+      recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut, kind, failure[1]);
     } else {
-      const failure = checkResponse(
+      failure = checkResponse(
         request,
         {
           status: this.status,
@@ -269,20 +290,11 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
       this.endIteration();
       return;
     }
-    this.requestIndex++;
-    const { minMs, maxMs } = this.ctx.thinkTime;
-    if (maxMs > 0) {
-      const pause = minMs + Math.random() * (maxMs - minMs);
-      this.thinkTimer = setTimeout(
-        this.requestIndex < this.ctx.requests.length ? this.sendNext : this.endLater,
-        pause,
-      );
-    } else if (this.requestIndex < this.ctx.requests.length) {
-      // Let undici release the socket before the next dispatch picks one.
-      queueMicrotask(this.sendNext);
-    } else {
-      queueMicrotask(this.endLater);
-    }
+    this.cursor.requestDone(performance.now(), failure);
+    const pause = this.ctx.thinks ? drawThinkTime(this.ctx.thinkTime) : 0;
+    if (pause > 0) this.thinkTimer = setTimeout(this.next, pause);
+    // Let undici release the socket before the next dispatch picks one.
+    else queueMicrotask(this.next);
   }
 
   /**

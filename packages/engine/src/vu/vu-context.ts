@@ -1,8 +1,10 @@
+import type { ThinkTime } from "@volley/protocol";
 import type { RequestRecorder } from "@volley/stats";
 import type { Dispatcher } from "undici";
 import type { FeederSet } from "../data/feeder.js";
 import type { CompiledRequest } from "../scenario/compiled-request.js";
 import type { ConnectionGate } from "./connection-gate.js";
+import type { EngineFlow } from "./flow-cursor.js";
 import type { SessionSettings } from "./http-session.js";
 
 /** What every VU of a thread shares: the compiled requests, the pool and the recorders. */
@@ -16,7 +18,13 @@ export interface VuContext {
   worker: string;
   /** The run's feeders in this thread: one row of each per iteration. */
   feeders: FeederSet;
-  thinkTime: { minMs: number; maxMs: number };
+  thinkTime: ThinkTime;
+  /** Whether thinkTime ever pauses (skips the draw when not). */
+  thinks: boolean;
+  /** The scenario's flows (one without `flows`), with cumulative weights. */
+  flows: EngineFlow[];
+  /** A recorder per group, by group index. */
+  groupRecorders: RequestRecorder[];
   /** Cookies, redirects and compression. */
   session: SessionSettings;
   /** Most body bytes kept for captures and expectations. */

@@ -3,11 +3,11 @@ import type { RequestConfig } from "./request.js";
 
 /** Every template text of a scenario's requests, with the field path it came from. */
 export function forEachTemplate(
-  requests: readonly RequestConfig[],
+  scenario: { requests: readonly RequestConfig[]; requestPaths: ReadonlyArray<Array<string | number>> },
   visit: (text: string, path: Array<string | number>) => void,
 ): void {
-  requests.forEach((request, index) => {
-    const at = (...path: Array<string | number>) => ["requests", index, ...path];
+  scenario.requests.forEach((request, index) => {
+    const at = (...path: Array<string | number>) => [...scenario.requestPaths[index], ...path];
     visit(request.path, at("path"));
     for (const [key, value] of Object.entries(request.query ?? {})) visit(String(value), at("query", key));
     for (const [key, value] of Object.entries(request.headers ?? {})) visit(value, at("headers", key));

@@ -50,7 +50,7 @@ describe("scenario validation", () => {
       gracefulStop: 5000,
     });
     expect(scenario.timeout).toBe(10_000);
-    expect(scenario.thinkTime).toEqual({ minMs: 0, maxMs: 0 });
+    expect(scenario.thinkTime).toEqual({ kind: "uniform", minMs: 0, maxMs: 0 });
     expect(scenario.requests[0].expect?.status).toEqual([[200, 200]]);
     expect(scenario.requests[1].method).toBe("POST");
     expect(scenario.http.keepAliveTimeout).toBe(4000);
@@ -132,7 +132,9 @@ describe("scenario validation", () => {
 
   it("checks across fields once each field is valid", () => {
     const issues = issuesOf(withChanges((s) => (s.thresholds = { "p95[nobody]": "<1s" })));
-    expect(issues).toEqual([{ path: "thresholds.p95[nobody]", message: 'no request is named "nobody"' }]);
+    expect(issues).toEqual([
+      { path: "thresholds.p95[nobody]", message: 'no request or group is named "nobody"' },
+    ]);
   });
 
   it("normalises status expectations", () => {

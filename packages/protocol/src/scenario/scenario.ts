@@ -2,8 +2,9 @@ import { z } from "zod";
 import { durationSchema, positiveDurationSchema } from "../duration.js";
 import { dataSchema, tableFromRows } from "./data.js";
 import { loadSchema } from "./load.js";
-import { BODY_FIELDS, requestSchema } from "./request.js";
+import { BODY_FIELDS } from "./request.js";
 import { forEachTemplate } from "./scenario-templates.js";
+import { flowSchema, layOutSteps, stepsSchema } from "./steps.js";
 import {
   parseTemplate,
   TemplateSyntaxError,
@@ -11,25 +12,11 @@ import {
   templateEnvNames,
   templateVariables,
 } from "./template.js";
+import { NO_THINK_TIME, thinkTimeSchema } from "./think-time.js";
 import { parseThreshold, ThresholdSyntaxError } from "./thresholds.js";
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const MAX_BODY_BYTES = 256 * 1024 * 1024;
-
-const THINK_RANGE_RE = /^\s*(\S+?)\s*\.\.\s*(\S+)\s*$/;
-
-/** `thinkTime`: a duration, or "min..max" for a uniform random pause after each request. */
-export const thinkTimeSchema = z.string().transform((text, ctx): { minMs: number; maxMs: number } => {
-  const range = THINK_RANGE_RE.exec(text);
-  const [minText, maxText] = range ? [range[1], range[2]] : [text, text];
-  const minMs = durationSchema.safeParse(minText);
-  const maxMs = durationSchema.safeParse(maxText);
-  if (!minMs.success || !maxMs.success || minMs.data > maxMs.data) {
-    ctx.addIssue({ code: "custom", message: `"${text}" is not a think time: use "500ms" or "100ms..2s"` });
-    return z.NEVER;
-  }
-  return { minMs: minMs.data, maxMs: maxMs.data };
-});
 
 const targetSchema = z.string().superRefine((text, ctx) => {
   let url: URL;
@@ -66,8 +53,11 @@ export const scenarioSchema = z
     name: z.string().trim().min(1).max(200),
     target: targetSchema,
     load: loadSchema,
-    requests: z.array(requestSchema).min(1, { error: "a scenario needs at least one request" }).max(500),
-    thinkTime: thinkTimeSchema.default({ minMs: 0, maxMs: 0 }),
+    /** The requests of every iteration, in order (requests, groups, repeats); or `flows`. */
+    requests: stepsSchema.optional(),
+    /** Weighted alternatives: each iteration runs one flow, picked by weight. */
+    flows: z.array(flowSchema).min(1).max(50).optional(),
+    thinkTime: thinkTimeSchema.default(NO_THINK_TIME),
     /** Per-request timeout unless a request sets its own. @defaultValue "10s" */
     timeout: positiveDurationSchema.default(10_000),
     thresholds: thresholdsSchema.default({}),
@@ -109,6 +99,22 @@ export const scenarioSchema = z
         compression: false,
       }),
   })
+  .transform((written, ctx) => {
+    if ((written.requests === undefined) === (written.flows === undefined)) {
+      ctx.addIssue({
+        code: "custom",
+        path: written.flows ? ["flows"] : ["requests"],
+        message: written.flows
+          ? "a scenario has requests or flows, not both"
+          : "a scenario needs at least one request",
+      });
+      return z.NEVER;
+    }
+    const { problems, ...layout } = layOutSteps(written.requests, written.flows);
+    for (const problem of problems) ctx.addIssue({ code: "custom", ...problem });
+    const { flows: _written, requests: _steps, ...rest } = written;
+    return { ...rest, ...layout };
+  })
   .superRefine((scenario, ctx) => {
     const captured = new Set(scenario.requests.flatMap((r) => Object.keys(r.capture ?? {})));
     const envNames = new Set(scenario.env);
@@ -123,12 +129,22 @@ export const scenarioSchema = z
       if (bodies.length > 1) {
         ctx.addIssue({
           code: "custom",
-          path: ["requests", index, bodies[1]],
+          path: [...scenario.requestPaths[index], bodies[1]],
           message: `a request has one body: ${bodies.join(" and ")} are both set`,
         });
       }
     });
-    forEachTemplate(scenario.requests, (value, path) => {
+    const requestNames = new Set(scenario.requests.map(requestName));
+    for (const group of scenario.groups) {
+      if (requestNames.has(group)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["requests"],
+          message: `"${group}" names both a group and a request: give them different names`,
+        });
+      }
+    }
+    forEachTemplate(scenario, (value, path) => {
       const issue = (message: string) => ctx.addIssue({ code: "custom", path, message });
       try {
         const parts = parseTemplate(value);
@@ -153,7 +169,7 @@ export const scenarioSchema = z
         ctx.addIssue({ code: "custom", path, message: error.message });
       }
     });
-    const names = new Set(scenario.requests.map((r) => r.name ?? `${r.method} ${r.path}`));
+    const names = new Set([...scenario.requests.map(requestName), ...scenario.groups]);
     for (const [key, expression] of Object.entries(scenario.thresholds)) {
       let rule: ReturnType<typeof parseThreshold>;
       try {
@@ -165,7 +181,7 @@ export const scenarioSchema = z
         ctx.addIssue({
           code: "custom",
           path: ["thresholds", key],
-          message: `no request is named "${rule.request}"`,
+          message: `no request or group is named "${rule.request}"`,
         });
       }
     }
@@ -184,4 +200,9 @@ export function requestLabel(method: string, name: string): string {
 /** The name a request's statistics are grouped under. */
 export function requestName(request: { name?: string; method: string; path: string }): string {
   return request.name ?? `${request.method} ${request.path}`;
+}
+
+/** Every name a run's statistics come under: its requests', then its groups'. */
+export function statsNames(scenario: Scenario): string[] {
+  return [...new Set(scenario.requests.map(requestName)), ...scenario.groups];
 }

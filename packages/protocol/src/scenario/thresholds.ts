@@ -1,6 +1,7 @@
 /**
- * Threshold expressions: `{ "p95": "<200ms", "errorRate": "<1%", "p99[login]": "<=500ms" }`.
- * A key is a metric, optionally followed by `[request name]`; a value is a comparison.
+ * Threshold expressions: `{ "p95": "<200ms", "errorRate": "<1%", "login.p99": "<=500ms" }`.
+ * A key is a metric, for one request or group either as `name.metric` or `metric[name]`; a value
+ * is a comparison.
  */
 export const LATENCY_METRICS = ["min", "mean", "max", "p50", "p75", "p90", "p95", "p99", "p999"] as const;
 export const COUNT_METRICS = ["requests", "failures", "dropped"] as const;
@@ -26,12 +27,20 @@ const KEY_RE = /^([A-Za-z0-9]+)(?:\[(.+)\])?$/;
 const EXPRESSION_RE = /^(<=|>=|==|<|>)\s*(-?\d+(?:\.\d+)?)\s*(us|ms|s|%)?$/;
 const LATENCY_UNITS: Record<string, number> = { us: 0.001, ms: 1, s: 1000 };
 
+/** `name.metric` as `metric[name]`, when the part after the last dot is a metric. */
+function bracketForm(key: string): string {
+  const dot = key.lastIndexOf(".");
+  if (dot <= 0 || KEY_RE.test(key)) return key;
+  const metric = key.slice(dot + 1);
+  return (THRESHOLD_METRICS as readonly string[]).includes(metric) ? `${metric}[${key.slice(0, dot)}]` : key;
+}
+
 export function parseThreshold(key: string, expression: string): ThresholdRule {
-  const keyMatch = KEY_RE.exec(key.trim());
+  const keyMatch = KEY_RE.exec(bracketForm(key.trim()));
   const metric = keyMatch?.[1] as ThresholdMetric | undefined;
   if (!keyMatch || !metric || !(THRESHOLD_METRICS as readonly string[]).includes(metric)) {
     throw new ThresholdSyntaxError(
-      `unknown metric "${key}": use one of ${THRESHOLD_METRICS.join(", ")}, optionally followed by [request name]`,
+      `unknown metric "${key}": use one of ${THRESHOLD_METRICS.join(", ")}, or NAME.metric for one request or group`,
     );
   }
   const match = EXPRESSION_RE.exec(expression.trim());

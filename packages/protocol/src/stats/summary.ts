@@ -39,13 +39,20 @@ export const totalsSummarySchema = z.object({
 });
 export type TotalsSummary = z.infer<typeof totalsSummarySchema>;
 
-export const requestSummarySchema = totalsSummarySchema.extend({ name: z.string(), method: z.string() });
+export const requestSummarySchema = totalsSummarySchema.extend({
+  name: z.string(),
+  method: z.string(),
+  /** The flow the request belongs to, in a scenario with flows. */
+  flow: z.string().optional(),
+});
 export type RequestSummary = z.infer<typeof requestSummarySchema>;
 
 /** The `summary` of a run report, as the contract gives it. */
 export const runSummarySchema = z.object({
   total: totalsSummarySchema,
   requests: z.array(requestSummarySchema),
+  /** Groups (method "GROUP"): one latency per group run, first request sent to last answered. */
+  groups: z.array(requestSummarySchema).optional(),
   statusCodes: z.record(z.string(), z.number()),
   errors: z.array(
     z.object({

@@ -10,8 +10,20 @@ interface RequestTableProps {
 /** Per-request figures: counts, rates and every percentile the report keeps. */
 export function RequestTable({ summary, now }: RequestTableProps) {
   const rows = [
-    ...summary.requests.map((r) => ({ key: r.name, label: requestLabel(r.method, r.name), totals: r })),
-    { key: "", label: "Total", totals: summary.total },
+    ...summary.requests.map((r) => ({
+      key: r.name,
+      label: `${r.flow ? `${r.flow} · ` : ""}${requestLabel(r.method, r.name)}`,
+      totals: r,
+      kind: "request",
+    })),
+    { key: "", label: "Total", totals: summary.total, kind: "total" },
+    // Groups come after the total: their runs are not requests and are not part of it.
+    ...(summary.groups ?? []).map((g) => ({
+      key: g.name,
+      label: `group ${g.name}`,
+      totals: g,
+      kind: "group",
+    })),
   ];
   return (
     <div className="table-scroll">
@@ -31,11 +43,14 @@ export function RequestTable({ summary, now }: RequestTableProps) {
           </tr>
         </thead>
         <tbody>
-          {rows.map(({ key, label, totals }) => {
+          {rows.map(({ key, label, totals, kind }) => {
             const l = totals.latencyMs;
             const current = now ? (key ? now[key] : now[""]) : undefined;
             return (
-              <tr key={label} className={key === "" ? "total-row" : undefined}>
+              <tr
+                key={label}
+                className={kind === "total" ? "total-row" : kind === "group" ? "group-row" : undefined}
+              >
                 <td>{label}</td>
                 <td>{formatCount(totals.requests)}</td>
                 <td className={totals.failures ? "bad" : undefined}>{formatCount(totals.failures)}</td>

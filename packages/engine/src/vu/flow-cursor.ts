@@ -1,0 +1,85 @@
+import type { ErrorKind, ProgramOp } from "@volley/protocol";
+import type { RequestRecorder } from "@volley/stats";
+
+/** A flow ready to run: its program, and its share of iterations as a cumulative weight. */
+export interface EngineFlow {
+  program: ProgramOp[];
+  /** Sum of the weights of this flow and those before it. */
+  upTo: number;
+}
+
+/** Picks a flow by weight (one flow: no random draw). */
+export function pickFlow(flows: EngineFlow[], random: () => number = Math.random): EngineFlow {
+  if (flows.length === 1) return flows[0];
+  const draw = random() * flows[flows.length - 1].upTo;
+  for (const flow of flows) if (draw < flow.upTo) return flow;
+  return flows[flows.length - 1];
+}
+
+/**
+ * Where a VU is in its flow's program. Group markers are handled here: a group's latency runs
+ * from just before its first request is sent to when its last one is answered (think time after
+ * it excluded), and the group failed when any of its requests failed. Nothing is recorded for a
+ * group an abort cut short.
+ */
+export class FlowCursor {
+  private program: ProgramOp[] = [];
+  private pc = 0;
+  private readonly startedAt: number[];
+  private readonly failure: Array<[ErrorKind, string] | null>;
+  private readonly open: number[] = [];
+
+  constructor(private readonly groupRecorders: readonly RequestRecorder[]) {
+    this.startedAt = new Array(groupRecorders.length).fill(-1);
+    this.failure = new Array(groupRecorders.length).fill(null);
+  }
+
+  begin(program: ProgramOp[]): void {
+    // Groups an abort left open are dropped, unrecorded.
+    for (const group of this.open) this.startedAt[group] = -1;
+    this.program = program;
+    this.pc = 0;
+    this.open.length = 0;
+  }
+
+  /** The index of the next request to send, entering groups on the way; -1 at the flow's end. */
+  nextRequest(now: number): number {
+    while (this.pc < this.program.length) {
+      const op = this.program[this.pc];
+      if (op.op === "request") return op.index;
+      if (op.op === "groupStart") {
+        this.startedAt[op.group] = now;
+        this.failure[op.group] = null;
+        this.open.push(op.group);
+      } else {
+        this.closeGroup(op.group, now);
+      }
+      this.pc++;
+    }
+    return -1;
+  }
+
+  /** The current request was answered (or failed): move past it and close the groups it ends. */
+  requestDone(now: number, failure: [ErrorKind, string] | null): void {
+    if (failure !== null) for (const group of this.open) this.failure[group] ??= failure;
+    this.pc++;
+    while (this.pc < this.program.length) {
+      const op = this.program[this.pc];
+      if (op.op !== "groupEnd") break;
+      this.closeGroup(op.group, now);
+      this.pc++;
+    }
+  }
+
+  private closeGroup(group: number, now: number): void {
+    const at = this.open.lastIndexOf(group);
+    if (at >= 0) this.open.splice(at, 1);
+    const started = this.startedAt[group];
+    if (started < 0) return;
+    this.startedAt[group] = -1;
+    const failure = this.failure[group];
+    const latencyUs = (now - started) * 1000;
+    if (failure === null) this.groupRecorders[group].record(latencyUs, 0, 0, 0);
+    else this.groupRecorders[group].record(latencyUs, 0, 0, 0, failure[0], `a request failed: ${failure[1]}`);
+  }
+}

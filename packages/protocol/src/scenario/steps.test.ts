@@ -1,0 +1,148 @@
+import { describe, expect, it } from "vitest";
+import { ValidationError } from "../validation.js";
+import { parseScenario } from "./parse-scenario.js";
+import { drawThinkTime } from "./think-time.js";
+import { parseThreshold } from "./thresholds.js";
+
+const base = {
+  name: "mix",
+  target: "http://127.0.0.1:1",
+  load: { executor: "per-vu-iterations", vus: 1, iterations: 1 },
+};
+
+function issuesOf(input: unknown): Array<{ path: string; message: string }> {
+  try {
+    parseScenario(input);
+  } catch (error) {
+    if (error instanceof ValidationError) return error.issues;
+    throw error;
+  }
+  return [];
+}
+
+describe("steps: groups, repeats and flows", () => {
+  it("lays out groups as markers and unrolls repeats, keeping each request's written path", () => {
+    const scenario = parseScenario({
+      ...base,
+      requests: [
+        { name: "login", path: "/login" },
+        {
+          group: "pay",
+          requests: [
+            { name: "cart", path: "/cart" },
+            { repeat: 2, requests: [{ name: "poll", path: "/p" }] },
+          ],
+        },
+      ],
+    });
+    expect(scenario.requests.map((r) => r.name)).toEqual(["login", "cart", "poll"]);
+    expect(scenario.requestPaths).toEqual([
+      ["requests", 0],
+      ["requests", 1, "requests", 0],
+      ["requests", 1, "requests", 1, "requests", 0],
+    ]);
+    expect(scenario.groups).toEqual(["pay"]);
+    expect(scenario.flows).toEqual([
+      {
+        name: null,
+        weight: 1,
+        program: [
+          { op: "request", index: 0 },
+          { op: "groupStart", group: 0 },
+          { op: "request", index: 1 },
+          { op: "request", index: 2 },
+          { op: "request", index: 2 },
+          { op: "groupEnd", group: 0 },
+        ],
+      },
+    ]);
+  });
+
+  it("takes weighted flows and names their requests' flow", () => {
+    const scenario = parseScenario({
+      ...base,
+      flows: [
+        { name: "browse", weight: 3, requests: [{ name: "look", path: "/items" }] },
+        { name: "search", requests: [{ name: "find", path: "/search" }] },
+      ],
+    });
+    expect(scenario.flows.map((f) => [f.name, f.weight])).toEqual([
+      ["browse", 3],
+      ["search", 1],
+    ]);
+    expect(scenario.requestFlows).toEqual(["browse", "search"]);
+  });
+
+  it("names the written path of a problem inside flows, groups and repeats", () => {
+    expect(
+      issuesOf({
+        ...base,
+        flows: [
+          { name: "a", requests: [{ path: "/ok" }] },
+          { name: "b", requests: [{ group: "g", requests: [{ path: "no-slash" }] }] },
+        ],
+      }),
+    ).toEqual([{ path: "flows[1].requests[0].requests[0].path", message: 'path must start with "/"' }]);
+    expect(
+      issuesOf({ ...base, requests: [{ path: "/a" }], flows: [{ name: "x", requests: [{ path: "/b" }] }] }),
+    ).toEqual([{ path: "flows", message: "a scenario has requests or flows, not both" }]);
+    expect(
+      issuesOf({ ...base, requests: [{ group: "login", requests: [{ name: "login", path: "/l" }] }] }),
+    ).toEqual([
+      { path: "requests", message: '"login" names both a group and a request: give them different names' },
+    ]);
+    expect(
+      issuesOf({
+        ...base,
+        requests: [{ repeat: 1000, requests: [{ repeat: 11, requests: [{ path: "/x" }] }] }],
+      })[0],
+    ).toEqual({
+      path: "requests",
+      message: "one iteration would send more than 10000 requests (repeats unrolled)",
+    });
+    expect(issuesOf({ ...base, requests: [{ group: "g", requests: [] }] })).toEqual([
+      { path: "requests[0].requests", message: "needs at least one request" },
+    ]);
+  });
+
+  it("takes thresholds per request or group as NAME.metric", () => {
+    expect(parseThreshold("pay.p95", "<2s")).toMatchObject({ metric: "p95", request: "pay", value: 2000 });
+    expect(parseThreshold("GET /a.b.p99", "<1s")).toMatchObject({ metric: "p99", request: "GET /a.b" });
+    const scenario = { ...base, requests: [{ group: "pay", requests: [{ name: "cart", path: "/c" }] }] };
+    expect(issuesOf({ ...scenario, thresholds: { "pay.p95": "<1s", "cart.errorRate": "<1%" } })).toEqual([]);
+    expect(issuesOf({ ...scenario, thresholds: { "nope.p95": "<1s" } })).toEqual([
+      { path: "thresholds.nope.p95", message: 'no request or group is named "nope"' },
+    ]);
+  });
+});
+
+describe("think time distributions", () => {
+  it("parses each distribution and draws within its bounds", () => {
+    const think = (thinkTime: unknown) =>
+      parseScenario({ ...base, requests: [{ path: "/" }], thinkTime }).thinkTime;
+    expect(think("100ms..300ms")).toEqual({ kind: "uniform", minMs: 100, maxMs: 300 });
+    expect(think({ distribution: "normal", mean: "800ms", stddev: "200ms" })).toEqual({
+      kind: "normal",
+      meanMs: 800,
+      stddevMs: 200,
+    });
+    const normal = think({ distribution: "normal", mean: "800ms", stddev: "200ms" });
+    const draws = Array.from({ length: 5000 }, () => drawThinkTime(normal));
+    const mean = draws.reduce((a, b) => a + b, 0) / draws.length;
+    expect(mean).toBeGreaterThan(780);
+    expect(mean).toBeLessThan(820);
+    expect(Math.min(...draws)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...draws)).toBeLessThanOrEqual(1600);
+    const exponential = think({ distribution: "exponential", mean: "100ms" });
+    const e = Array.from({ length: 5000 }, () => drawThinkTime(exponential));
+    expect(e.reduce((a, b) => a + b, 0) / e.length).toBeGreaterThan(85);
+    expect(Math.max(...e)).toBeLessThanOrEqual(1000);
+    expect(
+      issuesOf({
+        ...base,
+        requests: [{ path: "/" }],
+        thinkTime: { distribution: "uniform", min: "2s", max: "1s" },
+      }),
+    ).toEqual([{ path: "thinkTime.max", message: "min must not exceed max" }]);
+  });
+});

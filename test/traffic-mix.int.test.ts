@@ -1,0 +1,97 @@
+import type { RunningMaster } from "@volley/master";
+import type { RunDetail } from "@volley/protocol";
+import type { WorkerNode } from "@volley/worker";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestMaster, startTestWorker } from "./support/in-process.js";
+import { sendJson, waitForRunEnd } from "./support/processes.js";
+import { startTargetServer, type TargetServer } from "./support/target-server.js";
+
+// A weighted mix of journeys with a group and a repeat, across two workers of two threads, checked
+// against what the server counted.
+describe("traffic mix: flows, groups, repeats", () => {
+  let target: TargetServer;
+  let master: RunningMaster;
+  let workers: WorkerNode[];
+
+  beforeAll(async () => {
+    target = await startTargetServer();
+    master = await startTestMaster();
+    workers = [
+      await startTestWorker(master, { name: "mix-a", threads: 2 }),
+      await startTestWorker(master, { name: "mix-b", threads: 2 }),
+    ];
+  });
+  afterAll(async () => {
+    await Promise.all(workers.map((w) => w.shutdown(3000)));
+    await master.close();
+    await target.close();
+  });
+
+  it("runs flows by weight, times groups first-sent to last-answered, repeats exactly", async () => {
+    const iterations = 2000;
+    const created = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: {
+        name: "shop-mix",
+        target: target.url,
+        load: { executor: "per-vu-iterations", vus: 8, iterations: iterations / 8 },
+        flows: [
+          { name: "browse", weight: 3, requests: [{ name: "look", path: "/look" }] },
+          {
+            name: "checkout",
+            weight: 1,
+            requests: [
+              {
+                group: "pay",
+                requests: [
+                  { name: "cart", path: "/slow?ms=15" },
+                  { repeat: 2, requests: [{ name: "poll", path: "/poll" }] },
+                ],
+              },
+            ],
+          },
+        ],
+        thresholds: { "pay.p50": ">=15ms", "pay.p99": "<1ms", "look.errorRate": "<1%" },
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const run = await waitForRunEnd<RunDetail>(master.url, created.body.id as string, 60_000);
+    expect(run.status).toBe("finished");
+
+    const looks = target.counts.get("/look") ?? 0;
+    const carts = target.counts.get("/slow") ?? 0;
+    expect(looks + carts).toBe(iterations);
+    // Weights 3:1 within 5 %.
+    expect(looks / iterations).toBeGreaterThan(0.75 * 0.95);
+    expect(looks / iterations).toBeLessThan(0.75 * 1.05);
+    expect(target.counts.get("/poll")).toBe(2 * carts);
+
+    // Totals are the requests the server saw; groups are reported beside them, not among them.
+    expect(run.summary.total.requests).toBe(target.total());
+    const byName = Object.fromEntries(run.summary.requests.map((r) => [r.name, r]));
+    expect(byName.look).toMatchObject({ requests: looks, flow: "browse" });
+    expect(byName.cart).toMatchObject({ requests: carts, flow: "checkout" });
+    expect(byName.poll).toMatchObject({ requests: 2 * carts, flow: "checkout" });
+    const pay = run.summary.groups?.find((g) => g.name === "pay");
+    expect(pay).toMatchObject({ method: "GROUP", requests: carts, failures: 0 });
+    // A group lasts at least its slow request, and at least as long as its requests together.
+    expect(pay?.latencyMs.min).toBeGreaterThanOrEqual(15);
+    expect(pay?.latencyMs.mean).toBeGreaterThanOrEqual(
+      byName.cart.latencyMs.mean + 2 * byName.poll.latencyMs.mean * 0.9,
+    );
+    expect(run.summary.errors).toEqual([]);
+
+    // Thresholds reach groups and requests by NAME.metric.
+    expect(run.thresholds).toEqual([
+      expect.objectContaining({ key: "pay.p50", pass: true }),
+      expect.objectContaining({ key: "pay.p99", pass: false }),
+      expect.objectContaining({ key: "look.errorRate", pass: true }),
+    ]);
+    expect(run.passed).toBe(false);
+
+    // The HTML and CSV reports show the group.
+    const html = await (await fetch(`${master.url}/api/runs/${run.id}/report.html`)).text();
+    expect(html).toContain("Groups");
+    const csv = await (await fetch(`${master.url}/api/runs/${run.id}/report.csv`)).text();
+    expect(csv).toMatch(/\npay,GROUP,/);
+  });
+});
