@@ -67,6 +67,7 @@ describe("traffic mix: flows, groups, repeats", () => {
 
     // Totals are the requests the server saw; groups are reported beside them, not among them.
     expect(run.summary.total.requests).toBe(target.total());
+    expect(run.workers.reduce((sum, w) => sum + w.requests, 0)).toBe(target.total());
     const byName = Object.fromEntries(run.summary.requests.map((r) => [r.name, r]));
     expect(byName.look).toMatchObject({ requests: looks, flow: "browse" });
     expect(byName.cart).toMatchObject({ requests: carts, flow: "checkout" });

@@ -1,5 +1,6 @@
 import type { RunAggregateRow, RunSecondRow, RunUpdate, RunWorkerUpdate } from "@volley/db";
 import {
+  GROUP_METHOD,
   type LiveSecond,
   type LoadConfig,
   maxOf,
@@ -124,7 +125,8 @@ export class RunAggregator {
     if (!worker || worker.received.has(batch.seq)) return;
     worker.received.add(batch.seq);
     worker.lostBatches += batch.lostBatches;
-    for (const stats of batch.requests) worker.requests += stats.requests;
+    // Group runs are not requests.
+    for (const stats of batch.requests) if (stats.method !== GROUP_METHOD) worker.requests += stats.requests;
     if (batch.final) {
       worker.finalSeq = batch.seq;
       worker.finalElapsedMs = batch.elapsedMs;
@@ -307,6 +309,7 @@ export class RunAggregator {
     let failures = 0;
     for (const stats of batch.requests) {
       this.addLateCounts(stats.name, batch.second, stats.requests, stats.failures);
+      if (stats.method === GROUP_METHOD) continue; // group runs are not requests
       requests += stats.requests;
       failures += stats.failures;
     }

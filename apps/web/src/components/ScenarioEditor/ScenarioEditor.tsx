@@ -72,11 +72,18 @@ export function ScenarioEditor({ draft, issues, byPath, onChange }: ScenarioEdit
               issues={byPath}
               hint='after each request: "1s" or "100ms..2s"'
             >
-              <input
-                name="thinkTime"
-                value={String(draft.thinkTime ?? "")}
-                onChange={(e) => set(["thinkTime"], e.target.value)}
-              />
+              {draft.thinkTime !== null && typeof draft.thinkTime === "object" ? (
+                <p className="field-note" data-testid="think-distribution">
+                  Distribution: {String((draft.thinkTime as { distribution?: unknown }).distribution)}. Edit
+                  it in the scenario text.
+                </p>
+              ) : (
+                <input
+                  name="thinkTime"
+                  value={String(draft.thinkTime ?? "")}
+                  onChange={(e) => set(["thinkTime"], e.target.value)}
+                />
+              )}
             </Field>
             <Field label="Timeout" path="timeout" issues={byPath} hint="per request, default 10s">
               <input
@@ -88,16 +95,31 @@ export function ScenarioEditor({ draft, issues, byPath, onChange }: ScenarioEdit
           </div>
         </fieldset>
         <LoadFields draft={draft} issues={byPath} onChange={onChange} />
-        {requests.map((_, index) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: requests are edited by position
-          <RequestFields key={index} draft={draft} index={index} issues={byPath} onChange={onChange} />
-        ))}
-        <button
-          type="button"
-          onClick={() => set(["requests", requests.length], { method: "GET", path: "/" })}
-        >
-          Add request
-        </button>
+        {Array.isArray(draft.flows) && (
+          <p className="callout" data-testid="flows-note">
+            {draft.flows.length} flows ({flowNames(draft.flows)}). Edit flows, groups and repeats in the
+            scenario text.
+          </p>
+        )}
+        {requests.map((step, index) =>
+          isGroupOrRepeat(step) ? (
+            // biome-ignore lint/suspicious/noArrayIndexKey: steps are edited by position
+            <p key={index} className="callout" data-testid="step-note">
+              Step {index + 1}: {stepTitle(step)}. Edit it in the scenario text.
+            </p>
+          ) : (
+            // biome-ignore lint/suspicious/noArrayIndexKey: requests are edited by position
+            <RequestFields key={index} draft={draft} index={index} issues={byPath} onChange={onChange} />
+          ),
+        )}
+        {!Array.isArray(draft.flows) && (
+          <button
+            type="button"
+            onClick={() => set(["requests", requests.length], { method: "GET", path: "/" })}
+          >
+            Add request
+          </button>
+        )}
         {byPath.get("requests") && <span className="field-error">{byPath.get("requests")}</span>}
         <fieldset>
           <legend>Thresholds</legend>
@@ -105,7 +127,7 @@ export function ScenarioEditor({ draft, issues, byPath, onChange }: ScenarioEdit
             label="Rules"
             path="thresholds"
             issues={byPath}
-            hint="metric: rule, e.g. p95: <200ms, errorRate: <1%, p99[login]: <1s"
+            hint="metric: rule, e.g. p95: <200ms, errorRate: <1%, login.p99: <1s"
           >
             <textarea
               key={recordToLines(getAt(draft, ["thresholds"]))}
@@ -171,4 +193,18 @@ export function ScenarioEditor({ draft, issues, byPath, onChange }: ScenarioEdit
 
 function serialize(draft: Draft, format: Format): string {
   return format === "json" ? JSON.stringify(draft, null, 2) : toYaml(draft);
+}
+
+function isGroupOrRepeat(step: unknown): step is { group?: unknown; repeat?: unknown; requests?: unknown } {
+  return step !== null && typeof step === "object" && ("group" in step || "repeat" in step);
+}
+
+function stepTitle(step: { group?: unknown; repeat?: unknown; requests?: unknown }): string {
+  const inner = Array.isArray(step.requests) ? step.requests.length : 0;
+  const what = "group" in step ? `group "${String(step.group)}"` : `repeat ${String(step.repeat)} times`;
+  return `${what} of ${inner} step${inner === 1 ? "" : "s"}`;
+}
+
+function flowNames(flows: unknown[]): string {
+  return flows.map((f) => (f && typeof f === "object" && "name" in f ? String(f.name) : "?")).join(", ");
 }

@@ -1,0 +1,113 @@
+import { join } from "node:path";
+import type { RunningMaster } from "@volley/master";
+import type { WorkerNode } from "@volley/worker";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, screenshot, watchConsole } from "./support/browser.js";
+import { startTestMaster, startTestWorker } from "./support/in-process.js";
+import { ROOT, sendJson, waitForRunEnd } from "./support/processes.js";
+import { startTargetServer, type TargetServer } from "./support/target-server.js";
+
+let master: RunningMaster;
+let worker: WorkerNode;
+let target: TargetServer;
+let browser: Browser;
+let runId: string;
+
+// A run with flows, a group and a think-time distribution, as the dashboard shows it.
+beforeAll(async () => {
+  target = await startTargetServer();
+  master = await startTestMaster({ webRoot: join(ROOT, "apps/web/dist") });
+  worker = await startTestWorker(master, { threads: 1 });
+  browser = await launchBrowser();
+  const created = await sendJson("POST", `${master.url}/api/runs`, {
+    scenario: {
+      name: "shop-mix",
+      target: target.url,
+      load: { executor: "per-vu-iterations", vus: 2, iterations: 20 },
+      thinkTime: { distribution: "exponential", mean: "2ms" },
+      flows: [
+        { name: "browse", weight: 3, requests: [{ name: "look", path: "/look" }] },
+        {
+          name: "checkout",
+          requests: [
+            {
+              group: "pay",
+              requests: [
+                { name: "cart", path: "/cart" },
+                { repeat: 2, requests: [{ name: "poll", path: "/poll" }] },
+              ],
+            },
+          ],
+        },
+      ],
+    },
+  });
+  runId = created.body.id as string;
+  await waitForRunEnd(master.url, runId, 30_000);
+});
+afterAll(async () => {
+  await browser?.close();
+  await worker?.shutdown(3000);
+  await master?.close();
+  await target?.close();
+});
+
+const VIEWPORTS = [
+  ["desktop-light", { width: 1400, height: 900 }, "light"],
+  ["desktop-dark", { width: 1400, height: 900 }, "dark"],
+  ["phone-light", { width: 390, height: 844 }, "light"],
+  ["phone-dark", { width: 390, height: 844 }, "dark"],
+] as const;
+
+describe("a traffic mix in the dashboard", () => {
+  it.each(VIEWPORTS)(
+    "%s: the run page names each request's flow and lists the group after the total",
+    async (name, viewport, scheme) => {
+      const page = await browser.newPage({ viewport, colorScheme: scheme });
+      const errors = watchConsole(page);
+      await page.goto(`${master.url}/runs/${runId}`);
+      const table = page.getByTestId("request-table");
+      await table.waitFor();
+      const rows = await table.locator("tbody tr td:first-child").allTextContents();
+      expect(rows).toEqual([
+        "browse · GET look",
+        "checkout · GET cart",
+        "checkout · GET poll",
+        "Total",
+        "group pay",
+      ]);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      await screenshot(page, `traffic-mix-run-${name}`);
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+  );
+
+  it.each(VIEWPORTS)(
+    "%s: the editor keeps flows and distributions and says where to edit them",
+    async (name, viewport, scheme) => {
+      const page = await browser.newPage({ viewport, colorScheme: scheme });
+      const errors = watchConsole(page);
+      await page.goto(`${master.url}/new?from=${runId}`);
+      await page.getByTestId("flows-note").waitFor();
+      expect(await page.getByTestId("flows-note").textContent()).toContain(
+        "2 flows (browse, checkout). Edit flows, groups and repeats in the scenario text.",
+      );
+      expect(await page.getByTestId("think-distribution").textContent()).toContain(
+        "Distribution: exponential. Edit it in the scenario text.",
+      );
+      // The text keeps everything the form does not edit.
+      const text = await page.getByLabel("Scenario text").inputValue();
+      expect(text).toContain("group: pay");
+      expect(text).toContain("repeat: 2");
+      expect(await page.getByRole("button", { name: "Add request" }).count()).toBe(0);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      await screenshot(page, `traffic-mix-editor-${name}`);
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+  );
+});
