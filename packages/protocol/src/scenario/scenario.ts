@@ -135,11 +135,11 @@ export const scenarioSchema = z
       }
     });
     const requestNames = new Set(scenario.requests.map(requestName));
-    for (const group of scenario.groups) {
+    for (const [index, group] of scenario.groups.entries()) {
       if (requestNames.has(group)) {
         ctx.addIssue({
           code: "custom",
-          path: ["requests"],
+          path: scenario.groupPaths[index],
           message: `"${group}" names both a group and a request: give them different names`,
         });
       }

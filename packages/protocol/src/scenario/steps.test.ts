@@ -89,7 +89,10 @@ describe("steps: groups, repeats and flows", () => {
     expect(
       issuesOf({ ...base, requests: [{ group: "login", requests: [{ name: "login", path: "/l" }] }] }),
     ).toEqual([
-      { path: "requests", message: '"login" names both a group and a request: give them different names' },
+      {
+        path: "requests[0].group",
+        message: '"login" names both a group and a request: give them different names',
+      },
     ]);
     expect(
       issuesOf({

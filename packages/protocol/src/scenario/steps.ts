@@ -85,6 +85,8 @@ export interface LaidOutSteps {
   /** The flow each request belongs to (null without flows). */
   requestFlows: Array<string | null>;
   groups: string[];
+  /** Where each group is first written (for error messages). */
+  groupPaths: Array<Array<string | number>>;
   flows: Flow[];
   problems: Array<{ path: Array<string | number>; message: string }>;
 }
@@ -99,6 +101,7 @@ export function layOutSteps(
     requestPaths: [],
     requestFlows: [],
     groups: [],
+    groupPaths: [],
     flows: [],
     problems: [],
   };
@@ -126,7 +129,10 @@ export function layOutSteps(
           out.requestFlows.push(entry.name);
         } else if (step.kind === "group") {
           let group = out.groups.indexOf(step.group);
-          if (group < 0) group = out.groups.push(step.group) - 1;
+          if (group < 0) {
+            group = out.groups.push(step.group) - 1;
+            out.groupPaths.push([...at, "group"]);
+          }
           into.push({ op: "groupStart", group });
           lay(step.steps, [...at, "requests"], depth + 1, into);
           into.push({ op: "groupEnd", group });

@@ -1,0 +1,98 @@
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { RunDetail } from "@volley/protocol";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { parse, stringify } from "yaml";
+import { isolatedSetup, ROOT, spawnCli } from "./support/processes.js";
+import { startTargetServer, type TargetServer } from "./support/target-server.js";
+
+// The documented examples, run with `volley run` against a loopback server (target rewritten,
+// load scaled down), checked on what the server received.
+describe("examples/ run for real", () => {
+  let target: TargetServer;
+  let dir: string;
+
+  beforeAll(async () => {
+    target = await startTargetServer();
+    dir = mkdtempSync(join(tmpdir(), "volley-examples-"));
+  });
+  afterAll(async () => {
+    await target.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  afterEach(() => target.reset());
+
+  /** Copies an example beside its data files with `changes` applied, runs it, returns the report. */
+  async function runExample(
+    file: string,
+    changes: Record<string, unknown>,
+    env: Record<string, string> = {},
+  ) {
+    const example = parse(readFileSync(join(ROOT, "examples", file), "utf8"));
+    const path = join(dir, file);
+    writeFileSync(path, stringify({ ...example, target: target.url, ...changes }));
+    const setup = isolatedSetup();
+    const out = join(dir, `${file}.report.json`);
+    const cli = spawnCli(
+      ["run", path, "--threads", "2", "--out", out],
+      { DATABASE_URL: setup.databaseUrl, VOLLEY_QUEUE_PREFIX: setup.queuePrefix, ...env },
+      ROOT,
+    );
+    const code = await cli.exited;
+    expect(code, cli.output.join("")).toBe(0);
+    return JSON.parse(readFileSync(out, "utf8")) as RunDetail;
+  }
+
+  it("service-registry.yaml: every instance registered, queried and deregistered exactly once", async () => {
+    copyFileSync(join(ROOT, "examples/instances.csv"), join(dir, "instances.csv"));
+    const rows = readFileSync(join(ROOT, "examples/instances.csv"), "utf8").trim().split("\n").length - 1;
+    const report = await runExample("service-registry.yaml", {
+      load: { executor: "per-vu-iterations", vus: 30, iterations: rows / 30 },
+    });
+    const registered = target.log
+      .filter((e) => e.method === "POST")
+      .map((e) => {
+        const form = new URLSearchParams(e.body);
+        return `${form.get("ip")}:${form.get("port")}`;
+      });
+    expect(registered).toHaveLength(rows);
+    expect(new Set(registered).size).toBe(rows);
+    const deregistered = target.log
+      .filter((e) => e.method === "DELETE")
+      .map((e) => {
+        const query = new URL(e.url, "http://x").searchParams;
+        return `${query.get("ip")}:${query.get("port")}`;
+      });
+    expect(new Set(deregistered)).toEqual(new Set(registered));
+    const byName = Object.fromEntries(report.summary.requests.map((r) => [r.name, r.requests]));
+    expect(byName).toEqual({ register: rows, query: rows, deregister: rows });
+    expect(report.summary.groups?.[0]).toMatchObject({ name: "lifecycle", requests: rows, failures: 0 });
+    expect(report.passed).toBe(true);
+  });
+
+  it("shop-mix.yaml: flows by weight, the env key in the login, a timed group and a repeat", async () => {
+    const report = await runExample(
+      "shop-mix.yaml",
+      {
+        load: { executor: "per-vu-iterations", vus: 10, iterations: 90 },
+        thinkTime: { distribution: "exponential", mean: "1ms" },
+      },
+      { SHOP_API_KEY: "example-key" },
+    );
+    const count = (prefix: string) => target.log.filter((e) => e.url.startsWith(prefix)).length;
+    const [items, searches, logins] = [count("/items/"), count("/search"), count("/login")];
+    expect(items + searches + logins).toBe(900);
+    // 6 : 2 : 1 within 20 % at 900 iterations.
+    expect(items / 900).toBeGreaterThan((6 / 9) * 0.8);
+    expect(searches / 900).toBeGreaterThan((2 / 9) * 0.8);
+    expect(logins / 900).toBeGreaterThan((1 / 9) * 0.8);
+    expect(count("/orders/latest")).toBe(3 * logins);
+    expect(
+      target.log.filter((e) => e.url === "/login").every((e) => JSON.parse(e.body).key === "example-key"),
+    ).toBe(true);
+    expect(report.summary.groups?.find((g) => g.name === "payment")?.requests).toBe(logins);
+    expect(report.summary.total.requests).toBe(target.total());
+    expect(JSON.stringify(report)).not.toContain("example-key");
+  });
+});
