@@ -61,6 +61,21 @@ await measure(
   (out) => JSON.parse(out).rps,
 );
 await measure(
+  "volley+mix",
+  process.execPath,
+  [
+    join(ROOT, "bench/lib/engine-client.mjs"),
+    "--url",
+    nginx.url,
+    "--vus",
+    String(connections),
+    "--duration",
+    String(duration),
+    "--traffic",
+  ],
+  (out) => JSON.parse(out).rps,
+);
+await measure(
   "autocannon",
   process.execPath,
   [
@@ -89,6 +104,9 @@ await nginx.stop();
 const volley = results[0][1];
 console.log(
   `\n${table([["client", "req/s", "volley ÷ client"], ...results.map(([name, rps]) => [name, fmt(rps), (volley / rps).toFixed(2)])])}`,
+);
+console.log(
+  `\nvolley+mix (unique feeder, cookie jar, two weighted flows with templates) ÷ volley: ${(results[1][1] / volley).toFixed(2)} (goal >= 0.9)`,
 );
 console.log(
   "\nGoal: volley ÷ autocannon >= 1.2 and volley ÷ hey >= 1.2 (a noisy machine: compare ratios, not absolutes).",

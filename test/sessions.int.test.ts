@@ -87,6 +87,53 @@ describe("sessions: cookies, redirects, compression", () => {
     expect(report.summary.total.failures).toBe(0);
   });
 
+  it("sends absolute urls to their own host (own pool, own cookies); web paths stay on the target", async () => {
+    const other = await startTargetServer();
+    try {
+      const report = await run({
+        name: "two-hosts",
+        load: { executor: "per-vu-iterations", vus: 3, iterations: 4 },
+        requests: [
+          { name: "set", path: "/cookie/set?name=sid&value=a{{vu}}&path=/" },
+          { name: "elsewhere", url: `${other.url}/hello?vu={{vu}}` },
+          { name: "home", path: "/home" },
+        ],
+      });
+      expect(report.summary.total.requests).toBe(36);
+      expect(report.summary.total.failures).toBe(0);
+      expect(other.counts.get("/hello")).toBe(12);
+      expect(other.log.every((e) => e.headers.cookie === undefined)).toBe(true);
+      expect(target.counts.get("/home")).toBe(12);
+      expect(
+        target.log.filter((e) => e.url === "/home").every((e) => /^sid=a\d+$/.test(String(e.headers.cookie))),
+      ).toBe(true);
+      expect(target.counts.get("/hello")).toBeUndefined();
+    } finally {
+      await other.close();
+    }
+    const refused = async (requests: unknown[]) =>
+      (
+        await sendJson("POST", `${master.url}/api/runs`, {
+          scenario: {
+            name: "bad-url",
+            target: target.url,
+            load: { executor: "per-vu-iterations", vus: 1, iterations: 1 },
+            requests,
+          },
+        })
+      ).body.details;
+    expect(await refused([{ url: "http://{{host}}/x" }])).toEqual([
+      {
+        path: "requests[0].url",
+        message: "url must be absolute (http:// or https://), with templates only after the host",
+      },
+    ]);
+    expect(await refused([{ path: "/a", url: "http://h/b" }, { name: "none" }])).toEqual([
+      { path: "requests[0].url", message: "give path or url, not both" },
+      { path: "requests[1].path", message: "is required (or give url)" },
+    ]);
+  });
+
   it("asks for compression, decodes gzip, br and deflate before captures; counts wire bytes", async () => {
     const report = await run({
       name: "compressed",

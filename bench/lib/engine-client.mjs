@@ -12,6 +12,11 @@ const get = (name, fallback) => {
 const url = get("url");
 const vus = Number(get("vus", "50"));
 const durationS = Number(get("duration", "10"));
+const path = get("path", "/hello");
+// --traffic: what a real-traffic scenario adds on the request path: a unique feeder (100,000 rows,
+// recycled), the cookie jar (on by default) and two weighted flows with templates.
+const traffic = args.includes("--traffic");
+const rows = Array.from({ length: 100_000 }, (_, i) => [`user${i}`, `s${i % 97}`]);
 let requests = 0;
 let failures = 0;
 const engine = new SliceEngine({
@@ -19,8 +24,21 @@ const engine = new SliceEngine({
     name: "bench",
     target: url,
     load: { executor: "constant-vus", vus, duration: `${durationS}s` },
-    requests: [{ path: get("path", "/hello") }],
+    ...(traffic
+      ? {
+          data: { users: { file: "users.csv", mode: "unique", onExhausted: "recycle" } },
+          flows: [
+            { name: "a", weight: 3, requests: [{ path: `${path}?u={{data.users.id}}` }] },
+            {
+              name: "b",
+              weight: 1,
+              requests: [{ path: `${path}?s={{data.users.segment}}&r={{randomString 6}}` }],
+            },
+          ],
+        }
+      : { requests: [{ path }] }),
   }),
+  data: traffic ? { users: { columns: ["id", "segment"], rows } } : {},
   partition: new Partition(),
   startAtEpochMs: Date.now() + 200,
   workerName: "bench",

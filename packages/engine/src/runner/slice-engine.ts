@@ -14,7 +14,7 @@ import { FeederSet } from "../data/feeder.js";
 import type { BaseExecutor } from "../executors/base-executor.js";
 import { createExecutor } from "../executors/registry.js";
 import { createHttpPool } from "../http/dispatcher.js";
-import { compileRequests } from "../scenario/compiled-request.js";
+import { compileRequests, requestOrigins } from "../scenario/compiled-request.js";
 import { ConnectionGate } from "../vu/connection-gate.js";
 
 /** One second (or the final part of one) of a slice's measurements. */
@@ -51,7 +51,8 @@ export interface SliceEngineOptions {
  * and the per-second statistics. Usable in a worker thread or in-process.
  */
 export class SliceEngine {
-  private readonly pool: Pool;
+  /** One pool per origin (the target, and each `url`'s host). */
+  private readonly pools: Pool[];
   private readonly executor: BaseExecutor;
   private readonly recorders: RequestRecorder[];
   private readonly uniqueRecorders: RequestRecorder[];
@@ -94,13 +95,18 @@ export class SliceEngine {
     });
     const vus = Math.max(1, partition.count(peakVus(scenario.load)));
     const connections = Math.min(vus, scenario.http.maxConnections ?? vus);
-    this.pool = createHttpPool({
-      origin: new URL(scenario.target).origin,
-      connections,
-      keepAliveTimeoutMs: scenario.http.keepAliveTimeout,
-      connectTimeoutMs: scenario.http.connectTimeout,
-      insecureTls: scenario.http.insecureTls,
-    });
+    const origins = requestOrigins(scenario).map((origin) => ({
+      ...origin,
+      dispatcher: createHttpPool({
+        origin: origin.origin,
+        connections,
+        keepAliveTimeoutMs: scenario.http.keepAliveTimeout,
+        connectTimeoutMs: scenario.http.connectTimeout,
+        insecureTls: scenario.http.insecureTls,
+      }),
+      gate: new ConnectionGate(connections),
+    }));
+    this.pools = origins.map((o) => o.dispatcher);
     this.startAt = options.startAtEpochMs - performance.timeOrigin;
     this.done = new Promise((resolve) => {
       this.resolveDone = resolve;
@@ -109,8 +115,7 @@ export class SliceEngine {
       vu: {
         requests,
         recorders: this.recorders,
-        dispatcher: this.pool,
-        gate: new ConnectionGate(connections),
+        origins,
         worker: options.workerName,
         feeders,
         thinkTime: scenario.thinkTime,
@@ -122,8 +127,6 @@ export class SliceEngine {
           cookies: scenario.http.cookies,
           followRedirects: scenario.http.followRedirects,
           compression: scenario.http.compression,
-          host: new URL(scenario.target).host,
-          https: new URL(scenario.target).protocol === "https:",
         },
       },
       partition,
@@ -201,7 +204,7 @@ export class SliceEngine {
     this.loopDelay.disable();
     // close() lets nothing new start and closes every socket once in-flight requests are done;
     // by now none are in flight.
-    await this.pool.close();
+    await Promise.all(this.pools.map((pool) => pool.close()));
     this.resolveDone();
   }
 }

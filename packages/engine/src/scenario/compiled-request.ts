@@ -18,6 +18,8 @@ export interface CompiledCapture {
 /** A request of the scenario prepared for the hot path: templates parsed, fixed parts serialized once. */
 export interface CompiledRequest {
   index: number;
+  /** Index of its origin in the thread's origins (the target, or a `url`'s host). */
+  originIndex: number;
   name: string;
   method: HttpMethod;
   path: CompiledTemplate;
@@ -39,13 +41,52 @@ export interface CompiledRequest {
   fixedBytesOut: number;
 }
 
+/** An origin the thread keeps a connection pool for. */
+export interface RequestOrigin {
+  origin: string;
+  host: string;
+  https: boolean;
+}
+
+/** The scenario's origins: the target first, then each `url`'s, in order of appearance. */
+export function requestOrigins(scenario: Scenario): RequestOrigin[] {
+  const origins: RequestOrigin[] = [];
+  const add = (url: URL) => {
+    if (!origins.some((o) => o.origin === url.origin)) {
+      origins.push({ origin: url.origin, host: url.host, https: url.protocol === "https:" });
+    }
+  };
+  add(new URL(scenario.target));
+  for (const request of scenario.requests) if (request.url) add(new URL(splitUrl(request.url).origin));
+  return origins;
+}
+
+/** `https://host:port/path?q` as its origin and the rest (at least "/"). */
+function splitUrl(url: string): { origin: string; rest: string } {
+  const match = /^(https?:\/\/[^/?#]+)(.*)$/.exec(url);
+  const rest = match?.[2] ?? "";
+  return { origin: match?.[1] ?? url, rest: rest.startsWith("/") ? rest : `/${rest}` };
+}
+
 export function compileRequests(scenario: Scenario, environment?: TemplateEnvironment): CompiledRequest[] {
   const base = new URL(scenario.target);
   const prefix = base.pathname.replace(/\/$/, "");
-  const host = base.host;
-  return scenario.requests.map((request, index) =>
-    compileRequest(request, index, prefix, host, scenario.timeout, scenario.http.compression, environment),
-  );
+  const origins = requestOrigins(scenario);
+  return scenario.requests.map((request, index) => {
+    const absolute = request.url ? splitUrl(request.url) : null;
+    const originIndex = absolute ? origins.findIndex((o) => o.origin === new URL(absolute.origin).origin) : 0;
+    const path = absolute ? absolute.rest : prefix + (request.path ?? "/");
+    return compileRequest(
+      request,
+      index,
+      path,
+      originIndex,
+      origins[originIndex].host,
+      scenario.timeout,
+      scenario.http.compression,
+      environment,
+    );
+  });
 }
 
 /** The body's template text, how its values are escaped, and its content type. */
@@ -69,7 +110,8 @@ function bodyOf(
 function compileRequest(
   request: RequestConfig,
   index: number,
-  prefix: string,
+  requestPath: string,
+  originIndex: number,
   host: string,
   defaultTimeout: number,
   compression: boolean,
@@ -91,9 +133,10 @@ function compileRequest(
     const source = parseCapture(expression);
     return { variable, source, regex: source.kind === "regex" ? new RegExp(source.pattern) : undefined };
   });
-  const path = prefix + request.path + queryString(request.query, request.path.includes("?") ? "&" : "?");
+  const path = requestPath + queryString(request.query, requestPath.includes("?") ? "&" : "?");
   return {
     index,
+    originIndex,
     name: requestName(request),
     method: request.method,
     path: new CompiledTemplate(path, "none", environment),

@@ -6,9 +6,6 @@ export interface SessionSettings {
   cookies: boolean;
   followRedirects: number;
   compression: boolean;
-  /** The target's host (cookies are matched against it) and scheme. */
-  host: string;
-  https: boolean;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -33,13 +30,13 @@ export class HttpSession {
     return this.settings.cookies || this.settings.followRedirects > 0 || this.settings.compression;
   }
 
-  /** The Cookie header for a request path, or null. */
-  cookieHeader(path: string): string | null {
-    return this.jar?.header(this.settings.host, path, this.settings.https) ?? null;
+  /** The Cookie header for a request to `host` (over https or not) and `path`, or null. */
+  cookieHeader(host: string, https: boolean, path: string): string | null {
+    return this.jar?.header(host, path, https) ?? null;
   }
 
   /** Reads the headers the features need from undici's raw name/value list. */
-  readHeaders(status: number, rawHeaders: Buffer[] | string[], requestPath: string): void {
+  readHeaders(status: number, rawHeaders: Buffer[] | string[], host: string, requestPath: string): void {
     this.location = null;
     this.encoding = null;
     const { cookies, followRedirects, compression } = this.settings;
@@ -50,7 +47,7 @@ export class HttpSession {
       // Cheap length checks first: most headers are none of these.
       if (cookies && length === 10 && lower(name) === "set-cookie") {
         this.jar ??= new CookieJar();
-        this.jar.store(rawHeaders[i + 1].toString(), this.settings.host, requestPath);
+        this.jar.store(rawHeaders[i + 1].toString(), host, requestPath);
       } else if (redirect && length === 8 && lower(name) === "location") {
         this.location = rawHeaders[i + 1].toString();
       } else if (compression && length === 16 && lower(name) === "content-encoding") {
@@ -60,15 +57,15 @@ export class HttpSession {
   }
 
   /** The path a redirect leads to on the same origin, or null (off-origin, or no hops left). */
-  redirectPath(): string | null {
+  redirectPath(host: string, https: boolean): string | null {
     if (this.location === null || this.hops >= this.settings.followRedirects) return null;
     let url: URL;
     try {
-      url = new URL(this.location, `${this.settings.https ? "https" : "http"}://${this.settings.host}`);
+      url = new URL(this.location, `${https ? "https" : "http"}://${host}`);
     } catch {
       return null;
     }
-    if (url.host !== this.settings.host) return null;
+    if (url.host !== host || (url.protocol === "https:") !== https) return null;
     return url.pathname + url.search;
   }
 }

@@ -149,7 +149,8 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
         headers.push(request.headerNames[i], request.headerValues[i].render(this.template));
       }
     }
-    const cookie = this.session?.cookieHeader(path) ?? null;
+    const origin = this.ctx.origins[request.originIndex];
+    const cookie = this.session?.cookieHeader(origin.host, origin.https, path) ?? null;
     if (cookie !== null) {
       headers = headers.concat("cookie", cookie);
       bytesOut += cookie.length + 10;
@@ -179,7 +180,7 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
       headersTimeout: request.timeoutMs,
       bodyTimeout: request.timeoutMs,
     };
-    if (this.ctx.gate.enter(this)) this.admit();
+    if (this.ctx.origins[request.originIndex].gate.enter(this)) this.admit();
     else this.waitingAtGate = true;
   }
 
@@ -195,7 +196,7 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     this.dispatchOptions = null;
     this.sentCount++;
     this.sentAt = performance.now();
-    this.ctx.dispatcher.dispatch(options, this);
+    this.ctx.origins[this.ctx.requests[this.requestIndex].originIndex].dispatcher.dispatch(options, this);
   }
 
   onConnect(abort: (reason?: Error) => void): void {
@@ -213,7 +214,10 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     statusText: string,
   ): boolean {
     this.status = statusCode;
-    if (this.session !== null) this.session.readHeaders(statusCode, rawHeaders, this.path);
+    if (this.session !== null) {
+      const origin = this.ctx.origins[this.ctx.requests[this.requestIndex].originIndex];
+      this.session.readHeaders(statusCode, rawHeaders, origin.host, this.path);
+    }
     let size = 17 + statusText.length;
     for (let i = 0; i < rawHeaders.length; i++) size += rawHeaders[i].length + 2;
     this.bytesIn += size;
@@ -256,7 +260,7 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     const request = this.ctx.requests[this.requestIndex];
     const recorder = this.ctx.recorders[request.index];
     this.abortRequest = null;
-    this.ctx.gate.leave();
+    this.ctx.origins[request.originIndex].gate.leave();
     let failure: [ErrorKind, string] | null = null;
     if (this.unsent) {
       // Never written to a socket: nothing to count.
@@ -302,7 +306,8 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
    * the Location on the same origin is sent next. 303, and 301/302 after a POST, become GET.
    */
   private followRedirect(latencyUs: number, recorder: VuContext["recorders"][number]): boolean {
-    const next = this.session?.redirectPath() ?? null;
+    const origin = this.ctx.origins[this.ctx.requests[this.requestIndex].originIndex];
+    const next = this.session?.redirectPath(origin.host, origin.https) ?? null;
     if (next === null || this.session === null || this.aborting) return false;
     recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut);
     this.session.hops++;

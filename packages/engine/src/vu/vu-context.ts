@@ -7,14 +7,21 @@ import type { ConnectionGate } from "./connection-gate.js";
 import type { EngineFlow } from "./flow-cursor.js";
 import type { SessionSettings } from "./http-session.js";
 
+export interface VuOrigin {
+  dispatcher: Dispatcher;
+  /** Admits requests into the dispatcher up to its connections. */
+  gate: ConnectionGate;
+  host: string;
+  https: boolean;
+}
+
 /** What every VU of a thread shares: the compiled requests, the pool and the recorders. */
 export interface VuContext {
   requests: CompiledRequest[];
   /** Recorder of each request, by request index (requests with one name share one). */
   recorders: RequestRecorder[];
-  dispatcher: Dispatcher;
-  /** Admits requests into the dispatcher up to its connections. */
-  gate: ConnectionGate;
+  /** By origin index: the pool, the gate that admits requests into it, and where it is. */
+  origins: VuOrigin[];
   worker: string;
   /** The run's feeders in this thread: one row of each per iteration. */
   feeders: FeederSet;

@@ -46,7 +46,16 @@ export const requestSchema = z.strictObject({
     .transform((m) => m.toUpperCase())
     .pipe(z.enum(HTTP_METHODS, { error: `method must be one of ${HTTP_METHODS.join(", ")}` }))
     .default("GET"),
-  path: z.string().startsWith("/", { error: 'path must start with "/"' }).max(8192),
+  /** Path on the scenario's target; or `url`. */
+  path: z.string().startsWith("/", { error: 'path must start with "/"' }).max(8192).optional(),
+  /** An absolute URL on another host (templates only after the host); one pool per origin. */
+  url: z
+    .string()
+    .max(8192)
+    .regex(/^https?:\/\/[^/{}\s?#]+(\/.*)?$/, {
+      error: "url must be absolute (http:// or https://), with templates only after the host",
+    })
+    .optional(),
   query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
   headers: z.record(z.string().min(1), z.string()).optional(),
   /** An object or array is sent as JSON; a string as it is. */

@@ -8,7 +8,8 @@ export function forEachTemplate(
 ): void {
   scenario.requests.forEach((request, index) => {
     const at = (...path: Array<string | number>) => [...scenario.requestPaths[index], ...path];
-    visit(request.path, at("path"));
+    if (request.path !== undefined) visit(request.path, at("path"));
+    if (request.url !== undefined) visit(request.url, at("url"));
     for (const [key, value] of Object.entries(request.query ?? {})) visit(String(value), at("query", key));
     for (const [key, value] of Object.entries(request.headers ?? {})) visit(value, at("headers", key));
     if (request.body !== undefined && !jsonDepthExceeds(request.body, MAX_JSON_DEPTH)) {

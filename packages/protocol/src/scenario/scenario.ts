@@ -125,6 +125,13 @@ export const scenarioSchema = z
       ),
     );
     scenario.requests.forEach((request, index) => {
+      if ((request.path === undefined) === (request.url === undefined)) {
+        ctx.addIssue({
+          code: "custom",
+          path: [...scenario.requestPaths[index], request.url === undefined ? "path" : "url"],
+          message: request.url === undefined ? "is required (or give url)" : "give path or url, not both",
+        });
+      }
       const bodies = BODY_FIELDS.filter((field) => request[field] !== undefined);
       if (bodies.length > 1) {
         ctx.addIssue({
@@ -198,8 +205,8 @@ export function requestLabel(method: string, name: string): string {
 }
 
 /** The name a request's statistics are grouped under. */
-export function requestName(request: { name?: string; method: string; path: string }): string {
-  return request.name ?? `${request.method} ${request.path}`;
+export function requestName(request: { name?: string; method: string; path?: string; url?: string }): string {
+  return request.name ?? `${request.method} ${request.path ?? request.url}`;
 }
 
 /** Every name a run's statistics come under: its requests', then its groups'. */

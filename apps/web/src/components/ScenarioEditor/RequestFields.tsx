@@ -46,18 +46,28 @@ export function RequestFields({ draft, index, issues, onChange }: RequestFieldsP
             ))}
           </select>
         </Field>
-        <Field
-          label="Path"
-          path={`${prefix}.path`}
-          issues={issues}
-          hint="templates: {{vu}} {{iter}} {{uuid}} …"
-        >
-          <input
-            name={`${prefix}.path`}
-            value={String(request.path ?? "")}
-            onChange={(e) => set("path", e.target.value)}
-          />
-        </Field>
+        {request.url !== undefined ? (
+          <Field label="URL" path={`${prefix}.url`} issues={issues} hint="another host: http(s)://host/path">
+            <input
+              name={`${prefix}.url`}
+              value={String(request.url ?? "")}
+              onChange={(e) => set("url", e.target.value)}
+            />
+          </Field>
+        ) : (
+          <Field
+            label="Path"
+            path={`${prefix}.path`}
+            issues={issues}
+            hint="templates: {{vu}} {{iter}} {{uuid}} …"
+          >
+            <input
+              name={`${prefix}.path`}
+              value={String(request.path ?? "")}
+              onChange={(e) => set("path", e.target.value)}
+            />
+          </Field>
+        )}
         <Field label="Timeout" path={`${prefix}.timeout`} issues={issues} hint="default: the scenario's">
           <input value={String(request.timeout ?? "")} onChange={(e) => set("timeout", e.target.value)} />
         </Field>
