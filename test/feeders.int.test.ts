@@ -116,6 +116,58 @@ describe("feeders, bodies and env across workers and threads", () => {
     expect(html).not.toContain("s3cret-value");
   });
 
+  it("multipart bodies: templated text fields and a file sent from memory, as the server parsed them", async () => {
+    const receipt = "%PDF-1.4 receipt ✓ line two\n";
+    const report = await run({
+      scenario: {
+        name: "multipart",
+        target: target.url,
+        load: { executor: "per-vu-iterations", vus: 2, iterations: 3 },
+        requests: [
+          {
+            name: "upload",
+            method: "POST",
+            path: "/receipt",
+            multipart: {
+              note: "from vu {{vu}}",
+              file: { file: "receipt.pdf", contentType: "application/pdf" },
+            },
+          },
+        ],
+      },
+      attachments: { "receipt.pdf": Buffer.from(receipt).toString("base64") },
+    });
+    expect(report.summary.total.requests).toBe(6);
+    expect(target.log).toHaveLength(6);
+    for (const entry of target.log) {
+      const type = String(entry.headers["content-type"]);
+      expect(type).toMatch(/^multipart\/form-data; boundary=volley-[0-9a-f]+$/);
+      // Parsed the way a server does it.
+      const form = await new Response(entry.body, { headers: { "content-type": type } }).formData();
+      expect(form.get("note")).toMatch(/^from vu [12]$/);
+      const file = form.get("file") as File;
+      expect(file.name).toBe("receipt.pdf");
+      expect(file.type).toBe("application/pdf");
+      expect(await file.text()).toBe(receipt);
+    }
+    const missing = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: {
+        name: "multipart-missing",
+        target: target.url,
+        load: { executor: "per-vu-iterations", vus: 1, iterations: 1 },
+        requests: [{ method: "POST", path: "/r", multipart: { f: { file: "nope.bin" } } }],
+      },
+    });
+    expect(missing.status).toBe(400);
+    expect(missing.body.details).toEqual([
+      {
+        path: "requests[0].multipart",
+        message:
+          'nope.bin was not sent with the scenario (volley run sends it; the API takes it in "attachments", base64)',
+      },
+    ]);
+  });
+
   it("bad data is a 400 naming the file and line, the field or the variable; nothing is started", async () => {
     const scenario = (extra: Record<string, unknown>) => ({
       name: "bad-data",

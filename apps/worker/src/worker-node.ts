@@ -196,6 +196,7 @@ export class WorkerNode {
         scenario: message.scenario,
         partition: message.partition,
         data: message.data,
+        attachments: message.attachments,
         env: message.env,
         threads: this.options.threads,
         startAtLocal: this.clock.toLocal(message.startAt),

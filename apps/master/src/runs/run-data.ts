@@ -4,6 +4,7 @@ import {
   forEachTemplate,
   formatPath,
   MAX_DATA_BYTES,
+  multipartFiles,
   parseDataFile,
   parseTemplate,
   type Scenario,
@@ -17,6 +18,8 @@ import {
 /** What a run needs besides its scenario: feeder tables and env values, resolved at creation. */
 export interface RunInputs {
   data: Record<string, FeederTable>;
+  /** Files of multipart bodies, base64. */
+  attachments: Record<string, string>;
   env: Record<string, string>;
 }
 
@@ -29,9 +32,23 @@ export function resolveRunInputs(
   scenario: Scenario,
   files: Record<string, string>,
   env: Record<string, string>,
+  attachments: Record<string, string> = {},
   masterEnv: NodeJS.ProcessEnv = process.env,
 ): RunInputs {
   const issues: ValidationIssue[] = [];
+  const sent: Record<string, string> = {};
+  scenario.requests.forEach((request, index) => {
+    for (const file of multipartFiles(request)) {
+      if (!Object.hasOwn(attachments, file)) {
+        issues.push({
+          path: `${formatPath(scenario.requestPaths[index])}.multipart`,
+          message: `${file} was not sent with the scenario (volley run sends it; the API takes it in "attachments", base64)`,
+        });
+      } else {
+        sent[file] = attachments[file];
+      }
+    }
+  });
   const data: Record<string, FeederTable> = {};
   let bytes = 0;
   for (const [name, feeder] of Object.entries(scenario.data)) {
@@ -56,6 +73,7 @@ export function resolveRunInputs(
       issues.push({ path: `data.${name}.file`, message: error.message });
     }
   }
+  for (const content of Object.values(sent)) bytes += (content.length * 3) / 4;
   if (bytes > MAX_DATA_BYTES) {
     issues.push({
       path: "data",
@@ -91,5 +109,9 @@ export function resolveRunInputs(
     for (const name of templateEnvNames(parseTemplate(text))) used.add(name);
   });
   if (issues.length) throw new ValidationError("scenario", issues);
-  return { data, env: Object.fromEntries(Object.entries(values).filter(([name]) => used.has(name))) };
+  return {
+    data,
+    attachments: sent,
+    env: Object.fromEntries(Object.entries(values).filter(([name]) => used.has(name))),
+  };
 }

@@ -83,10 +83,14 @@ export class RunScheduler {
   /** Validates and starts a run; throws VolleyError (400/409) before writing anything. */
   async create(
     input: unknown,
-    extras: { files?: Record<string, string>; env?: Record<string, string> } = {},
+    extras: {
+      files?: Record<string, string>;
+      env?: Record<string, string>;
+      attachments?: Record<string, string>;
+    } = {},
   ): Promise<{ id: string; status: string }> {
     const scenario = parseScenario(input);
-    const inputs = resolveRunInputs(scenario, extras.files ?? {}, extras.env ?? {});
+    const inputs = resolveRunInputs(scenario, extras.files ?? {}, extras.env ?? {}, extras.attachments ?? {});
     if (this.active || this.creating) {
       const which = this.active ? `run ${this.active.id}` : "another run";
       throw new VolleyError("VOL_ERR_RUN_ACTIVE", `${which} is still active; stop it or wait for it to end`);
@@ -150,6 +154,7 @@ export class RunScheduler {
           partition: p.partition,
           startAt,
           data: inputs.data,
+          attachments: inputs.attachments,
           env: inputs.env,
         });
         const entry = this.options.registry.get(p.workerId);

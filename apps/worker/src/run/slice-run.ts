@@ -10,6 +10,7 @@ export interface SliceRunOptions {
   partition: PartitionStep[];
   /** Feeder tables and env values the master resolved for the run. */
   data: Record<string, FeederTable>;
+  attachments: Record<string, string>;
   env: Record<string, string>;
   threads: number;
   /** Scheduled start in this machine's clock. */
@@ -36,6 +37,7 @@ export class SliceRun {
       startAtEpochMs: options.startAtLocal,
       workerName: options.workerName,
       data: options.data,
+      attachments: options.attachments,
       env: options.env,
       onPeriod: (period) => this.publish(period),
       onThreadError: options.onThreadError,

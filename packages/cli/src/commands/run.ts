@@ -5,7 +5,9 @@ import {
   DataFileError,
   formatFromFileName,
   formatMs,
+  formatPath,
   MAX_DATA_BYTES,
+  multipartFiles,
   parseDataFile,
   parseScenario,
   type RunDetail,
@@ -95,7 +97,7 @@ export async function runCommand(argv: string[]): Promise<number> {
 function runInputs(
   input: unknown,
   scenarioFile: string,
-): { files: Record<string, string>; env: Record<string, string> } {
+): { files: Record<string, string>; attachments: Record<string, string>; env: Record<string, string> } {
   const scenario = parseScenario(input);
   const files: Record<string, string> = {};
   for (const [name, feeder] of Object.entries(scenario.data)) {
@@ -122,13 +124,32 @@ function runInputs(
       throw error;
     }
   }
+  // Files multipart bodies send travel as base64, read relative to the scenario file too.
+  const attachments: Record<string, string> = {};
+  for (const [index, request] of scenario.requests.entries()) {
+    for (const name of multipartFiles(request)) {
+      const path = resolve(dirname(resolve(scenarioFile)), name);
+      const where = `${formatPath(scenario.requestPaths[index])}.multipart`;
+      let size: number;
+      try {
+        size = statSync(path).size;
+      } catch (error) {
+        throw new UsageError(
+          `${where}: cannot read ${name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        );
+      }
+      if (size > MAX_DATA_BYTES)
+        throw new UsageError(`${where}: ${name} is larger than ${MAX_DATA_BYTES / 1024 / 1024} MB`);
+      attachments[name] = readFileSync(path).toString("base64");
+    }
+  }
   const env: Record<string, string> = {};
   for (const name of scenario.env) {
     const value = process.env[name];
     if (value === undefined) throw new UsageError(`env: ${name} is not set in this shell`);
     env[name] = value;
   }
-  return { files, env };
+  return { files, attachments, env };
 }
 
 function readScenario(file: string): unknown {

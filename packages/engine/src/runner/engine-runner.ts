@@ -23,6 +23,8 @@ export interface EngineRunnerOptions {
   workerName: string;
   /** Every feeder's rows (the master read them); each thread gets its share. @defaultValue none */
   data?: Record<string, FeederTable>;
+  /** Files multipart bodies send, base64. @defaultValue none */
+  attachments?: Record<string, string>;
   /** Values of the scenario's env names. @defaultValue none */
   env?: Record<string, string>;
   /** One merged period per second of the run, in order; the last has `final`. */
@@ -74,6 +76,7 @@ export class EngineRunner {
         startAtEpochMs: options.startAtEpochMs,
         workerName: options.workerName,
         data: threadTables(scenario.data, options.data ?? {}, partition),
+        attachments: options.attachments ?? {},
         env: options.env ?? {},
       };
       const thread = new Worker(THREAD_ENTRY, { workerData: data });

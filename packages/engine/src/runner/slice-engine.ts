@@ -38,6 +38,8 @@ export interface SliceEngineOptions {
   workerName: string;
   /** This thread's feeder tables (unique ones already dealt out; see threadTables). @defaultValue none */
   data?: Record<string, FeederTable>;
+  /** Files multipart bodies send, base64. @defaultValue none */
+  attachments?: Record<string, string>;
   /** Values of the scenario's env names. @defaultValue none */
   env?: Record<string, string>;
   /** Receives each second's statistics; called off the request path, once a second. */
@@ -71,10 +73,18 @@ export class SliceEngine {
   constructor(private readonly options: SliceEngineOptions) {
     const { scenario, partition } = options;
     const feeders = new FeederSet(scenario.data, options.data ?? {});
-    const requests = compileRequests(scenario, {
-      env: options.env ?? {},
-      locate: (feeder, field) => feeders.locate(feeder, field),
-    });
+    // Decoded once per thread; every request sends the same bytes.
+    const attachments = Object.fromEntries(
+      Object.entries(options.attachments ?? {}).map(([name, base64]) => [
+        name,
+        Buffer.from(base64, "base64"),
+      ]),
+    );
+    const requests = compileRequests(
+      scenario,
+      { env: options.env ?? {}, locate: (feeder, field) => feeders.locate(feeder, field) },
+      attachments,
+    );
     const byName = new Map<string, RequestRecorder>();
     this.recorders = requests.map((r) => {
       let recorder = byName.get(r.name);

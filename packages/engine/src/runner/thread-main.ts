@@ -16,6 +16,7 @@ try {
     startAtEpochMs: start.startAtEpochMs,
     workerName: start.workerName,
     data: start.data,
+    attachments: start.attachments,
     env: start.env,
     onPeriod: (period) => post({ type: "period", period }),
   });

@@ -9,6 +9,8 @@ export interface ThreadStart {
   workerName: string;
   /** This thread's feeder tables. */
   data: Record<string, FeederTable>;
+  /** Files multipart bodies send, base64. */
+  attachments: Record<string, string>;
   env: Record<string, string>;
 }
 

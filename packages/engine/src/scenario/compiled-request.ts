@@ -7,6 +7,7 @@ import {
   type Scenario,
   type StatusRange,
 } from "@volley/protocol";
+import { CompiledMultipart } from "./compiled-multipart.js";
 import { CompiledTemplate, type TemplateEnvironment } from "./compiled-template.js";
 
 export interface CompiledCapture {
@@ -28,6 +29,8 @@ export interface CompiledRequest {
   /** Header list ready for undici when no header value has a template. */
   staticHeaders: string[] | null;
   body: CompiledTemplate | null;
+  /** A multipart body (instead of `body`). */
+  multipart: CompiledMultipart | null;
   /** Body bytes when the body has no template. */
   staticBody: Buffer | null;
   timeoutMs: number;
@@ -68,7 +71,12 @@ function splitUrl(url: string): { origin: string; rest: string } {
   return { origin: match?.[1] ?? url, rest: rest.startsWith("/") ? rest : `/${rest}` };
 }
 
-export function compileRequests(scenario: Scenario, environment?: TemplateEnvironment): CompiledRequest[] {
+export function compileRequests(
+  scenario: Scenario,
+  environment?: TemplateEnvironment,
+  /** The bytes of the files multipart bodies send, by name. */
+  attachments: Readonly<Record<string, Buffer>> = {},
+): CompiledRequest[] {
   const base = new URL(scenario.target);
   const prefix = base.pathname.replace(/\/$/, "");
   const origins = requestOrigins(scenario);
@@ -85,6 +93,7 @@ export function compileRequests(scenario: Scenario, environment?: TemplateEnviro
       scenario.timeout,
       scenario.http.compression,
       environment,
+      attachments,
     );
   });
 }
@@ -115,7 +124,8 @@ function compileRequest(
   host: string,
   defaultTimeout: number,
   compression: boolean,
-  environment?: TemplateEnvironment,
+  environment: TemplateEnvironment | undefined,
+  attachments: Readonly<Record<string, Buffer>>,
 ): CompiledRequest {
   const headers = Object.entries(request.headers ?? {}).map(
     ([name, value]) => [name.toLowerCase(), value] as const,
@@ -124,8 +134,12 @@ function compileRequest(
     headers.push(["accept-encoding", "gzip, br, deflate"]);
   }
   const bodySpec = bodyOf(request);
-  if (bodySpec?.type && !headers.some(([name]) => name === "content-type")) {
-    headers.push(["content-type", bodySpec.type]);
+  const multipart = request.multipart
+    ? new CompiledMultipart(request.multipart, attachments, environment)
+    : null;
+  const contentType = multipart?.contentType ?? bodySpec?.type;
+  if (contentType && !headers.some(([name]) => name === "content-type")) {
+    headers.push(["content-type", contentType]);
   }
   const headerValues = headers.map(([, value]) => new CompiledTemplate(value, "none", environment));
   const body = bodySpec === null ? null : new CompiledTemplate(bodySpec.source, bodySpec.escape, environment);
@@ -146,7 +160,12 @@ function compileRequest(
       ? headers.flatMap(([name], i) => [name, headerValues[i].render(STATIC_CONTEXT)])
       : null,
     body,
-    staticBody: body?.isStatic ? Buffer.from(body.render(STATIC_CONTEXT)) : null,
+    multipart,
+    staticBody: multipart?.isStatic
+      ? multipart.render(STATIC_CONTEXT)
+      : body?.isStatic
+        ? Buffer.from(body.render(STATIC_CONTEXT))
+        : null,
     timeoutMs: request.timeout ?? defaultTimeout,
     captures,
     expectStatus: request.expect?.status ?? null,

@@ -158,7 +158,9 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     const asGet = this.redirectTo !== null && this.redirectAsGet;
     const body = asGet
       ? null
-      : (request.staticBody ?? (request.body ? request.body.render(this.template) : null));
+      : (request.staticBody ??
+        request.multipart?.render(this.template) ??
+        (request.body ? request.body.render(this.template) : null));
     if (body !== null) bytesOut += Buffer.byteLength(body) + 20;
     this.bytesOut = bytesOut;
     this.bytesIn = 0;

@@ -13,6 +13,8 @@ export const startRunSchema = z.strictObject({
   startAt: z.number(),
   /** Every feeder's rows, read by the master (files and inline rows alike). */
   data: z.record(z.string(), feederTableSchema).default({}),
+  /** Files multipart bodies send, base64, by the name the scenario gives them. */
+  attachments: z.record(z.string(), z.string()).default({}),
   /** Values of the scenario's `env` names, for this run only (never stored). */
   env: z.record(z.string(), z.string().max(65_536)).default({}),
 });

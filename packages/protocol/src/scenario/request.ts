@@ -74,6 +74,25 @@ export const requestSchema = z.strictObject({
     .optional(),
   /** Sent as application/x-www-form-urlencoded; values may hold templates. */
   form: z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  /** Sent as multipart/form-data: text fields (templates allowed) and files (read once, sent from memory). */
+  multipart: z
+    .record(
+      z.string().min(1).max(200),
+      z.union([
+        z.string(),
+        z.number(),
+        z.boolean(),
+        z.strictObject({
+          file: z.string().min(1).max(500),
+          contentType: z.string().min(1).max(200).default("application/octet-stream"),
+          filename: z.string().min(1).max(200).optional(),
+        }),
+      ]),
+    )
+    .refine((fields) => Object.keys(fields).length > 0 && Object.keys(fields).length <= 100, {
+      error: "needs 1 to 100 fields",
+    })
+    .optional(),
   capture: z
     .record(
       z.string().regex(VARIABLE_NAME_RE, { error: "a capture name must be a plain identifier" }),
@@ -93,4 +112,11 @@ export const requestSchema = z.strictObject({
 export type RequestConfig = z.output<typeof requestSchema>;
 
 /** The body fields of a request: at most one may be set. */
-export const BODY_FIELDS = ["body", "json", "form"] as const;
+export const BODY_FIELDS = ["body", "json", "form", "multipart"] as const;
+
+/** The files a request's multipart body sends. */
+export function multipartFiles(request: RequestConfig): string[] {
+  return Object.values(request.multipart ?? {}).flatMap((value) =>
+    typeof value === "object" && value !== null ? [value.file] : [],
+  );
+}

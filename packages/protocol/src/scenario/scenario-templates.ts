@@ -19,5 +19,8 @@ export function forEachTemplate(
       visit(JSON.stringify(request.json), at("json"));
     }
     for (const [key, value] of Object.entries(request.form ?? {})) visit(String(value), at("form", key));
+    for (const [key, value] of Object.entries(request.multipart ?? {})) {
+      if (typeof value !== "object") visit(String(value), at("multipart", key));
+    }
   });
 }

@@ -16,7 +16,11 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
     const body = parseWith(createRunBodySchema, request.body ?? {}, "request body");
     if (body.scenario === undefined)
       throw new VolleyError("VOL_ERR_VALIDATION", 'the body needs a "scenario"');
-    const created = await app.services.scheduler.create(body.scenario, { files: body.files, env: body.env });
+    const created = await app.services.scheduler.create(body.scenario, {
+      files: body.files,
+      env: body.env,
+      attachments: body.attachments,
+    });
     return reply.code(201).send(created);
   });
 
