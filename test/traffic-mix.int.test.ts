@@ -95,4 +95,32 @@ describe("traffic mix: flows, groups, repeats", () => {
     const csv = await (await fetch(`${master.url}/api/runs/${run.id}/report.csv`)).text();
     expect(csv).toMatch(/\npay,GROUP,/);
   });
+
+  it("abortOnFail stops the run as soon as the merged data breaks the threshold", async () => {
+    const started = Date.now();
+    const created = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: {
+        name: "abort-on-fail",
+        target: target.url,
+        load: { executor: "constant-vus", vus: 4, duration: "60s" },
+        requests: [{ name: "broken", path: "/status/500" }],
+        thinkTime: "5ms",
+        thresholds: {
+          errorRate: { threshold: "<10%", abortOnFail: true, delayAbortEval: "1s" },
+          p95: "<10s",
+        },
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const run = await waitForRunEnd<RunDetail>(master.url, created.body.id as string, 60_000);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(run.status).toBe("aborted");
+    expect(run.stopReason).toBe("threshold");
+    expect(run.thresholds).toEqual([
+      expect.objectContaining({ key: "errorRate", pass: false, actual: 1 }),
+      expect.objectContaining({ key: "p95", pass: true }),
+    ]);
+    // Nothing measured is lost by the stop.
+    expect(run.summary.total.requests).toBe(target.counts.get("/status/500"));
+  });
 });

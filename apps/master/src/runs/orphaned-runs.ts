@@ -1,4 +1,8 @@
 import type { Database, RunRow } from "@volley/db";
+import { parseScenario } from "@volley/protocol";
+import type { Logger } from "pino";
+import type { StatsPipeline } from "../pipeline/stats-pipeline.js";
+import { type ActiveRun, newActiveRun } from "./active-run.js";
 import type { RunLease } from "./run-lease.js";
 
 export type StartedRun = RunRow & { startAt: number };
@@ -22,4 +26,34 @@ export async function orphanedRuns(db: Database, lease: RunLease, exceptId?: str
     }
   }
   return started;
+}
+
+export interface TakeOverDeps {
+  lease: RunLease;
+  pipeline: StatsPipeline;
+  ingest: { open(runId: string): void };
+  log: Logger;
+  overrunMs?: number;
+}
+
+/**
+ * Claims an orphaned run and rebuilds what following it needs: its aggregator from the last
+ * checkpoint, its workers as seen now (they get the absence grace to come back), its queue.
+ * Null when another master claimed it first.
+ */
+export async function takeOver(run: StartedRun, deps: TakeOverDeps): Promise<ActiveRun | null> {
+  if (!(await deps.lease.claim(run.id))) return null;
+  const aggregator = await deps.pipeline.get(run.id);
+  if (!aggregator) return null;
+  const scenario = parseScenario(JSON.parse(run.scenario));
+  const active = newActiveRun(run.id, scenario, run.startAt, aggregator, deps.overrunMs ?? 30_000);
+  active.stopReason = run.stopReason;
+  const now = Date.now();
+  for (const worker of aggregator.workerList()) active.seen.set(worker.workerId, now);
+  deps.ingest.open(run.id);
+  deps.log.info(
+    { runId: run.id, previousOwner: run.owner },
+    run.owner === deps.lease.owner ? "resumed the active run after a restart" : "took over an orphaned run",
+  );
+  return active;
 }

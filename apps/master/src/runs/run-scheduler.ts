@@ -3,7 +3,6 @@ import {
   formatDuration,
   type LiveMessage,
   parseScenario,
-  plannedDurationMs,
   type RunDetail,
   statsNames,
   VolleyError,
@@ -15,14 +14,16 @@ import { isWorkerDone, maxBatchSecond, RunAggregator } from "../pipeline/run-agg
 import type { StatsPipeline } from "../pipeline/stats-pipeline.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import { type ActiveRun, markAbsentWorkers, newActiveRun } from "./active-run.js";
-import { orphanedRuns } from "./orphaned-runs.js";
+import { orphanedRuns, takeOver } from "./orphaned-runs.js";
 import { resolveRunInputs } from "./run-data.js";
 import { runDetail } from "./run-details.js";
 import { finalizeRun } from "./run-finalizer.js";
 import { newRunId } from "./run-id.js";
+import { recordRun, sendSlices } from "./run-launch.js";
 import type { RunLease } from "./run-lease.js";
 import { planRun } from "./run-plan.js";
 import { toListItem } from "./run-views.js";
+import { brokenAbortThreshold } from "./threshold-abort.js";
 
 export interface RunSchedulerOptions {
   db: Database;
@@ -110,31 +111,8 @@ export class RunScheduler {
       );
       const id = newRunId();
       const startAt = Date.now() + (this.options.startDelayMs ?? 1500);
-      const planned = plannedDurationMs(scenario.load);
-      await this.options.db.transaction(async (tx) => {
-        await tx.runs.create({
-          id,
-          name: scenario.name,
-          status: "running",
-          executor: scenario.load.executor,
-          scenario: JSON.stringify(input),
-          plannedDurationMs: planned,
-          startAt,
-          startedAt: new Date(startAt),
-          ...this.options.lease.newRun(),
-        });
-        await tx.runWorkers.createMany(
-          plan.map((p) => ({
-            runId: id,
-            workerId: p.workerId,
-            name: p.name,
-            host: p.host,
-            threads: p.threads,
-            vus: p.vus,
-            status: "running",
-          })),
-        );
-      });
+      const launched = { id, input, scenario, startAt, plan };
+      await recordRun(this.options.db, this.options.lease, launched);
       const aggregator = new RunAggregator({
         runId: id,
         startAt,
@@ -146,23 +124,7 @@ export class RunScheduler {
       this.options.ingest.open(id);
       this.active = newActiveRun(id, scenario, startAt, aggregator, this.options.overrunMs ?? 30_000);
       this.lastRenewal = Date.now();
-      for (const p of plan) {
-        this.options.registry.send(p.workerId, {
-          type: "start-run",
-          runId: id,
-          scenario: input,
-          partition: p.partition,
-          startAt,
-          data: inputs.data,
-          attachments: inputs.attachments,
-          env: inputs.env,
-        });
-        const entry = this.options.registry.get(p.workerId);
-        if (entry) {
-          entry.info.state = "running";
-          entry.info.runId = id;
-        }
-      }
+      sendSlices(this.options.registry, launched, inputs);
       this.options.log.info({ runId: id, workers: plan.length, startAt }, "run started");
       await this.publishStatus(id);
       return { id, status: "running" };
@@ -203,23 +165,17 @@ export class RunScheduler {
   }
 
   private async adoptOrphans(): Promise<void> {
-    const { db, lease, log } = this.options;
     this.lastAdoption = Date.now();
-    for (const run of await orphanedRuns(db, lease, this.active?.id)) {
-      if (this.active || this.creating || !(await lease.claim(run.id))) continue;
-      const aggregator = await this.options.pipeline.get(run.id);
-      if (!aggregator || this.active) continue;
-      const scenario = parseScenario(JSON.parse(run.scenario));
-      this.active = newActiveRun(run.id, scenario, run.startAt, aggregator, this.options.overrunMs ?? 30_000);
-      this.active.stopReason = run.stopReason;
+    for (const run of await orphanedRuns(this.options.db, this.options.lease, this.active?.id)) {
+      if (this.active || this.creating) continue;
+      const taken = await takeOver(run, this.options);
+      if (!taken) continue;
+      if (this.active) {
+        await this.options.ingest.close(run.id, false);
+        continue;
+      }
+      this.active = taken;
       this.lastRenewal = Date.now();
-      const now = Date.now();
-      for (const worker of aggregator.workerList()) this.active.seen.set(worker.workerId, now);
-      this.options.ingest.open(run.id);
-      log.info(
-        { runId: run.id, previousOwner: run.owner },
-        run.owner === lease.owner ? "resumed the active run after a restart" : "took over an orphaned run",
-      );
     }
   }
 
@@ -330,6 +286,16 @@ export class RunScheduler {
       this.lastRenewal = now;
     }
     if (active.finishing) return;
+    if (!active.stopReason) {
+      const broken = brokenAbortThreshold(active, now);
+      if (broken) {
+        this.options.log.warn(
+          { runId: active.id, threshold: broken.key, actual: broken.actual },
+          `threshold ${broken.key} ${broken.expression} broken (abortOnFail): stopping the run`,
+        );
+        await this.stopRun(active.id, "threshold");
+      }
+    }
     for (const workerId of markAbsentWorkers(
       active,
       this.options.registry,

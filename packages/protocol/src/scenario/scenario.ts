@@ -36,16 +36,38 @@ const targetSchema = z.string().superRefine((text, ctx) => {
   }
 });
 
-const thresholdsSchema = z.record(z.string(), z.string()).superRefine((thresholds, ctx) => {
-  for (const [key, expression] of Object.entries(thresholds)) {
-    try {
-      parseThreshold(key, expression);
-    } catch (error) {
-      if (!(error instanceof ThresholdSyntaxError)) throw error;
-      ctx.addIssue({ code: "custom", path: [key], message: error.message });
-    }
-  }
+/** A threshold that can stop the run: `{ threshold: "<200ms", abortOnFail: true, delayAbortEval: "10s" }`. */
+const thresholdObjectSchema = z.strictObject({
+  threshold: z.string(),
+  /** Stop the run (status aborted, reason threshold) as soon as the merged data breaks it. */
+  abortOnFail: z.boolean().default(false),
+  /** Not judged for aborting before this much of the run has passed. @defaultValue "0s" */
+  delayAbortEval: durationSchema.default(0),
 });
+
+const thresholdsSchema = z
+  .record(z.string(), z.union([z.string(), thresholdObjectSchema]))
+  .superRefine((thresholds, ctx) => {
+    for (const [key, value] of Object.entries(thresholds)) {
+      try {
+        parseThreshold(key, typeof value === "string" ? value : value.threshold);
+      } catch (error) {
+        if (!(error instanceof ThresholdSyntaxError)) throw error;
+        ctx.addIssue({ code: "custom", path: [key], message: error.message });
+      }
+    }
+  })
+  .transform((thresholds) => ({
+    rules: Object.fromEntries(
+      Object.entries(thresholds).map(([key, value]) => [
+        key,
+        typeof value === "string" ? value : value.threshold,
+      ]),
+    ),
+    aborts: Object.entries(thresholds).flatMap(([key, value]) =>
+      typeof value === "object" && value.abortOnFail ? [{ key, delayMs: value.delayAbortEval }] : [],
+    ),
+  }));
 
 // Field checks run first; the cross-field checks below run once every field is valid.
 export const scenarioSchema = z
@@ -60,7 +82,7 @@ export const scenarioSchema = z
     thinkTime: thinkTimeSchema.default(NO_THINK_TIME),
     /** Per-request timeout unless a request sets its own. @defaultValue "10s" */
     timeout: positiveDurationSchema.default(10_000),
-    thresholds: thresholdsSchema.default({}),
+    thresholds: thresholdsSchema.default({ rules: {}, aborts: [] }),
     /** Feeders: rows handed to iterations, read as {{data.FEEDER.FIELD}}. */
     data: dataSchema.default({}),
     /** Environment variables the templates read as {{env.NAME}}; their values are never stored. */
@@ -112,8 +134,8 @@ export const scenarioSchema = z
     }
     const { problems, ...layout } = layOutSteps(written.requests, written.flows);
     for (const problem of problems) ctx.addIssue({ code: "custom", ...problem });
-    const { flows: _written, requests: _steps, ...rest } = written;
-    return { ...rest, ...layout };
+    const { flows: _written, requests: _steps, thresholds, ...rest } = written;
+    return { ...rest, ...layout, thresholds: thresholds.rules, thresholdAborts: thresholds.aborts };
   })
   .superRefine((scenario, ctx) => {
     const captured = new Set(scenario.requests.flatMap((r) => Object.keys(r.capture ?? {})));

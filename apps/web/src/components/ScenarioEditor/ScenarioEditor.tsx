@@ -129,12 +129,18 @@ export function ScenarioEditor({ draft, issues, byPath, onChange }: ScenarioEdit
             issues={byPath}
             hint="metric: rule, e.g. p95: <200ms, errorRate: <1%, login.p99: <1s"
           >
-            <textarea
-              key={recordToLines(getAt(draft, ["thresholds"]))}
-              rows={3}
-              defaultValue={recordToLines(getAt(draft, ["thresholds"]))}
-              onBlur={(e) => set(["thresholds"], linesToRecord(e.target.value))}
-            />
+            {hasObjectValues(getAt(draft, ["thresholds"])) ? (
+              <p className="field-note" data-testid="thresholds-note">
+                Some thresholds stop the run (abortOnFail). Edit them in the scenario text.
+              </p>
+            ) : (
+              <textarea
+                key={recordToLines(getAt(draft, ["thresholds"]))}
+                rows={3}
+                defaultValue={recordToLines(getAt(draft, ["thresholds"]))}
+                onBlur={(e) => set(["thresholds"], linesToRecord(e.target.value))}
+              />
+            )}
           </Field>
           {[...byPath.entries()]
             .filter(([path]) => path.startsWith("thresholds."))
@@ -207,4 +213,12 @@ function stepTitle(step: { group?: unknown; repeat?: unknown; requests?: unknown
 
 function flowNames(flows: unknown[]): string {
   return flows.map((f) => (f && typeof f === "object" && "name" in f ? String(f.name) : "?")).join(", ");
+}
+
+function hasObjectValues(record: unknown): boolean {
+  return (
+    !!record &&
+    typeof record === "object" &&
+    Object.values(record).some((v) => v !== null && typeof v === "object")
+  );
 }

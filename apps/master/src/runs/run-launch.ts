@@ -1,0 +1,64 @@
+import type { Database } from "@volley/db";
+import { plannedDurationMs, type Scenario } from "@volley/protocol";
+import type { WorkerRegistry } from "../workers/worker-registry.js";
+import type { RunInputs } from "./run-data.js";
+import type { RunLease } from "./run-lease.js";
+import type { PlannedWorker } from "./run-plan.js";
+
+export interface LaunchedRun {
+  id: string;
+  /** The scenario as the user wrote it (stored, and sent to workers, as is). */
+  input: unknown;
+  scenario: Scenario;
+  startAt: number;
+  plan: PlannedWorker[];
+}
+
+/** Writes a new run, owned by this master, and its workers in one transaction. */
+export async function recordRun(db: Database, lease: RunLease, run: LaunchedRun): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.runs.create({
+      id: run.id,
+      name: run.scenario.name,
+      status: "running",
+      executor: run.scenario.load.executor,
+      scenario: JSON.stringify(run.input),
+      plannedDurationMs: plannedDurationMs(run.scenario.load),
+      startAt: run.startAt,
+      startedAt: new Date(run.startAt),
+      ...lease.newRun(),
+    });
+    await tx.runWorkers.createMany(
+      run.plan.map((p) => ({
+        runId: run.id,
+        workerId: p.workerId,
+        name: p.name,
+        host: p.host,
+        threads: p.threads,
+        vus: p.vus,
+        status: "running",
+      })),
+    );
+  });
+}
+
+/** Sends each planned worker its slice (with the run's data, files and env) and marks it running. */
+export function sendSlices(registry: WorkerRegistry, run: LaunchedRun, inputs: RunInputs): void {
+  for (const p of run.plan) {
+    registry.send(p.workerId, {
+      type: "start-run",
+      runId: run.id,
+      scenario: run.input,
+      partition: p.partition,
+      startAt: run.startAt,
+      data: inputs.data,
+      attachments: inputs.attachments,
+      env: inputs.env,
+    });
+    const entry = registry.get(p.workerId);
+    if (entry) {
+      entry.info.state = "running";
+      entry.info.runId = run.id;
+    }
+  }
+}
