@@ -7,7 +7,7 @@ import {
   parseScenario,
   peakVus,
 } from "@volley/protocol";
-import { threadTables } from "../data/thread-tables.js";
+import { threadTables } from "../feeders/thread-tables.js";
 import { PeriodMerger } from "./period-merger.js";
 import type { SlicePeriod } from "./slice-engine.js";
 import type { FromThread, ThreadStart } from "./thread-messages.js";

@@ -10,9 +10,9 @@ import {
 } from "@volley/protocol";
 import { RequestRecorder } from "@volley/stats";
 import type { Pool } from "undici";
-import { FeederSet } from "../data/feeder.js";
 import type { BaseExecutor } from "../executors/base-executor.js";
 import { createExecutor } from "../executors/registry.js";
+import { FeederSet } from "../feeders/feeder.js";
 import { createHttpPool } from "../http/dispatcher.js";
 import { compileRequests, requestOrigins } from "../scenario/compiled-request.js";
 import { ConnectionGate } from "../vu/connection-gate.js";

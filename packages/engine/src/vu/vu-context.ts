@@ -1,7 +1,7 @@
 import type { ThinkTime } from "@volley/protocol";
 import type { RequestRecorder } from "@volley/stats";
 import type { Dispatcher } from "undici";
-import type { FeederSet } from "../data/feeder.js";
+import type { FeederSet } from "../feeders/feeder.js";
 import type { CompiledRequest } from "../scenario/compiled-request.js";
 import type { ConnectionGate } from "./connection-gate.js";
 import type { EngineFlow } from "./flow-cursor.js";

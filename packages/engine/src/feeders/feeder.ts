@@ -1,0 +1,72 @@
+import type { FeederConfig, FeederTable } from "@volley/protocol";
+
+/**
+ * One feeder in one thread. `unique` rows were dealt to this thread already (no row is in two
+ * threads), so handing them out is a cursor: no coordination on the request path.
+ */
+export class Feeder {
+  private cursor = 0;
+
+  constructor(
+    readonly name: string,
+    readonly columns: string[],
+    private readonly rows: string[][],
+    private readonly mode: FeederConfig["mode"],
+    private readonly onExhausted: FeederConfig["onExhausted"],
+  ) {}
+
+  /** The row for a VU's iteration; null once a unique feeder with `onExhausted: stop` ran out. */
+  next(vuNumber: number, iteration: number): string[] | null {
+    const count = this.rows.length;
+    if (count === 0) return null;
+    switch (this.mode) {
+      case "unique":
+        if (this.cursor >= count) {
+          if (this.onExhausted === "stop") return null;
+          this.cursor = 0;
+        }
+        return this.rows[this.cursor++];
+      case "sequential":
+        // Each VU walks the rows from its own offset.
+        return this.rows[(vuNumber - 1 + iteration) % count];
+      case "random":
+        return this.rows[Math.floor(Math.random() * count)];
+    }
+  }
+}
+
+/** A thread's feeders, in a fixed order templates refer to by index. */
+export class FeederSet {
+  readonly feeders: Feeder[];
+  private readonly index = new Map<string, number>();
+
+  constructor(configs: Record<string, FeederConfig>, tables: Record<string, FeederTable>) {
+    this.feeders = Object.entries(configs).map(([name, config], i) => {
+      this.index.set(name, i);
+      const table = tables[name] ?? { columns: [], rows: [] };
+      return new Feeder(name, table.columns, table.rows, config.mode, config.onExhausted);
+    });
+  }
+
+  get size(): number {
+    return this.feeders.length;
+  }
+
+  /** [feeder index, column index] of `{{data.feeder.field}}`; throws for an unknown one. */
+  locate(feeder: string, field: string): [number, number] {
+    const i = this.index.get(feeder);
+    const column = i === undefined ? -1 : this.feeders[i].columns.indexOf(field);
+    if (i === undefined || column < 0) throw new Error(`{{data.${feeder}.${field}}} has no data`);
+    return [i, column];
+  }
+
+  /** One row per feeder into `out`; false when a feeder ran out (the iteration must not run). */
+  pick(vuNumber: number, iteration: number, out: Array<string[] | null>): boolean {
+    for (let i = 0; i < this.feeders.length; i++) {
+      const row = this.feeders[i].next(vuNumber, iteration);
+      if (row === null) return false;
+      out[i] = row;
+    }
+    return true;
+  }
+}
