@@ -9,6 +9,7 @@ const BENCHES = {
   connections: "10,000 VUs in one worker process: peak memory, errors, sockets left open",
   overhead: "full statistics vs counting only, same load",
   ingest: "simulated workers pushing batches through the real queue into the master (SQLite and PostgreSQL)",
+  feeders: "what a 1,000,000-row feeder costs a worker per mode (memory, time to ready)",
 };
 
 const [name, ...args] = process.argv.slice(2);
@@ -21,7 +22,11 @@ if (!existsSync(new URL("../packages/engine/dist/index.js", import.meta.url))) {
   console.error("build first: pnpm build");
   process.exit(2);
 }
-const child = spawn(process.execPath, [new URL(`./${name}.mjs`, import.meta.url).pathname, ...args], {
-  stdio: "inherit",
-});
+const child = spawn(
+  process.execPath,
+  ["--expose-gc", new URL(`./${name}.mjs`, import.meta.url).pathname, ...args],
+  {
+    stdio: "inherit",
+  },
+);
 child.on("exit", (code) => process.exit(code ?? 1));

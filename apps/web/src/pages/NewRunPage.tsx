@@ -3,6 +3,12 @@ import { useEffect, useMemo, useState } from "react";
 import { useNavigate, useSearchParams } from "react-router-dom";
 import { ApiError, api } from "../api/client.js";
 import { useApi } from "../api/use-api.js";
+import {
+  type NeededFile,
+  neededFiles,
+  type RunFileContents,
+  RunFiles,
+} from "../components/RunFiles/RunFiles.js";
 import { DEFAULT_DRAFT, type Draft } from "../components/ScenarioEditor/draft.js";
 import { validateDraft } from "../components/ScenarioEditor/issues.js";
 import { ScenarioEditor } from "../components/ScenarioEditor/ScenarioEditor.js";
@@ -16,6 +22,7 @@ export function NewRunPage() {
   const [draft, setDraft] = useState<Draft>(DEFAULT_DRAFT);
   const [serverError, setServerError] = useState<ApiError | null>(null);
   const [starting, setStarting] = useState(false);
+  const [contents, setContents] = useState<RunFileContents>({ files: {}, attachments: {} });
   const recent = useApi<RunPageData>("/api/runs?limit=20");
   const validation = useMemo(() => validateDraft(draft), [draft]);
   const ready = feed.workers.filter((w) => w.state === "ready").length;
@@ -34,7 +41,20 @@ export function NewRunPage() {
     setStarting(true);
     setServerError(null);
     try {
-      const created = await api<{ id: string }>("/api/runs", { method: "POST", body: { scenario: draft } });
+      // Only the files the scenario names now travel with it.
+      const needed = neededFiles(draft);
+      const pick = (kind: NeededFile["kind"], from: Record<string, string>) =>
+        Object.fromEntries(
+          needed.filter((f) => f.kind === kind && f.name in from).map((f) => [f.name, from[f.name]]),
+        );
+      const created = await api<{ id: string }>("/api/runs", {
+        method: "POST",
+        body: {
+          scenario: draft,
+          files: pick("feeder", contents.files),
+          attachments: pick("attachment", contents.attachments),
+        },
+      });
       navigate(`/runs/${created.id}`);
     } catch (error) {
       setServerError(error instanceof ApiError ? error : new ApiError(0, (error as Error).message));
@@ -95,6 +115,7 @@ export function NewRunPage() {
           )}
         </div>
       )}
+      <RunFiles needed={neededFiles(draft)} contents={contents} onChange={setContents} />
       <ScenarioEditor
         draft={draft}
         issues={validation.issues}

@@ -98,59 +98,25 @@ function parseJson(file: string, text: string): FeederTable {
 /** RFC 4180: fields separated by commas, quoted with "", "" inside quotes is one ", CRLF or LF. */
 export function parseCsv(file: string, text: string): FeederTable {
   const records: Array<{ line: number; fields: string[] }> = [];
-  let fields: string[] = [];
-  let field = "";
-  let quoted = false;
+  let pos = 0;
   let line = 1;
-  let recordLine = 1;
-  let i = 0;
-  const endField = () => {
-    fields.push(field);
-    field = "";
-  };
-  const endRecord = () => {
-    endField();
-    if (!(fields.length === 1 && fields[0] === "")) records.push({ line: recordLine, fields });
-    fields = [];
-  };
-  while (i < text.length) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"') {
-        if (text[i + 1] === '"') {
-          field += '"';
-          i += 2;
-          continue;
-        }
-        quoted = false;
-        const next = text[i + 1];
-        if (next !== undefined && next !== "," && next !== "\n" && next !== "\r") {
-          throw new DataFileError(file, `line ${line}: text after a closing quote`);
-        }
-      } else {
-        if (c === "\n") line++;
-        field += c;
-      }
-      i++;
+  while (pos < text.length) {
+    let end = text.indexOf("\n", pos);
+    if (end < 0) end = text.length;
+    const lineEnd = end > pos && text.charCodeAt(end - 1) === 13 ? end - 1 : end;
+    const segment = text.slice(pos, lineEnd);
+    if (!segment.includes('"')) {
+      // The common case: no quotes, one line, split as it is.
+      if (segment !== "") records.push({ line, fields: segment.split(",") });
+      pos = end + 1;
+      line++;
       continue;
     }
-    if (c === '"') {
-      if (field !== "") throw new DataFileError(file, `line ${line}: a quote inside an unquoted field`);
-      quoted = true;
-    } else if (c === ",") {
-      endField();
-    } else if (c === "\n" || c === "\r") {
-      endRecord();
-      if (c === "\r" && text[i + 1] === "\n") i++;
-      line++;
-      recordLine = line;
-    } else {
-      field += c;
-    }
-    i++;
+    const record = quotedRecord(file, text, pos, line);
+    records.push({ line, fields: record.fields });
+    pos = record.next;
+    line = record.line;
   }
-  if (quoted) throw new DataFileError(file, `line ${recordLine}: a quoted field is not closed`);
-  if (field !== "" || fields.length > 0) endRecord();
   const [header, ...rows] = records;
   if (!header) throw new DataFileError(file, "is empty: it needs a header line");
   const columns = header.fields.map((name) => name.trim());
@@ -169,6 +135,56 @@ export function parseCsv(file: string, text: string): FeederTable {
     }
   }
   return { columns, rows: rows.map((r) => r.fields) };
+}
+
+/** One record with quotes (which may hold commas and line breaks), from `start` to its end. */
+function quotedRecord(
+  file: string,
+  text: string,
+  start: number,
+  startLine: number,
+): { fields: string[]; next: number; line: number } {
+  const fields: string[] = [];
+  let field = "";
+  let quoted = false;
+  let line = startLine;
+  let i = start;
+  while (i < text.length) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"') {
+        if (text[i + 1] === '"') {
+          field += '"';
+          i += 2;
+          continue;
+        }
+        quoted = false;
+        const next = text[i + 1];
+        if (next !== undefined && next !== "," && next !== "\n" && next !== "\r") {
+          throw new DataFileError(file, `line ${line}: text after a closing quote`);
+        }
+      } else {
+        if (c === "\n") line++;
+        field += c;
+      }
+    } else if (c === '"') {
+      if (field !== "") throw new DataFileError(file, `line ${line}: a quote inside an unquoted field`);
+      quoted = true;
+    } else if (c === ",") {
+      fields.push(field);
+      field = "";
+    } else if (c === "\n" || c === "\r") {
+      fields.push(field);
+      const next = c === "\r" && text[i + 1] === "\n" ? i + 2 : i + 1;
+      return { fields, next, line: line + 1 };
+    } else {
+      field += c;
+    }
+    i++;
+  }
+  if (quoted) throw new DataFileError(file, `line ${startLine}: a quoted field is not closed`);
+  fields.push(field);
+  return { fields, next: text.length, line: line + 1 };
 }
 
 /** Whether a text's UTF-8 size passes MAX_DATA_BYTES (portable: no Buffer in the dashboard). */

@@ -1,0 +1,101 @@
+import { useState } from "react";
+
+/** A file a scenario names: a feeder's (sent as text) or a multipart body's (sent as base64). */
+export interface NeededFile {
+  name: string;
+  kind: "feeder" | "attachment";
+}
+
+export interface RunFileContents {
+  /** Feeder files' text, by name. */
+  files: Record<string, string>;
+  /** Multipart files, base64, by name. */
+  attachments: Record<string, string>;
+}
+
+interface RunFilesProps {
+  needed: NeededFile[];
+  contents: RunFileContents;
+  onChange: (contents: RunFileContents) => void;
+}
+
+/** The files a scenario names (`data.*.file`, multipart files), chosen from this computer. */
+export function RunFiles({ needed, contents, onChange }: RunFilesProps) {
+  const [error, setError] = useState<string | null>(null);
+  if (needed.length === 0) return null;
+  const choose = async (file: NeededFile, chosen: File | undefined) => {
+    if (!chosen) return;
+    setError(null);
+    if (chosen.size > 50 * 1024 * 1024) {
+      setError(`${chosen.name} is larger than 50 MB`);
+      return;
+    }
+    if (file.kind === "feeder") {
+      onChange({ ...contents, files: { ...contents.files, [file.name]: await chosen.text() } });
+    } else {
+      const bytes = new Uint8Array(await chosen.arrayBuffer());
+      let binary = "";
+      for (let i = 0; i < bytes.length; i += 0x8000) {
+        binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+      }
+      onChange({ ...contents, attachments: { ...contents.attachments, [file.name]: btoa(binary) } });
+    }
+  };
+  return (
+    <fieldset className="run-files" data-testid="run-files">
+      <legend>Files</legend>
+      <p className="field-note">The scenario names these files: choose each one to send it with the run.</p>
+      {needed.map((file) => {
+        const loaded =
+          file.kind === "feeder" ? file.name in contents.files : file.name in contents.attachments;
+        return (
+          <label key={`${file.kind}-${file.name}`} className="run-file">
+            <span>
+              <code>{file.name}</code> {file.kind === "feeder" ? "(test data)" : "(multipart file)"}
+              <span className={loaded ? "good" : "bad"}>{loaded ? " ready" : " not chosen yet"}</span>
+            </span>
+            <input
+              type="file"
+              aria-label={`Choose ${file.name}`}
+              onChange={(e) => void choose(file, e.target.files?.[0])}
+            />
+          </label>
+        );
+      })}
+      {error && <span className="field-error">{error}</span>}
+    </fieldset>
+  );
+}
+
+/** The files a scenario draft names, for the upload list. */
+export function neededFiles(draft: Record<string, unknown>): NeededFile[] {
+  const out: NeededFile[] = [];
+  const data = draft.data;
+  if (data && typeof data === "object") {
+    for (const feeder of Object.values(data as Record<string, unknown>)) {
+      const file = (feeder as { file?: unknown } | null)?.file;
+      if (typeof file === "string" && !out.some((f) => f.name === file))
+        out.push({ name: file, kind: "feeder" });
+    }
+  }
+  const visit = (steps: unknown) => {
+    if (!Array.isArray(steps)) return;
+    for (const step of steps) {
+      if (!step || typeof step !== "object") continue;
+      const s = step as { requests?: unknown; multipart?: unknown };
+      visit(s.requests);
+      if (s.multipart && typeof s.multipart === "object") {
+        for (const value of Object.values(s.multipart)) {
+          const file = (value as { file?: unknown } | null)?.file;
+          if (typeof file === "string" && !out.some((f) => f.name === file && f.kind === "attachment")) {
+            out.push({ name: file, kind: "attachment" });
+          }
+        }
+      }
+    }
+  };
+  visit(draft.requests);
+  if (Array.isArray(draft.flows))
+    for (const flow of draft.flows) visit((flow as { requests?: unknown })?.requests);
+  return out;
+}

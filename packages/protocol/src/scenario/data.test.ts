@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { DataFileError, parseCsv, parseDataFile, tableFromRows } from "./data.js";
+
+describe("feeder files", () => {
+  it("reads RFC 4180 CSV: quotes, doubled quotes, commas and line breaks in quotes, CRLF, BOM", () => {
+    const text = '\uFEFFname,note\r\nplain,"a, b"\r\n"say ""hi""","two\nlines"\r\nlast,\r\n';
+    expect(parseDataFile("x.csv", text)).toEqual({
+      columns: ["name", "note"],
+      rows: [
+        ["plain", "a, b"],
+        ['say "hi"', "two\nlines"],
+        ["last", ""],
+      ],
+    });
+  });
+
+  it("names the file and line of what is wrong", () => {
+    const problem = (text: string) => {
+      try {
+        parseCsv("f.csv", text);
+      } catch (error) {
+        return (error as DataFileError).message;
+      }
+      return "parsed";
+    };
+    expect(problem('a\n"open\nb\n')).toBe("f.csv: line 2: a quoted field is not closed");
+    expect(problem('a\nx"y\n')).toBe("f.csv: line 2: a quote inside an unquoted field");
+    expect(problem('a\n"x"y\n')).toBe("f.csv: line 2: text after a closing quote");
+    expect(problem("a,b\n1\n")).toBe("f.csv: line 2: 1 fields where the header has 2");
+    // A record with a line break inside quotes moves the line count on.
+    expect(problem('a,b\n"1\n2",3\n4\n')).toBe("f.csv: line 4: 1 fields where the header has 2");
+    expect(problem("a,a\n1,2\n")).toBe('f.csv: line 1: column "a" appears twice');
+    expect(problem("")).toBe("f.csv: is empty: it needs a header line");
+  });
+
+  it("reads a JSON array of objects, and inline rows, with every field any row has", () => {
+    expect(parseDataFile("u.json", '[{"a":1,"b":true},{"a":"x","c":null}]')).toEqual({
+      columns: ["a", "b", "c"],
+      rows: [
+        ["1", "true", ""],
+        ["x", "", ""],
+      ],
+    });
+    expect(() => parseDataFile("u.json", '{"a":1}')).toThrow("u.json: must be a JSON array of objects");
+    expect(() => parseDataFile("u.json", "header\n")).toThrow(DataFileError);
+    expect(tableFromRows([{ sku: "A1" }, { sku: "B2", n: 2 }])).toEqual({
+      columns: ["sku", "n"],
+      rows: [
+        ["A1", ""],
+        ["B2", "2"],
+      ],
+    });
+  });
+});

@@ -1,0 +1,116 @@
+import { join } from "node:path";
+import type { RunningMaster } from "@volley/master";
+import type { RunDetail } from "@volley/protocol";
+import type { WorkerNode } from "@volley/worker";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { launchBrowser, screenshot, watchConsole } from "./support/browser.js";
+import { startTestMaster, startTestWorker } from "./support/in-process.js";
+import { ROOT, waitForRunEnd } from "./support/processes.js";
+import { startTargetServer, type TargetServer } from "./support/target-server.js";
+
+let master: RunningMaster;
+let worker: WorkerNode;
+let target: TargetServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  target = await startTargetServer();
+  master = await startTestMaster({ webRoot: join(ROOT, "apps/web/dist") });
+  worker = await startTestWorker(master, { threads: 2 });
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await worker?.shutdown(3000);
+  await master?.close();
+  await target?.close();
+});
+
+const users = `email\n${Array.from({ length: 40 }, (_, i) => `u${i}@x.test`).join("\n")}\n`;
+const scenario = () => ({
+  name: "with-files",
+  target: target.url,
+  data: { users: { file: "users.csv", mode: "unique" } },
+  load: { executor: "constant-vus", vus: 4, duration: "10s" },
+  requests: [
+    {
+      name: "upload",
+      method: "POST",
+      path: "/upload",
+      multipart: { email: "{{data.users.email}}", doc: { file: "doc.txt", contentType: "text/plain" } },
+    },
+  ],
+});
+
+async function openWithScenario(page: Page): Promise<void> {
+  await page.goto(`${master.url}/new`);
+  await page.getByLabel("Scenario text").fill(stringify(scenario()));
+  await page.getByTestId("run-files").waitFor();
+}
+
+describe("files a scenario names, chosen in the dashboard", () => {
+  it("lists them, takes them, and the run sends each row once with the file", async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const errors = watchConsole(page);
+    await openWithScenario(page);
+    const files = page.getByTestId("run-files");
+    expect(await files.textContent()).toContain("users.csv (test data) not chosen yet");
+    expect(await files.textContent()).toContain("doc.txt (multipart file) not chosen yet");
+    await page
+      .getByLabel("Choose users.csv")
+      .setInputFiles({ name: "users.csv", mimeType: "text/csv", buffer: Buffer.from(users) });
+    await page
+      .getByLabel("Choose doc.txt")
+      .setInputFiles({ name: "doc.txt", mimeType: "text/plain", buffer: Buffer.from("hello doc") });
+    await page.getByText("users.csv (test data) ready").waitFor();
+    await page.getByText("doc.txt (multipart file) ready").waitFor();
+    await page.getByTestId("start-run").click();
+    await page.waitForURL(/\/runs\/[0-9a-z]+$/);
+    const runId = page.url().split("/").pop() as string;
+    const run = await waitForRunEnd<RunDetail>(master.url, runId, 30_000);
+    expect(run.summary.total.requests).toBe(40);
+    const emails = [];
+    for (const entry of target.log) {
+      const form = await new Response(entry.body, {
+        headers: { "content-type": String(entry.headers["content-type"]) },
+      }).formData();
+      emails.push(form.get("email"));
+      expect(await (form.get("doc") as File).text()).toBe("hello doc");
+    }
+    expect(new Set(emails).size).toBe(40);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("a file not chosen is named in the server's answer", async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await openWithScenario(page);
+    await page.getByTestId("start-run").click();
+    const error = page.getByTestId("server-error");
+    await error.waitFor();
+    expect(await error.textContent()).toContain("users.csv was not sent with the scenario");
+    await page.close();
+  });
+
+  it.each([
+    ["desktop-light", { width: 1400, height: 900 }, "light"],
+    ["desktop-dark", { width: 1400, height: 900 }, "dark"],
+    ["phone-light", { width: 390, height: 844 }, "light"],
+    ["phone-dark", { width: 390, height: 844 }, "dark"],
+  ] as const)("%s: the file list fits the screen", async (name, viewport, scheme) => {
+    const page = await browser.newPage({ viewport, colorScheme: scheme });
+    await openWithScenario(page);
+    await page
+      .getByLabel("Choose users.csv")
+      .setInputFiles({ name: "users.csv", mimeType: "text/csv", buffer: Buffer.from(users) });
+    await page.getByText("users.csv (test data) ready").waitFor();
+    const box = await page.getByTestId("run-files").boundingBox();
+    expect(box && box.x >= 0 && box.x + box.width <= viewport.width).toBe(true);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await screenshot(page, `run-files-${name}`);
+    await page.close();
+  });
+});
