@@ -110,4 +110,51 @@ describe("a traffic mix in the dashboard", () => {
       await page.close();
     },
   );
+
+  it.each([
+    ["desktop-light", { width: 1400, height: 900 }, "light"],
+    ["phone-dark", { width: 390, height: 844 }, "dark"],
+  ] as const)(
+    "%s: several scenarios at once, on the run page and in the editor",
+    async (name, viewport, scheme) => {
+      const created = await sendJson("POST", `${master.url}/api/runs`, {
+        scenario: {
+          name: "at-once",
+          target: target.url,
+          scenarios: {
+            browse: {
+              load: { executor: "per-vu-iterations", vus: 2, iterations: 5 },
+              requests: [{ name: "item", path: "/item" }],
+            },
+            checkout: {
+              load: { executor: "constant-arrival-rate", rate: 10, duration: "1s", maxVus: 4 },
+              requests: [{ name: "pay", path: "/pay" }],
+            },
+          },
+        },
+      });
+      await waitForRunEnd(master.url, created.body.id as string, 30_000);
+      const page = await browser.newPage({ viewport, colorScheme: scheme });
+      const errors = watchConsole(page);
+      await page.goto(`${master.url}/runs/${created.body.id}`);
+      await page.getByTestId("request-table").waitFor();
+      const rows = await page
+        .getByTestId("request-table")
+        .locator("tbody tr td:first-child")
+        .allTextContents();
+      expect(rows).toEqual(["browse · GET item", "checkout · GET pay", "Total"]);
+      expect(await page.getByText("2 scenarios").first().isVisible()).toBe(true);
+      await screenshot(page, `scenarios-run-${name}`);
+      await page.goto(`${master.url}/new?from=${created.body.id}`);
+      await page.getByTestId("scenarios-note").waitFor();
+      expect(await page.getByTestId("scenarios-note").textContent()).toContain(
+        "2 scenarios at once (browse, checkout)",
+      );
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      await screenshot(page, `scenarios-editor-${name}`);
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+  );
 });

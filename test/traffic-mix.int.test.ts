@@ -123,4 +123,99 @@ describe("traffic mix: flows, groups, repeats", () => {
     // Nothing measured is lost by the stop.
     expect(run.summary.total.requests).toBe(target.counts.get("/status/500"));
   });
+
+  it("scenarios: several loads at once, each with its own executor, started together", async () => {
+    target.reset();
+    const created = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: {
+        name: "shop-at-once",
+        target: target.url,
+        scenarios: {
+          browse: {
+            load: { executor: "constant-vus", vus: 4, duration: "3s" },
+            thinkTime: "20ms",
+            flows: [
+              { name: "look", weight: 3, requests: [{ name: "item", path: "/item?vu={{vu}}" }] },
+              { name: "find", requests: [{ name: "search", path: "/search?vu={{vu}}" }] },
+            ],
+          },
+          checkout: {
+            // Room for the engine threads' first, slow second (four threads on two cores, in this process).
+            load: { executor: "constant-arrival-rate", rate: 20, duration: "3s", maxVus: 40 },
+            requests: [{ name: "pay", path: "/pay?vu={{vu}}" }],
+          },
+        },
+        thresholds: { "pay.p99": "<5s" },
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const run = await waitForRunEnd<RunDetail>(master.url, created.body.id as string, 60_000);
+    expect(run.status).toBe("finished");
+    expect(run.passed).toBe(true);
+    // The arrival rate sends exactly rate x duration iterations, beside the closed-model VUs.
+    expect({ pay: target.counts.get("/pay"), dropped: run.summary.total.dropped }).toEqual({
+      pay: 60,
+      dropped: 0,
+    });
+    expect(run.summary.total.dropped).toBe(0);
+    expect(run.summary.total.requests).toBe(target.total());
+    const byName = Object.fromEntries(run.summary.requests.map((r) => [r.name, r]));
+    expect(byName.item).toMatchObject({ scenario: "browse", flow: "look" });
+    expect(byName.search).toMatchObject({ scenario: "browse", flow: "find" });
+    expect(byName.pay).toMatchObject({ scenario: "checkout", requests: 60 });
+    expect(byName.pay.flow).toBeUndefined();
+    // VU numbers stay unique across the parts: browse 1-4, checkout after them.
+    const vusOf = (path: string) =>
+      new Set(
+        target.log
+          .filter((e) => e.url.startsWith(path))
+          .map((e) => Number(new URL(e.url, "http://x").searchParams.get("vu"))),
+      );
+    expect([...vusOf("/item"), ...vusOf("/search")].every((vu) => vu >= 1 && vu <= 4)).toBe(true);
+    expect([...vusOf("/pay")].every((vu) => vu >= 5 && vu <= 44)).toBe(true);
+
+    const bad = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: {
+        name: "bad-mix",
+        target: target.url,
+        load: { executor: "constant-vus", vus: 1, duration: "1s" },
+        scenarios: {
+          a: {
+            load: { executor: "constant-vus", vus: 1, duration: "1s" },
+            requests: [{ name: "x", path: "/a" }],
+          },
+          b: {
+            load: { executor: "constant-vus", vus: 1, duration: "1s" },
+            requests: [{ name: "x", path: "/b" }],
+          },
+        },
+      },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details).toEqual([
+      { path: "load", message: "goes inside each of scenarios, not beside them" },
+    ]);
+    const clash = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: {
+        name: "clash",
+        target: target.url,
+        scenarios: {
+          a: {
+            load: { executor: "constant-vus", vus: 1, duration: "1s" },
+            requests: [{ name: "x", path: "/a" }],
+          },
+          b: {
+            load: { executor: "constant-vus", vus: 1, duration: "1s" },
+            requests: [{ name: "x", path: "/b" }],
+          },
+        },
+      },
+    });
+    expect(clash.body.details).toEqual([
+      {
+        path: "scenarios.b.requests[0].name",
+        message: '"x" is also a request of scenario a: name requests uniquely across scenarios',
+      },
+    ]);
+  });
 });

@@ -1,11 +1,9 @@
-import { formatMs, type RunDetail, requestLabel, type TotalsSummary } from "@volley/protocol";
+import { formatMs, type RunDetail, summaryLabel, type TotalsSummary } from "@volley/protocol";
 
 /** The final table of `volley run`: one row per request and a total, aligned for a terminal. */
 export function formatSummaryTable(run: RunDetail): string {
   const header = ["Request", "Requests", "Failures", "req/s", "min", "mean", "p50", "p95", "p99", "max"];
-  const rows = run.summary.requests.map((r) =>
-    cells(`${r.flow ? `${r.flow} · ` : ""}${requestLabel(r.method, r.name)}`, r),
-  );
+  const rows = run.summary.requests.map((r) => cells(summaryLabel(r), r));
   const total = cells("Total", run.summary.total);
   // Groups after the total: their runs are not requests.
   const groups = (run.summary.groups ?? []).map((g) => cells(`group ${g.name}`, g));

@@ -25,6 +25,7 @@ export * from "./scenario/data.js";
 export * from "./scenario/load.js";
 export * from "./scenario/parse-scenario.js";
 export * from "./scenario/request.js";
+export * from "./scenario/run-shape.js";
 export * from "./scenario/scenario.js";
 export * from "./scenario/scenario-templates.js";
 export * from "./scenario/steps.js";

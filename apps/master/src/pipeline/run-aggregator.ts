@@ -2,10 +2,11 @@ import type { RunAggregateRow, RunSecondRow, RunUpdate, RunWorkerUpdate } from "
 import {
   GROUP_METHOD,
   type LiveSecond,
-  type LoadConfig,
   maxOf,
-  plannedDurationMs,
   type RunSummary,
+  runGracefulStopMs,
+  runPlannedMs,
+  type Scenario,
   type StatsBatch,
   type TimeseriesPoint,
 } from "@volley/protocol";
@@ -329,8 +330,8 @@ export class RunAggregator {
 }
 
 /** The last second a batch of this load may describe: its plan, graceful stop, the overrun, slack. */
-export function maxBatchSecond(load: LoadConfig): number {
-  return Math.ceil((plannedDurationMs(load) + load.gracefulStop + BATCH_SECOND_SLACK_MS) / 1000);
+export function maxBatchSecond(scenario: Scenario): number {
+  return Math.ceil((runPlannedMs(scenario) + runGracefulStopMs(scenario) + BATCH_SECOND_SLACK_MS) / 1000);
 }
 /** The scheduler stops a run 30 s past its plan and gives up 30 s later; then a minute of slack. */
 const BATCH_SECOND_SLACK_MS = 120_000;

@@ -214,7 +214,7 @@ export class StatsPipeline {
       runId,
       startAt: run.startAt,
       requestOrder: statsNames(scenario),
-      maxSecond: maxBatchSecond(scenario.load),
+      maxSecond: maxBatchSecond(scenario),
       workers,
       closedThrough: run.closedThrough,
       cumulative,

@@ -4,7 +4,7 @@ import {
   formatNumber,
   LATENCY_COLUMNS,
   type RunDetail,
-  requestLabel,
+  summaryLabel,
   type Timeseries,
   type TotalsSummary,
 } from "@volley/protocol";
@@ -54,7 +54,7 @@ export function renderHtmlReport(run: RunDetail, series: Timeseries): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Volley report: ${escapeHtml(run.name)}</title><style>${STYLE}</style></head><body><main>
 <h1>${escapeHtml(run.name)}</h1>
-<div class="meta">Run ${escapeHtml(run.id)} · ${escapeHtml(run.status)} · ${escapeHtml(run.scenario.load.executor)} · started ${escapeHtml(run.startedAt ?? "-")} · ended ${escapeHtml(run.finishedAt ?? "-")} ${verdict}</div>
+<div class="meta">Run ${escapeHtml(run.id)} · ${escapeHtml(run.status)} · ${escapeHtml(run.scenario.load?.executor ?? `${Object.keys(run.scenario.scenarios ?? {}).length} scenarios`)} · started ${escapeHtml(run.startedAt ?? "-")} · ended ${escapeHtml(run.finishedAt ?? "-")} ${verdict}</div>
 ${run.error ? `<div class="warn">${escapeHtml(run.error)}</div>` : ""}
 ${run.warnings.map((w) => `<div class="warn">${escapeHtml(w.message)}</div>`).join("")}
 <div class="cards">${cards}</div>
@@ -72,7 +72,7 @@ ${svgLineChart("Latency", "ms", [
 ${svgLineChart("Virtual users", "VUs", [{ label: "VUs", color: "#8e44ad", points: points.map((p) => [p.t, p.vus]) }])}
 <h2>Requests</h2>
 <table><thead><tr><th>Name</th><th>Requests</th><th>Failures</th><th>req/s</th>${LATENCY_COLUMNS.map((c) => `<th>${c.label}</th>`).join("")}<th>in</th><th>out</th></tr></thead><tbody>
-${run.summary.requests.map((r) => requestRow(`${r.flow ? `${r.flow} · ` : ""}${requestLabel(r.method, r.name)}`, r)).join("")}
+${run.summary.requests.map((r) => requestRow(summaryLabel(r), r)).join("")}
 ${requestRow("Total", t)}
 </tbody></table>
 ${

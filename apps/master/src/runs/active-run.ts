@@ -1,4 +1,4 @@
-import { plannedDurationMs, type Scenario } from "@volley/protocol";
+import { runGracefulStopMs, runPlannedMs, type Scenario } from "@volley/protocol";
 import { isWorkerDone, type RunAggregator } from "../pipeline/run-aggregator.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import { SaturationTracker } from "./saturation-tracker.js";
@@ -30,7 +30,7 @@ export function newActiveRun(
     scenario,
     startAt,
     // Past this the run is told to stop; past it plus overrunMs its silent workers are lost.
-    deadline: startAt + plannedDurationMs(scenario.load) + scenario.load.gracefulStop + overrunMs,
+    deadline: startAt + runPlannedMs(scenario) + runGracefulStopMs(scenario) + overrunMs,
     aggregator,
     saturation: new SaturationTracker(startAt),
     seen: new Map(aggregator.workerList().map((w) => [w.workerId, Date.now()])),

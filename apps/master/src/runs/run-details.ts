@@ -44,12 +44,14 @@ export async function runDetail(
   return toDetail(run, resolved, workers, warnings);
 }
 
-/** Names each request's flow, in a scenario with flows. */
+/** Names each request's flow and scenario (of `scenarios:`), when it has them. */
 function withFlows(summary: RunSummary, scenario: Scenario): RunSummary {
-  if (!scenario.requestFlows.some((flow) => flow !== null)) return summary;
-  const flowOf = new Map(scenario.requests.map((r, i) => [requestName(r), scenario.requestFlows[i]]));
-  return {
-    ...summary,
-    requests: summary.requests.map((r) => ({ ...r, flow: flowOf.get(r.name) ?? undefined })),
-  };
+  const labelled = scenario.requests.flatMap((r, i) => {
+    const flow = scenario.requestFlows[i] ?? undefined;
+    const part = scenario.requestScenarios[i] ?? undefined;
+    return flow || part ? [[requestName(r), { flow, scenario: part }] as const] : [];
+  });
+  if (labelled.length === 0) return summary;
+  const labels = new Map(labelled);
+  return { ...summary, requests: summary.requests.map((r) => ({ ...r, ...labels.get(r.name) })) };
 }

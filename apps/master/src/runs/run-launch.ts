@@ -1,5 +1,5 @@
 import type { Database } from "@volley/db";
-import { plannedDurationMs, type Scenario } from "@volley/protocol";
+import { runExecutorLabel, runPlannedMs, type Scenario } from "@volley/protocol";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import type { RunInputs } from "./run-data.js";
 import type { RunLease } from "./run-lease.js";
@@ -21,9 +21,9 @@ export async function recordRun(db: Database, lease: RunLease, run: LaunchedRun)
       id: run.id,
       name: run.scenario.name,
       status: "running",
-      executor: run.scenario.load.executor,
+      executor: runExecutorLabel(run.scenario),
       scenario: JSON.stringify(run.input),
-      plannedDurationMs: plannedDurationMs(run.scenario.load),
+      plannedDurationMs: runPlannedMs(run.scenario),
       startAt: run.startAt,
       startedAt: new Date(run.startAt),
       ...lease.newRun(),

@@ -2,8 +2,8 @@ import {
   MAX_VUS_PER_THREAD,
   Partition,
   type PartitionStep,
-  peakVus,
-  peakVusField,
+  runPeakVus,
+  runPeakVusField,
   type Scenario,
   ValidationError,
 } from "@volley/protocol";
@@ -27,13 +27,13 @@ export function planRun(
   scenario: Scenario,
   workers: Array<{ id: string; name: string; host: string; threads: number }>,
 ): PlannedWorker[] {
-  const peak = peakVus(scenario.load);
+  const peak = runPeakVus(scenario);
   const threads = workers.reduce((sum, w) => sum + w.threads, 0);
   const needed = Math.ceil(peak / MAX_VUS_PER_THREAD);
   if (needed > threads) {
     throw new ValidationError("scenario", [
       {
-        path: peakVusField(scenario.load),
+        path: runPeakVusField(scenario),
         message: `${peak} VUs need ${needed} engine threads (at most ${MAX_VUS_PER_THREAD} VUs each); the ready workers have ${threads}: add workers or threads, or use fewer VUs`,
       },
     ]);

@@ -117,7 +117,7 @@ export class RunScheduler {
         runId: id,
         startAt,
         requestOrder: statsNames(scenario),
-        maxSecond: maxBatchSecond(scenario.load),
+        maxSecond: maxBatchSecond(scenario),
         workers: plan.map((p) => newWorker(p.workerId, p.name)),
       });
       this.options.pipeline.register(aggregator);

@@ -41,7 +41,8 @@ export function RunPage() {
             <span className={`badge state-${run.status}`} data-testid="run-status">
               {run.status}
             </span>{" "}
-            {run.scenario.load.executor} · {run.scenario.target} · started {formatDate(run.startedAt)}
+            {run.scenario.load?.executor ?? `${Object.keys(run.scenario.scenarios ?? {}).length} scenarios`} ·{" "}
+            {run.scenario.target} · started {formatDate(run.startedAt)}
             {run.finishedAt && ` · ended ${formatDate(run.finishedAt)}`}
             {run.stopReason && ` · stopped (${run.stopReason})`}
           </p>

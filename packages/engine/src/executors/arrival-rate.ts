@@ -20,7 +20,8 @@ export abstract class ArrivalRateExecutor<C extends ArrivalConfig> extends BaseE
     ctx: ExecutorContext,
     private readonly profile: RateProfile,
   ) {
-    super(config, ctx, ctx.partition.count(config.maxVus));
+    // At least one VU per thread: a small part of a mix must not leave a thread dropping everything.
+    super(config, ctx, Math.max(1, ctx.partition.count(config.maxVus)));
   }
 
   start(): void {

@@ -9,6 +9,8 @@ export interface ExecutorContext {
   vu: VuContext;
   /** This thread's slice of the whole load. */
   partition: Partition;
+  /** Added to VU numbers: the VUs of the scenario's parts before this one. @defaultValue 0 */
+  vuNumberOffset?: number;
   /** performance.now() of the run's scheduled start. */
   startAt: number;
   /** Counts an iteration that found no free VU. */
@@ -33,7 +35,13 @@ export abstract class BaseExecutor<C extends LoadConfig = LoadConfig> {
     protected readonly ctx: ExecutorContext,
     capacity: number,
   ) {
-    this.pool = new VuPool(ctx.vu, ctx.partition, capacity, (vu) => this.iterationEnded(vu));
+    this.pool = new VuPool(
+      ctx.vu,
+      ctx.partition,
+      capacity,
+      (vu) => this.iterationEnded(vu),
+      ctx.vuNumberOffset,
+    );
   }
 
   /** Begins the load; called at the scheduled start. */

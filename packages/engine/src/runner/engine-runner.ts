@@ -5,7 +5,7 @@ import {
   Partition,
   type PartitionStep,
   parseScenario,
-  peakVus,
+  runPeakVus,
 } from "@volley/protocol";
 import { threadTables } from "../feeders/thread-tables.js";
 import { PeriodMerger } from "./period-merger.js";
@@ -51,7 +51,7 @@ export class EngineRunner {
   constructor(options: EngineRunnerOptions) {
     const scenario = parseScenario(options.scenario);
     const slice = new Partition(options.partition);
-    const vus = slice.count(peakVus(scenario.load));
+    const vus = slice.count(runPeakVus(scenario));
     this.threadCount = Math.max(1, Math.min(options.threads, vus));
     if (Math.ceil(vus / this.threadCount) > MAX_VUS_PER_THREAD) {
       throw new Error(

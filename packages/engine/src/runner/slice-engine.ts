@@ -6,6 +6,7 @@ import {
   type Partition,
   peakVus,
   type RequestStats,
+  runPeakVus,
   type Scenario,
 } from "@volley/protocol";
 import { RequestRecorder } from "@volley/stats";
@@ -55,7 +56,8 @@ export interface SliceEngineOptions {
 export class SliceEngine {
   /** One pool per origin (the target, and each `url`'s host). */
   private readonly pools: Pool[];
-  private readonly executor: BaseExecutor;
+  /** One per part of the scenario (one, or each of `scenarios:`), side by side. */
+  private readonly executors: BaseExecutor[];
   private readonly recorders: RequestRecorder[];
   private readonly uniqueRecorders: RequestRecorder[];
   private readonly startAt: number;
@@ -98,12 +100,7 @@ export class SliceEngine {
       (group) => new RequestRecorder(group, GROUP_METHOD, options.latencyHistograms ?? true),
     );
     this.uniqueRecorders = [...byName.values(), ...groupRecorders];
-    let upTo = 0;
-    const flows = scenario.flows.map((flow) => {
-      upTo += flow.weight;
-      return { program: flow.program, upTo };
-    });
-    const vus = Math.max(1, partition.count(peakVus(scenario.load)));
+    const vus = Math.max(1, partition.count(runPeakVus(scenario)));
     const connections = Math.min(vus, scenario.http.maxConnections ?? vus);
     const origins = requestOrigins(scenario).map((origin) => ({
       ...origin,
@@ -121,30 +118,43 @@ export class SliceEngine {
     this.done = new Promise((resolve) => {
       this.resolveDone = resolve;
     });
-    this.executor = createExecutor(scenario.load, {
-      vu: {
-        requests,
-        recorders: this.recorders,
-        origins,
-        worker: options.workerName,
-        feeders,
-        thinkTime: scenario.thinkTime,
-        thinks: hasThinkTime(scenario.thinkTime),
-        flows,
-        groupRecorders,
-        maxBodyBytes: scenario.http.maxBodyBytes,
-        session: {
-          cookies: scenario.http.cookies,
-          followRedirects: scenario.http.followRedirects,
-          compression: scenario.http.compression,
+    const shared = {
+      requests,
+      recorders: this.recorders,
+      origins,
+      worker: options.workerName,
+      feeders,
+      groupRecorders,
+      maxBodyBytes: scenario.http.maxBodyBytes,
+      session: {
+        cookies: scenario.http.cookies,
+        followRedirects: scenario.http.followRedirects,
+        compression: scenario.http.compression,
+      },
+    };
+    // One executor per part; VU numbers of a part follow those of the parts before it.
+    let vuNumberOffset = 0;
+    let running = scenario.parts.length;
+    this.executors = scenario.parts.map((part) => {
+      let upTo = 0;
+      const flows = part.flows.map((flow) => {
+        upTo += flow.weight;
+        return { program: flow.program, upTo };
+      });
+      const executor = createExecutor(part.load, {
+        vu: { ...shared, thinkTime: part.thinkTime, thinks: hasThinkTime(part.thinkTime), flows },
+        partition,
+        vuNumberOffset,
+        startAt: this.startAt,
+        onDropped: () => {
+          this.dropped++;
         },
-      },
-      partition,
-      startAt: this.startAt,
-      onDropped: () => {
-        this.dropped++;
-      },
-      onDone: () => void this.finish(),
+        onDone: () => {
+          if (--running === 0) void this.finish();
+        },
+      });
+      vuNumberOffset += peakVus(part.load);
+      return executor;
     });
   }
 
@@ -154,7 +164,7 @@ export class SliceEngine {
       () => {
         this.startTimer = null;
         this.loopDelay.enable();
-        this.executor.start();
+        for (const executor of this.executors) executor.start();
         this.vuSampler = setInterval(() => {
           this.peakVus = Math.max(this.peakVus, this.activeVus());
         }, 100);
@@ -173,11 +183,11 @@ export class SliceEngine {
       void this.finish();
       return;
     }
-    this.executor.stop();
+    for (const executor of this.executors) executor.stop();
   }
 
   activeVus(): number {
-    return this.executor.activeVus();
+    return this.executors.reduce((sum, executor) => sum + executor.activeVus(), 0);
   }
 
   private scheduleSecond(): void {

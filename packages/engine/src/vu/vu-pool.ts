@@ -22,6 +22,8 @@ export class VuPool {
     /** Most VUs this thread may create. */
     readonly capacity: number,
     private readonly onIterationEnd: (vu: VirtualUser) => void,
+    /** Added to every VU number (parts of a scenario number their VUs one after another). */
+    private readonly numberOffset = 0,
   ) {}
 
   get size(): number {
@@ -32,7 +34,7 @@ export class VuPool {
   get(j: number): VirtualUser {
     while (this.vus.length <= j) {
       const index = this.vus.length;
-      this.vus.push(new VirtualUser(this.partition.unitOf(index) + 1, index, this.ctx));
+      this.vus.push(new VirtualUser(this.numberOffset + this.partition.unitOf(index) + 1, index, this.ctx));
     }
     return this.vus[j];
   }

@@ -42,7 +42,7 @@ function withChanges(change: (s: typeof valid & Record<string, unknown>) => void
 describe("scenario validation", () => {
   it("accepts the contract's example and fills defaults", () => {
     const scenario = parseScenario(valid);
-    expect(scenario.load).toEqual({
+    expect(scenario.parts[0].load).toEqual({
       executor: "constant-vus",
       vus: 50,
       duration: 30_000,
@@ -50,7 +50,7 @@ describe("scenario validation", () => {
       gracefulStop: 5000,
     });
     expect(scenario.timeout).toBe(10_000);
-    expect(scenario.thinkTime).toEqual({ kind: "uniform", minMs: 0, maxMs: 0 });
+    expect(scenario.parts[0].thinkTime).toEqual({ kind: "uniform", minMs: 0, maxMs: 0 });
     expect(scenario.requests[0].expect?.status).toEqual([[200, 200]]);
     expect(scenario.requests[1].method).toBe("POST");
     expect(scenario.http.keepAliveTimeout).toBe(4000);
@@ -69,7 +69,8 @@ describe("scenario validation", () => {
       { executor: "constant-arrival-rate", rate: 200, duration: "1m", maxVus: 50 },
       { executor: "ramping-arrival-rate", stages: [{ duration: "30s", target: 500 }], maxVus: 100 },
     ];
-    for (const load of loads) expect(parseScenario({ ...valid, load }).load.executor).toBe(load.executor);
+    for (const load of loads)
+      expect(parseScenario({ ...valid, load }).parts[0].load.executor).toBe(load.executor);
   });
 
   it("names the field path of each problem", () => {

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { durationSchema, positiveDurationSchema } from "../duration.js";
 import { dataSchema, tableFromRows } from "./data.js";
-import { loadSchema } from "./load.js";
+import { type LoadConfig, loadSchema } from "./load.js";
 import { BODY_FIELDS } from "./request.js";
 import { forEachTemplate } from "./scenario-templates.js";
-import { flowSchema, layOutSteps, stepsSchema } from "./steps.js";
+import { type Flow, flowSchema, layOutSteps, stepsSchema, type WrittenPart } from "./steps.js";
 import {
   parseTemplate,
   TemplateSyntaxError,
@@ -12,7 +12,7 @@ import {
   templateEnvNames,
   templateVariables,
 } from "./template.js";
-import { NO_THINK_TIME, thinkTimeSchema } from "./think-time.js";
+import { NO_THINK_TIME, type ThinkTime, thinkTimeSchema } from "./think-time.js";
 import { parseThreshold, ThresholdSyntaxError } from "./thresholds.js";
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -69,16 +69,45 @@ const thresholdsSchema = z
     ),
   }));
 
+const PART_NAME_RE = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+
+/** One of `scenarios:`: its own load, think time, and requests or flows. */
+const partSchema = z.strictObject({
+  load: loadSchema,
+  thinkTime: thinkTimeSchema.optional(),
+  requests: stepsSchema.optional(),
+  flows: z.array(flowSchema).min(1).max(50).optional(),
+});
+
+/** A load running in the run: the scenario itself, or one of its `scenarios:`. */
+export interface ScenarioPart {
+  /** null for a scenario without `scenarios:`. */
+  name: string | null;
+  load: LoadConfig;
+  thinkTime: ThinkTime;
+  flows: Flow[];
+}
+
 // Field checks run first; the cross-field checks below run once every field is valid.
 export const scenarioSchema = z
   .strictObject({
     name: z.string().trim().min(1).max(200),
     target: targetSchema,
-    load: loadSchema,
+    load: loadSchema.optional(),
     /** The requests of every iteration, in order (requests, groups, repeats); or `flows`. */
     requests: stepsSchema.optional(),
     /** Weighted alternatives: each iteration runs one flow, picked by weight. */
     flows: z.array(flowSchema).min(1).max(50).optional(),
+    /** Several named loads at once, each with its own executor (instead of load + requests). */
+    scenarios: z
+      .record(
+        z.string().regex(PART_NAME_RE, { error: "a scenario name must be a plain identifier" }),
+        partSchema,
+      )
+      .refine((parts) => Object.keys(parts).length >= 1 && Object.keys(parts).length <= 20, {
+        error: "give 1 to 20 scenarios",
+      })
+      .optional(),
     thinkTime: thinkTimeSchema.default(NO_THINK_TIME),
     /** Per-request timeout unless a request sets its own. @defaultValue "10s" */
     timeout: positiveDurationSchema.default(10_000),
@@ -122,22 +151,45 @@ export const scenarioSchema = z
       }),
   })
   .transform((written, ctx) => {
-    if ((written.requests === undefined) === (written.flows === undefined)) {
-      ctx.addIssue({
-        code: "custom",
-        path: written.flows ? ["flows"] : ["requests"],
-        message: written.flows
-          ? "a scenario has requests or flows, not both"
-          : "a scenario needs at least one request",
+    const issue = (path: Array<string | number>, message: string) =>
+      ctx.addIssue({ code: "custom", path, message });
+    const oneOf = (part: { requests?: unknown; flows?: unknown }, at: Array<string | number>) => {
+      if ((part.requests === undefined) === (part.flows === undefined)) {
+        issue(
+          part.flows ? [...at, "flows"] : [...at, "requests"],
+          part.flows ? "a scenario has requests or flows, not both" : "a scenario needs at least one request",
+        );
+      }
+    };
+    let writtenParts: Array<WrittenPart & { load: LoadConfig; thinkTime: ThinkTime }>;
+    if (written.scenarios) {
+      for (const field of ["load", "requests", "flows"] as const) {
+        if (written[field] !== undefined) issue([field], "goes inside each of scenarios, not beside them");
+      }
+      writtenParts = Object.entries(written.scenarios).map(([name, part]) => {
+        oneOf(part, ["scenarios", name]);
+        return { ...part, name, path: ["scenarios", name], thinkTime: part.thinkTime ?? written.thinkTime };
       });
-      return z.NEVER;
+    } else {
+      if (written.load === undefined) issue(["load"], "is required");
+      oneOf(written, []);
+      writtenParts = [{ ...written, load: written.load as LoadConfig, name: null, path: [] }];
     }
-    const { problems, ...layout } = layOutSteps(written.requests, written.flows);
+    if (ctx.issues.length) return z.NEVER;
+    const { problems, partFlows, ...layout } = layOutSteps(writtenParts);
     for (const problem of problems) ctx.addIssue({ code: "custom", ...problem });
-    const { flows: _written, requests: _steps, thresholds, ...rest } = written;
-    return { ...rest, ...layout, thresholds: thresholds.rules, thresholdAborts: thresholds.aborts };
+    const parts: ScenarioPart[] = writtenParts.map((part, i) => ({
+      name: part.name,
+      load: part.load,
+      thinkTime: part.thinkTime,
+      flows: partFlows[i],
+    }));
+    const { flows: _f, requests: _r, scenarios: _s, load: _l, thinkTime: _t, thresholds, ...rest } = written;
+    return { ...rest, ...layout, parts, thresholds: thresholds.rules, thresholdAborts: thresholds.aborts };
   })
   .superRefine((scenario, ctx) => {
+    // Only a scenario the transform laid out (no field issues) is checked across fields.
+    if (!Array.isArray(scenario?.parts)) return;
     const captured = new Set(scenario.requests.flatMap((r) => Object.keys(r.capture ?? {})));
     const envNames = new Set(scenario.env);
     // Columns are known here for inline rows; a file's are checked where the file is read.
@@ -164,6 +216,22 @@ export const scenarioSchema = z
       }
     });
     const requestNames = new Set(scenario.requests.map(requestName));
+    if (scenario.parts.length > 1) {
+      // Statistics are kept by request name: across scenarios, a name must say which one it is.
+      const owner = new Map<string, string | null>();
+      scenario.requests.forEach((request, index) => {
+        const name = requestName(request);
+        const part = scenario.requestScenarios[index];
+        if (owner.has(name) && owner.get(name) !== part) {
+          ctx.addIssue({
+            code: "custom",
+            path: [...scenario.requestPaths[index], "name"],
+            message: `"${name}" is also a request of scenario ${owner.get(name)}: name requests uniquely across scenarios`,
+          });
+        }
+        owner.set(name, part);
+      });
+    }
     for (const [index, group] of scenario.groups.entries()) {
       if (requestNames.has(group)) {
         ctx.addIssue({
@@ -224,6 +292,12 @@ export type Scenario = z.output<typeof scenarioSchema>;
 /** How reports show a request: its name, after its method unless the name starts with it. */
 export function requestLabel(method: string, name: string): string {
   return name.startsWith(`${method} `) ? name : `${method} ${name}`;
+}
+
+/** How reports show a summarised request: its scenario and flow (when it has them), then its label. */
+export function summaryLabel(r: { method: string; name: string; scenario?: string; flow?: string }): string {
+  const place = [r.scenario, r.flow].filter(Boolean).join(" · ");
+  return `${place ? `${place} · ` : ""}${requestLabel(r.method, r.name)}`;
 }
 
 /** The name a request's statistics are grouped under. */

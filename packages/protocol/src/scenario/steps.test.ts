@@ -42,7 +42,7 @@ describe("steps: groups, repeats and flows", () => {
       ["requests", 1, "requests", 1, "requests", 0],
     ]);
     expect(scenario.groups).toEqual(["pay"]);
-    expect(scenario.flows).toEqual([
+    expect(scenario.parts[0].flows).toEqual([
       {
         name: null,
         weight: 1,
@@ -66,7 +66,7 @@ describe("steps: groups, repeats and flows", () => {
         { name: "search", requests: [{ name: "find", path: "/search" }] },
       ],
     });
-    expect(scenario.flows.map((f) => [f.name, f.weight])).toEqual([
+    expect(scenario.parts[0].flows.map((f) => [f.name, f.weight])).toEqual([
       ["browse", 3],
       ["search", 1],
     ]);
@@ -122,7 +122,7 @@ describe("steps: groups, repeats and flows", () => {
 describe("think time distributions", () => {
   it("parses each distribution and draws within its bounds", () => {
     const think = (thinkTime: unknown) =>
-      parseScenario({ ...base, requests: [{ path: "/" }], thinkTime }).thinkTime;
+      parseScenario({ ...base, requests: [{ path: "/" }], thinkTime }).parts[0].thinkTime;
     expect(think("100ms..300ms")).toEqual({ kind: "uniform", minMs: 100, maxMs: 300 });
     expect(think({ distribution: "normal", mean: "800ms", stddev: "200ms" })).toEqual({
       kind: "normal",

@@ -84,73 +84,88 @@ export interface LaidOutSteps {
   requestPaths: Array<Array<string | number>>;
   /** The flow each request belongs to (null without flows). */
   requestFlows: Array<string | null>;
+  /** The scenario (of `scenarios:`) each request belongs to (null for a single one). */
+  requestScenarios: Array<string | null>;
   groups: string[];
   /** Where each group is first written (for error messages). */
   groupPaths: Array<Array<string | number>>;
-  flows: Flow[];
+  /** Each part's flows (one part without `scenarios:`). */
+  partFlows: Flow[][];
   problems: Array<{ path: Array<string | number>; message: string }>;
 }
 
-/** Lays out `requests` (or `flows`) as written into requests, groups and one program per flow. */
-export function layOutSteps(
-  requests: Step[] | undefined,
-  flows: Array<z.output<typeof flowSchema>> | undefined,
-): LaidOutSteps {
+/** What one part (the scenario itself, or one of `scenarios:`) writes. */
+export interface WrittenPart {
+  name: string | null;
+  requests?: Step[];
+  flows?: Array<z.output<typeof flowSchema>>;
+  /** Where the part is written ([] for the top level, ["scenarios", NAME] for one of them). */
+  path: Array<string | number>;
+}
+
+/** Lays out each part's `requests` (or `flows`) into requests, groups and one program per flow. */
+export function layOutSteps(parts: WrittenPart[]): LaidOutSteps {
   const out: LaidOutSteps = {
     requests: [],
     requestPaths: [],
     requestFlows: [],
+    requestScenarios: [],
     groups: [],
     groupPaths: [],
-    flows: [],
+    partFlows: [],
     problems: [],
   };
-  const entries = flows
-    ? flows.map((f, i) => ({
-        name: f.name,
-        weight: f.weight,
-        steps: f.requests,
-        path: ["flows", i, "requests"],
-      }))
-    : [{ name: null, weight: 1, steps: requests ?? [], path: ["requests"] }];
-  for (const entry of entries) {
-    const program: ProgramOp[] = [];
-    const lay = (steps: Step[], path: Array<string | number>, depth: number, into: ProgramOp[]) => {
-      if (depth > MAX_STEP_DEPTH) {
-        out.problems.push({ path, message: `groups and repeats nest at most ${MAX_STEP_DEPTH} deep` });
-        return;
-      }
-      steps.forEach((step, i) => {
-        const at = [...path, i];
-        if (step.kind === "request") {
-          into.push({ op: "request", index: out.requests.length });
-          out.requests.push(step.request);
-          out.requestPaths.push(at);
-          out.requestFlows.push(entry.name);
-        } else if (step.kind === "group") {
-          let group = out.groups.indexOf(step.group);
-          if (group < 0) {
-            group = out.groups.push(step.group) - 1;
-            out.groupPaths.push([...at, "group"]);
-          }
-          into.push({ op: "groupStart", group });
-          lay(step.steps, [...at, "requests"], depth + 1, into);
-          into.push({ op: "groupEnd", group });
-        } else {
-          const body: ProgramOp[] = [];
-          lay(step.steps, [...at, "requests"], depth + 1, body);
-          for (let n = 0; n < step.repeat && into.length <= MAX_PROGRAM_LENGTH; n++) into.push(...body);
+  for (const part of parts) {
+    const entries = part.flows
+      ? part.flows.map((f, i) => ({
+          name: f.name as string | null,
+          weight: f.weight,
+          steps: f.requests,
+          path: [...part.path, "flows", i, "requests"],
+        }))
+      : [{ name: null, weight: 1, steps: part.requests ?? [], path: [...part.path, "requests"] }];
+    const flows: Flow[] = [];
+    for (const entry of entries) {
+      const program: ProgramOp[] = [];
+      const lay = (steps: Step[], path: Array<string | number>, depth: number, into: ProgramOp[]) => {
+        if (depth > MAX_STEP_DEPTH) {
+          out.problems.push({ path, message: `groups and repeats nest at most ${MAX_STEP_DEPTH} deep` });
+          return;
         }
-      });
-    };
-    lay(entry.steps, entry.path, 1, program);
-    if (program.length > MAX_PROGRAM_LENGTH) {
-      out.problems.push({
-        path: entry.path,
-        message: `one iteration would send more than ${MAX_PROGRAM_LENGTH} requests (repeats unrolled)`,
-      });
+        steps.forEach((step, i) => {
+          const at = [...path, i];
+          if (step.kind === "request") {
+            into.push({ op: "request", index: out.requests.length });
+            out.requests.push(step.request);
+            out.requestPaths.push(at);
+            out.requestFlows.push(entry.name);
+            out.requestScenarios.push(part.name);
+          } else if (step.kind === "group") {
+            let group = out.groups.indexOf(step.group);
+            if (group < 0) {
+              group = out.groups.push(step.group) - 1;
+              out.groupPaths.push([...at, "group"]);
+            }
+            into.push({ op: "groupStart", group });
+            lay(step.steps, [...at, "requests"], depth + 1, into);
+            into.push({ op: "groupEnd", group });
+          } else {
+            const body: ProgramOp[] = [];
+            lay(step.steps, [...at, "requests"], depth + 1, body);
+            for (let n = 0; n < step.repeat && into.length <= MAX_PROGRAM_LENGTH; n++) into.push(...body);
+          }
+        });
+      };
+      lay(entry.steps, entry.path, 1, program);
+      if (program.length > MAX_PROGRAM_LENGTH) {
+        out.problems.push({
+          path: entry.path,
+          message: `one iteration would send more than ${MAX_PROGRAM_LENGTH} requests (repeats unrolled)`,
+        });
+      }
+      flows.push({ name: entry.name, weight: entry.weight, program });
     }
-    out.flows.push({ name: entry.name, weight: entry.weight, program });
+    out.partFlows.push(flows);
   }
   return out;
 }

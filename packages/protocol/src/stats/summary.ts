@@ -44,6 +44,8 @@ export const requestSummarySchema = totalsSummarySchema.extend({
   method: z.string(),
   /** The flow the request belongs to, in a scenario with flows. */
   flow: z.string().optional(),
+  /** The scenario (of `scenarios:`) the request belongs to. */
+  scenario: z.string().optional(),
 });
 export type RequestSummary = z.infer<typeof requestSummarySchema>;
 

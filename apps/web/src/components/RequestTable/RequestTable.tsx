@@ -1,4 +1,4 @@
-import { LATENCY_COLUMNS, type RunSummary, requestLabel, type TimeseriesPoint } from "@volley/protocol";
+import { LATENCY_COLUMNS, type RunSummary, summaryLabel, type TimeseriesPoint } from "@volley/protocol";
 import { formatBytes, formatCount, formatMs, formatRate } from "../../format/format.js";
 
 interface RequestTableProps {
@@ -12,7 +12,7 @@ export function RequestTable({ summary, now }: RequestTableProps) {
   const rows = [
     ...summary.requests.map((r) => ({
       key: r.name,
-      label: `${r.flow ? `${r.flow} · ` : ""}${requestLabel(r.method, r.name)}`,
+      label: summaryLabel(r),
       totals: r,
       kind: "request",
     })),

@@ -94,7 +94,14 @@ export function ScenarioEditor({ draft, issues, byPath, onChange }: ScenarioEdit
             </Field>
           </div>
         </fieldset>
-        <LoadFields draft={draft} issues={byPath} onChange={onChange} />
+        {isRecord(draft.scenarios) ? (
+          <p className="callout" data-testid="scenarios-note">
+            {Object.keys(draft.scenarios).length} scenarios at once ({Object.keys(draft.scenarios).join(", ")}
+            ), each with its own load. Edit them in the scenario text.
+          </p>
+        ) : (
+          <LoadFields draft={draft} issues={byPath} onChange={onChange} />
+        )}
         {Array.isArray(draft.flows) && (
           <p className="callout" data-testid="flows-note">
             {draft.flows.length} flows ({flowNames(draft.flows)}). Edit flows, groups and repeats in the
@@ -112,7 +119,7 @@ export function ScenarioEditor({ draft, issues, byPath, onChange }: ScenarioEdit
             <RequestFields key={index} draft={draft} index={index} issues={byPath} onChange={onChange} />
           ),
         )}
-        {!Array.isArray(draft.flows) && (
+        {!Array.isArray(draft.flows) && !isRecord(draft.scenarios) && (
           <button
             type="button"
             onClick={() => set(["requests", requests.length], { method: "GET", path: "/" })}
@@ -221,4 +228,8 @@ function hasObjectValues(record: unknown): boolean {
     typeof record === "object" &&
     Object.values(record).some((v) => v !== null && typeof v === "object")
   );
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
