@@ -46,35 +46,27 @@ await run(
   ]),
 );
 
-await measure(
-  "volley",
-  process.execPath,
-  [
-    join(ROOT, "bench/lib/engine-client.mjs"),
-    "--url",
-    nginx.url,
-    "--vus",
-    String(connections),
-    "--duration",
-    String(duration),
-  ],
-  (out) => JSON.parse(out).rps,
-);
-await measure(
-  "volley+mix",
-  process.execPath,
-  [
-    join(ROOT, "bench/lib/engine-client.mjs"),
-    "--url",
-    nginx.url,
-    "--vus",
-    String(connections),
-    "--duration",
-    String(duration),
-    "--traffic",
-  ],
-  (out) => JSON.parse(out).rps,
-);
+// The plain engine, then the same load through a real-traffic scenario (feeder, cookies, flows).
+for (const [name, extra] of [
+  ["volley", []],
+  ["volley+mix", ["--traffic"]],
+]) {
+  await measure(
+    name,
+    process.execPath,
+    [
+      join(ROOT, "bench/lib/engine-client.mjs"),
+      "--url",
+      nginx.url,
+      "--vus",
+      String(connections),
+      "--duration",
+      String(duration),
+      ...extra,
+    ],
+    (out) => JSON.parse(out).rps,
+  );
+}
 await measure(
   "autocannon",
   process.execPath,

@@ -1,31 +1,22 @@
 import type { RunningMaster } from "@volley/master";
 import type { RunDetail } from "@volley/protocol";
-import type { WorkerNode } from "@volley/worker";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startTestMaster, startTestWorker } from "./support/in-process.js";
+import { startTestFleet, type TestFleet } from "./support/in-process.js";
 import { getJson, sendJson, waitForRunEnd } from "./support/processes.js";
-import { startTargetServer, type TargetServer } from "./support/target-server.js";
+import type { TargetServer } from "./support/target-server.js";
 
 // Test data across a fleet: two workers with two engine threads each, a loopback server that
 // records what it received.
 describe("feeders, bodies and env across workers and threads", () => {
+  let fleet: TestFleet;
   let target: TargetServer;
   let master: RunningMaster;
-  let workers: WorkerNode[];
 
   beforeAll(async () => {
-    target = await startTargetServer();
-    master = await startTestMaster();
-    workers = [
-      await startTestWorker(master, { name: "feed-a", threads: 2 }),
-      await startTestWorker(master, { name: "feed-b", threads: 2 }),
-    ];
+    fleet = await startTestFleet({ workers: 2, threads: 2 });
+    ({ target, master } = fleet);
   });
-  afterAll(async () => {
-    await Promise.all(workers.map((w) => w.shutdown(3000)));
-    await master.close();
-    await target.close();
-  });
+  afterAll(() => fleet.close());
   afterEach(() => target.reset());
 
   async function run(body: Record<string, unknown>): Promise<RunDetail> {

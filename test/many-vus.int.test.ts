@@ -1,28 +1,22 @@
 import type { RunningMaster } from "@volley/master";
 import type { RunDetail } from "@volley/protocol";
-import type { WorkerNode } from "@volley/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestMaster, startTestWorker } from "./support/in-process.js";
+import { startTestFleet, type TestFleet } from "./support/in-process.js";
 import { getJson, sendJson, waitForRunEnd } from "./support/processes.js";
-import { startTargetServer, type TargetServer } from "./support/target-server.js";
+import type { TargetServer } from "./support/target-server.js";
 
 // Far more VUs than connections: the VUs wait for a connection in the engine, start a chunk per
 // event-loop turn, and a stop ends at once the iterations that have sent nothing.
 describe("many VUs on few connections", () => {
+  let fleet: TestFleet;
   let target: TargetServer;
   let master: RunningMaster;
-  let worker: WorkerNode;
 
   beforeAll(async () => {
-    target = await startTargetServer();
-    master = await startTestMaster({ heartbeatTimeoutMs: 3000 });
-    worker = await startTestWorker(master, { threads: 1 });
+    fleet = await startTestFleet({ threads: 1, master: { heartbeatTimeoutMs: 3000 } });
+    ({ target, master } = fleet);
   });
-  afterAll(async () => {
-    await worker.shutdown(5000);
-    await master.close();
-    await target.close();
-  });
+  afterAll(() => fleet.close());
 
   const scenario = (vus: number) => ({
     name: `vus-${vus}`,

@@ -1,28 +1,22 @@
 import type { RunningMaster } from "@volley/master";
 import type { RunDetail } from "@volley/protocol";
-import type { WorkerNode } from "@volley/worker";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startTestMaster, startTestWorker } from "./support/in-process.js";
+import { startTestFleet, type TestFleet } from "./support/in-process.js";
 import { sendJson, waitForRunEnd } from "./support/processes.js";
 import { startTargetServer, type TargetServer } from "./support/target-server.js";
 
 // Browser-like sessions, checked on what the server received: a cookie jar per VU, redirects
 // followed hop by hop, compressed bodies decoded before captures.
 describe("sessions: cookies, redirects, compression", () => {
+  let fleet: TestFleet;
   let target: TargetServer;
   let master: RunningMaster;
-  let worker: WorkerNode;
 
   beforeAll(async () => {
-    target = await startTargetServer();
-    master = await startTestMaster();
-    worker = await startTestWorker(master, { threads: 2 });
+    fleet = await startTestFleet({ threads: 2 });
+    ({ target, master } = fleet);
   });
-  afterAll(async () => {
-    await worker.shutdown(3000);
-    await master.close();
-    await target.close();
-  });
+  afterAll(() => fleet.close());
   afterEach(() => target.reset());
 
   async function run(scenario: Record<string, unknown>): Promise<RunDetail> {

@@ -1,31 +1,22 @@
 import type { RunningMaster } from "@volley/master";
 import type { RunDetail } from "@volley/protocol";
-import type { WorkerNode } from "@volley/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestMaster, startTestWorker } from "./support/in-process.js";
+import { startTestFleet, type TestFleet } from "./support/in-process.js";
 import { sendJson, waitForRunEnd } from "./support/processes.js";
-import { startTargetServer, type TargetServer } from "./support/target-server.js";
+import type { TargetServer } from "./support/target-server.js";
 
 // A weighted mix of journeys with a group and a repeat, across two workers of two threads, checked
 // against what the server counted.
 describe("traffic mix: flows, groups, repeats", () => {
+  let fleet: TestFleet;
   let target: TargetServer;
   let master: RunningMaster;
-  let workers: WorkerNode[];
 
   beforeAll(async () => {
-    target = await startTargetServer();
-    master = await startTestMaster();
-    workers = [
-      await startTestWorker(master, { name: "mix-a", threads: 2 }),
-      await startTestWorker(master, { name: "mix-b", threads: 2 }),
-    ];
+    fleet = await startTestFleet({ workers: 2, threads: 2 });
+    ({ target, master } = fleet);
   });
-  afterAll(async () => {
-    await Promise.all(workers.map((w) => w.shutdown(3000)));
-    await master.close();
-    await target.close();
-  });
+  afterAll(() => fleet.close());
 
   it("runs flows by weight, times groups first-sent to last-answered, repeats exactly", async () => {
     const iterations = 2000;

@@ -1,6 +1,7 @@
 import { type MasterOptions, type RunningMaster, startMaster } from "@volley/master";
 import { startWorker, type WorkerNode } from "@volley/worker";
 import { isolatedSetup, waitFor } from "./processes.js";
+import { startTargetServer, type TargetServer } from "./target-server.js";
 
 /** A master in this process (real Redis, a fresh SQLite file, its own queue prefix). */
 export async function startTestMaster(options: MasterOptions = {}): Promise<RunningMaster> {
@@ -34,4 +35,33 @@ export async function startTestWorker(
     timeoutMs: 10_000,
   });
   return node;
+}
+
+export interface TestFleet {
+  target: TargetServer;
+  master: RunningMaster;
+  workers: WorkerNode[];
+  close(): Promise<void>;
+}
+
+/** A counting loopback target, a master and `workers` in-process workers of `threads` threads each. */
+export async function startTestFleet(
+  options: { workers?: number; threads?: number; master?: MasterOptions } = {},
+): Promise<TestFleet> {
+  const target = await startTargetServer();
+  const master = await startTestMaster(options.master);
+  const workers: WorkerNode[] = [];
+  for (let i = 0; i < (options.workers ?? 1); i++) {
+    workers.push(await startTestWorker(master, { threads: options.threads ?? 1 }));
+  }
+  return {
+    target,
+    master,
+    workers,
+    close: async () => {
+      await Promise.all(workers.map((w) => w.shutdown(3000)));
+      await master.close();
+      await target.close();
+    },
+  };
 }
