@@ -142,7 +142,13 @@ describe("a traffic mix in the dashboard", () => {
         .getByTestId("request-table")
         .locator("tbody tr td:first-child")
         .allTextContents();
-      expect(rows).toEqual(["browse · GET item", "checkout · GET pay", "Total"]);
+      expect(rows).toEqual([
+        "browse · GET item",
+        "checkout · GET pay",
+        "Total",
+        "scenario browse",
+        "scenario checkout",
+      ]);
       expect(await page.getByText("2 scenarios").first().isVisible()).toBe(true);
       await screenshot(page, `scenarios-run-${name}`);
       await page.goto(`${master.url}/new?from=${created.body.id}`);

@@ -155,6 +155,14 @@ describe("traffic mix: flows, groups, repeats", () => {
     expect(byName.search).toMatchObject({ scenario: "browse", flow: "find" });
     expect(byName.pay).toMatchObject({ scenario: "checkout", requests: 60 });
     expect(byName.pay.flow).toBeUndefined();
+    // Each scenario's requests together, exact: the sum of its requests.
+    expect(run.summary.scenarios).toEqual([
+      expect.objectContaining({ name: "browse", requests: byName.item.requests + byName.search.requests }),
+      expect.objectContaining({ name: "checkout", requests: 60 }),
+    ]);
+    expect(run.summary.scenarios?.[1].latencyMs).toEqual(byName.pay.latencyMs);
+    const csv = await (await fetch(`${master.url}/api/runs/${run.id}/report.csv`)).text();
+    expect(csv).toMatch(/\ncheckout,SCENARIO,60,/);
     // VU numbers stay unique across the parts: browse 1-4, checkout after them.
     const vusOf = (path: string) =>
       new Set(

@@ -6,7 +6,10 @@ export function formatSummaryTable(run: RunDetail): string {
   const rows = run.summary.requests.map((r) => cells(summaryLabel(r), r));
   const total = cells("Total", run.summary.total);
   // Groups after the total: their runs are not requests.
-  const groups = (run.summary.groups ?? []).map((g) => cells(`group ${g.name}`, g));
+  const groups = [
+    ...(run.summary.scenarios ?? []).map((p) => cells(`scenario ${p.name}`, p)),
+    ...(run.summary.groups ?? []).map((g) => cells(`group ${g.name}`, g)),
+  ];
   const all = [...rows, total, ...groups];
   const widths = header.map((h, i) => Math.max(h.length, ...all.map((r) => r[i].length)));
   const line = (values: string[]) =>

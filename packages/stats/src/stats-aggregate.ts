@@ -49,6 +49,16 @@ export class StatsAggregate {
     return total;
   }
 
+  /** The named requests merged into one (exact percentiles: their histograms are added). */
+  totalsOf(names: readonly string[], durationS: number): TotalsSummary {
+    const merged = new RequestAggregate("subset", "");
+    for (const name of names) {
+      const aggregate = this.byName.get(name);
+      if (aggregate && aggregate.method !== GROUP_METHOD) merged.addAggregate(aggregate);
+    }
+    return totals(merged, durationS, 0);
+  }
+
   toStats(): RequestStats[] {
     return this.list().map((a) => a.toStats());
   }

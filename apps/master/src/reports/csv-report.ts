@@ -13,13 +13,15 @@ const COLUMNS = [
 ];
 
 /**
- * One row per request name, one for the whole run, as spreadsheets expect; then one per group
- * (method GROUP: a group's runs, not requests, so after the total they are not part of).
+ * One row per request name, one for the whole run, as spreadsheets expect; then one per scenario
+ * of `scenarios:` (method SCENARIO, its requests together) and one per group (method GROUP: a
+ * group's runs are not requests): views of the total, after it.
  */
 export function renderCsvReport(run: RunDetail): string {
   const rows = [COLUMNS.join(",")];
   for (const request of run.summary.requests) rows.push(row(request.name, request.method, request));
   rows.push(row("Total", "", run.summary.total));
+  for (const part of run.summary.scenarios ?? []) rows.push(row(part.name, "SCENARIO", part));
   for (const group of run.summary.groups ?? []) rows.push(row(group.name, group.method, group));
   return `${rows.join("\n")}\n`;
 }

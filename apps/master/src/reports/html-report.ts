@@ -76,6 +76,14 @@ ${run.summary.requests.map((r) => requestRow(summaryLabel(r), r)).join("")}
 ${requestRow("Total", t)}
 </tbody></table>
 ${
+  run.summary.scenarios?.length
+    ? `<h2>Scenarios</h2>
+<table><thead><tr><th>Scenario</th><th>Requests</th><th>Failures</th><th>req/s</th>${LATENCY_COLUMNS.map((c) => `<th>${c.label}</th>`).join("")}<th>in</th><th>out</th></tr></thead><tbody>
+${run.summary.scenarios.map((p) => requestRow(p.name, p)).join("")}
+</tbody></table>`
+    : ""
+}
+${
   run.summary.groups?.length
     ? `<h2>Groups</h2>
 <p>Each group's latency runs from its first request sent to its last answered; a group failed when one of its requests did.</p>

@@ -7,9 +7,11 @@ import {
   type SaturationWarning,
   type Scenario,
 } from "@volley/protocol";
+import type { StatsAggregate } from "@volley/stats";
+import { cumulativeFromRows } from "../pipeline/merge-state.js";
 import { workerStatus } from "../pipeline/run-aggregator.js";
 import type { ActiveRun } from "./active-run.js";
-import { summaryFromRows, toDetail, toWorkerInfo } from "./run-views.js";
+import { summaryFromStats, toDetail, toWorkerInfo } from "./run-views.js";
 import { workerWarnings } from "./worker-warnings.js";
 
 /** A run's report: from the live aggregator while it runs, from the database after. */
@@ -20,10 +22,12 @@ export async function runDetail(
 ): Promise<RunDetail | null> {
   const run = await db.runs.get(runId);
   if (!run) return null;
-  const resolved = withFlows(
-    active ? active.aggregator.summary() : summaryFromRows(run, await db.aggregates.list(runId)),
-    active?.scenario ?? parseScenario(JSON.parse(run.scenario)),
-  );
+  const scenario = active?.scenario ?? parseScenario(JSON.parse(run.scenario));
+  const stats = active
+    ? active.aggregator.cumulative
+    : cumulativeFromRows(run, await db.aggregates.list(runId));
+  const summary = active ? active.aggregator.summary() : summaryFromStats(run, stats);
+  const resolved = withScenarios(withFlows(summary, scenario), scenario, stats);
   const rows = await db.runWorkers.list(runId);
   // While the run is active, the aggregator knows each worker's figures better than the rows.
   const live = new Map(active?.aggregator.workerList().map((w) => [w.workerId, w]) ?? []);
@@ -42,6 +46,18 @@ export async function runDetail(
       ]
     : (JSON.parse(run.warnings) as SaturationWarning[]);
   return toDetail(run, resolved, workers, warnings);
+}
+
+/** Totals of each of `scenarios:`, from the merged statistics of its requests. */
+function withScenarios(summary: RunSummary, scenario: Scenario, stats: StatsAggregate): RunSummary {
+  if (scenario.parts.length < 2) return summary;
+  const scenarios = scenario.parts.map((part) => {
+    const names = scenario.requests.flatMap((r, i) =>
+      scenario.requestScenarios[i] === part.name ? [requestName(r)] : [],
+    );
+    return { name: part.name as string, ...stats.totalsOf([...new Set(names)], summary.durationS) };
+  });
+  return { ...summary, scenarios };
 }
 
 /** Names each request's flow and scenario (of `scenarios:`), when it has them. */

@@ -11,6 +11,7 @@ import type {
   Timeseries,
   TimeseriesPoint,
 } from "@volley/protocol";
+import type { StatsAggregate } from "@volley/stats";
 import { cumulativeFromRows } from "../pipeline/merge-state.js";
 
 /** A run's summary from its stored aggregates (finished runs, or any run after a restart). */
@@ -18,6 +19,14 @@ export function summaryFromRows(run: RunRow, aggregates: RunAggregateRow[]): Run
   return cumulativeFromRows(run, aggregates).summarize(
     run.durationS ?? 0,
     aggregates.map((a) => a.name),
+  );
+}
+
+/** A finished run's summary from its merged statistics (in the order they were stored). */
+export function summaryFromStats(run: RunRow, stats: StatsAggregate): RunSummary {
+  return stats.summarize(
+    run.durationS ?? 0,
+    stats.list().map((a) => a.name),
   );
 }
 

@@ -53,6 +53,8 @@ export type RequestSummary = z.infer<typeof requestSummarySchema>;
 export const runSummarySchema = z.object({
   total: totalsSummarySchema,
   requests: z.array(requestSummarySchema),
+  /** Each of `scenarios:` as a whole: its requests merged (exact percentiles). */
+  scenarios: z.array(totalsSummarySchema.extend({ name: z.string() })).optional(),
   /** Groups (method "GROUP"): one latency per group run, first request sent to last answered. */
   groups: z.array(requestSummarySchema).optional(),
   statusCodes: z.record(z.string(), z.number()),

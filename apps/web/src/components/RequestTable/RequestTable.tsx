@@ -17,7 +17,13 @@ export function RequestTable({ summary, now }: RequestTableProps) {
       kind: "request",
     })),
     { key: "", label: "Total", totals: summary.total, kind: "total" },
-    // Groups come after the total: their runs are not requests and are not part of it.
+    // Each scenario's requests together, then groups: after the total, of which they are views.
+    ...(summary.scenarios ?? []).map((p) => ({
+      key: `scenario:${p.name}`,
+      label: `scenario ${p.name}`,
+      totals: p,
+      kind: "group",
+    })),
     ...(summary.groups ?? []).map((g) => ({
       key: g.name,
       label: `group ${g.name}`,
