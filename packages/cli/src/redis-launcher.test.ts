@@ -34,11 +34,14 @@ describe("ensureRedis", () => {
     }
   });
 
-  it("says how to get Redis when the named one does not answer", async () => {
-    const url = `redis://127.0.0.1:${await freePort()}`;
+  it("says that nothing answers at the named Redis, and how to start one there", async () => {
+    const port = await freePort();
+    const url = `redis://127.0.0.1:${port}`;
     const error = await ensureRedis({ url, dataDir: tmpdir() }).catch((e: Error) => e);
     expect(error).toBeInstanceOf(UsageError);
-    expect((error as Error).message).toContain("apt-get install redis-server");
-    expect((error as Error).message).toContain("docker run");
+    // redis-server is installed here: the advice is to start it on that port, not to install it.
+    expect((error as Error).message).toBe(
+      `nothing answers at ${url} (REDIS_URL). Start Redis there (\`redis-server --port ${port}\`), or unset REDIS_URL to let Volley use 127.0.0.1:6379 or start a private one.`,
+    );
   });
 });

@@ -29,8 +29,16 @@ export interface EnsureRedisOptions {
 export async function ensureRedis(options: EnsureRedisOptions): Promise<RedisHandle> {
   const url = options.url ?? process.env.REDIS_URL ?? options.defaultUrl ?? "redis://127.0.0.1:6379";
   if (await redisAnswers(url)) return { url, private: false, stop: async () => {} };
-  if (options.url || process.env.REDIS_URL)
-    throw new UsageError(`Redis at ${url} does not answer. ${HOW_TO_GET_REDIS}`);
+  if (options.url || process.env.REDIS_URL) {
+    // The user named this Redis: say that nothing answers there, and how to start one there.
+    const installed = spawnSync("redis-server", ["--version"]).status === 0;
+    const port = redisPort(url);
+    throw new UsageError(
+      installed
+        ? `nothing answers at ${url} (REDIS_URL). Start Redis there (\`redis-server --port ${port}\`), or unset REDIS_URL to let Volley use 127.0.0.1:6379 or start a private one.`
+        : `nothing answers at ${url} (REDIS_URL). ${HOW_TO_GET_REDIS}`,
+    );
+  }
   const dir = resolve(options.dataDir, "redis");
   // One private server per data folder: a second Volley process there (`volley run` beside the
   // dashboard) uses the first one's rather than start another on the same append-only files.
@@ -81,6 +89,14 @@ export async function ensureRedis(options: EnsureRedisOptions): Promise<RedisHan
   }
   child.kill("SIGKILL");
   throw new UsageError(`could not start a private redis-server under ${dir}. ${HOW_TO_GET_REDIS}`);
+}
+
+function redisPort(url: string): string {
+  try {
+    return new URL(url).port || "6379";
+  } catch {
+    return "6379";
+  }
 }
 
 function readText(file: string): string | null {
