@@ -80,6 +80,11 @@ describe("traffic mix: flows, groups, repeats", () => {
     ]);
     expect(run.passed).toBe(false);
 
+    // Compared with itself, the group is a section of its own.
+    const compared = await (await fetch(`${master.url}/api/compare?a=${run.id}&b=${run.id}`)).json();
+    expect(compared.groups).toEqual([expect.objectContaining({ name: "pay" })]);
+    expect(compared.groups[0].metrics.p50).toMatchObject({ a: pay?.latencyMs.p50, b: pay?.latencyMs.p50 });
+
     // The HTML and CSV reports show the group.
     const html = await (await fetch(`${master.url}/api/runs/${run.id}/report.html`)).text();
     expect(html).toContain("Groups");

@@ -56,17 +56,29 @@ function compareTotals(
   );
 }
 
-/** Two run summaries side by side: totals and every request name either run has. */
+/** Each name either list has, side by side. */
+function compareNamed(
+  a: ReadonlyArray<TotalsSummary & { name: string }>,
+  b: ReadonlyArray<TotalsSummary & { name: string }>,
+) {
+  const names = [...new Set([...a.map((r) => r.name), ...b.map((r) => r.name)])];
+  return names.map((name) => ({
+    name,
+    metrics: compareTotals(
+      a.find((r) => r.name === name),
+      b.find((r) => r.name === name),
+    ),
+  }));
+}
+
+/** Two run summaries side by side: totals, every request name, scenario and group either run has. */
 export function compareSummaries(a: RunSummary, b: RunSummary) {
-  const names = [...new Set([...a.requests.map((r) => r.name), ...b.requests.map((r) => r.name)])];
+  const scenarios = compareNamed(a.scenarios ?? [], b.scenarios ?? []);
+  const groups = compareNamed(a.groups ?? [], b.groups ?? []);
   return {
     total: compareTotals(a.total, b.total),
-    requests: names.map((name) => ({
-      name,
-      metrics: compareTotals(
-        a.requests.find((r) => r.name === name),
-        b.requests.find((r) => r.name === name),
-      ),
-    })),
+    requests: compareNamed(a.requests, b.requests),
+    ...(scenarios.length ? { scenarios } : {}),
+    ...(groups.length ? { groups } : {}),
   };
 }

@@ -82,10 +82,14 @@ export function ComparePage() {
           ]}
         />
       </div>
-      {result.data.requests.map((request) => (
-        <section key={request.name}>
-          <h2>{request.name}</h2>
-          <DeltaTable deltas={request.metrics} />
+      {[
+        ...(result.data.scenarios ?? []).map((s) => ({ ...s, title: `Scenario ${s.name}` })),
+        ...result.data.requests.map((r) => ({ ...r, title: r.name })),
+        ...(result.data.groups ?? []).map((g) => ({ ...g, title: `Group ${g.name}` })),
+      ].map((section) => (
+        <section key={section.title}>
+          <h2>{section.title}</h2>
+          <DeltaTable deltas={section.metrics} />
         </section>
       ))}
     </div>

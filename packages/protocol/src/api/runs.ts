@@ -139,4 +139,8 @@ export interface CompareResult {
   b: RunDetail;
   total: Record<string, MetricDelta>;
   requests: Array<{ name: string; metrics: Record<string, MetricDelta> }>;
+  /** Each of `scenarios:` as a whole, when either run has them. */
+  scenarios?: Array<{ name: string; metrics: Record<string, MetricDelta> }>;
+  /** Groups, when either run has them. */
+  groups?: Array<{ name: string; metrics: Record<string, MetricDelta> }>;
 }
