@@ -23,6 +23,7 @@ export * from "./queues.js";
 export * from "./scenario/capture.js";
 export * from "./scenario/data.js";
 export * from "./scenario/load.js";
+export * from "./scenario/load-shape.js";
 export * from "./scenario/parse-scenario.js";
 export * from "./scenario/request.js";
 export * from "./scenario/run-shape.js";

@@ -3,6 +3,7 @@ import { useEffect, useMemo, useState } from "react";
 import { useNavigate, useSearchParams } from "react-router-dom";
 import { ApiError, api } from "../api/client.js";
 import { useApi } from "../api/use-api.js";
+import { LoadPreview } from "../components/LoadPreview/LoadPreview.js";
 import {
   type NeededFile,
   neededFiles,
@@ -116,6 +117,7 @@ export function NewRunPage() {
         </div>
       )}
       <RunFiles needed={neededFiles(draft)} contents={contents} onChange={setContents} />
+      {validation.scenario && <LoadPreview scenario={validation.scenario} />}
       <ScenarioEditor
         draft={draft}
         issues={validation.issues}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../validation.js";
+import { loadShape } from "./load-shape.js";
 import { parseScenario } from "./parse-scenario.js";
 import { drawThinkTime } from "./think-time.js";
 import { parseThreshold } from "./thresholds.js";
@@ -116,6 +117,42 @@ describe("steps: groups, repeats and flows", () => {
     expect(issuesOf({ ...scenario, thresholds: { "nope.p95": "<1s" } })).toEqual([
       { path: "thresholds.nope.p95", message: 'no request or group is named "nope"' },
     ]);
+  });
+});
+
+describe("load shapes for the preview", () => {
+  it("draws each executor's plan as corners over time", () => {
+    const shape = (load: unknown) =>
+      loadShape(parseScenario({ ...base, load, requests: [{ path: "/" }] }).parts[0].load);
+    expect(shape({ executor: "constant-vus", vus: 10, duration: "30s", rampUp: "5s" })).toEqual({
+      unit: "VUs",
+      openEnded: false,
+      points: [
+        [0, 0],
+        [5, 10],
+        [30, 10],
+      ],
+    });
+    expect(
+      shape({
+        executor: "ramping-arrival-rate",
+        startRate: 5,
+        stages: [
+          { duration: "10s", target: 50 },
+          { duration: "20s", target: 0 },
+        ],
+        maxVus: 10,
+      }),
+    ).toEqual({
+      unit: "iterations/s",
+      openEnded: false,
+      points: [
+        [0, 5],
+        [10, 50],
+        [30, 0],
+      ],
+    });
+    expect(shape({ executor: "per-vu-iterations", vus: 3, iterations: 5 }).openEnded).toBe(true);
   });
 });
 
