@@ -28,6 +28,21 @@ export function formatSeconds(seconds: number | null | undefined): string {
   return seconds < 10 ? `${Math.max(0, seconds).toFixed(1)}s` : `${rest}s`;
 }
 
+/** Tick steps of a time axis, in whole seconds (never 0.1 s for a run that lasted a second). */
+export const SECOND_TICKS = [
+  1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14_400, 43_200, 86_400,
+];
+
+/** A time-axis label: "45s" under a minute, "m:ss" under an hour, "h:mm:ss" beyond. */
+export function formatElapsed(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s}s`;
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const rest = String(s % 60).padStart(2, "0");
+  return h ? `${h}:${String(m).padStart(2, "0")}:${rest}` : `${m}:${rest}`;
+}
+
 export function formatDate(iso: string | null | undefined): string {
   if (!iso) return "–";
   return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import uPlot from "uplot";
+import { formatElapsed, SECOND_TICKS } from "../../format/format.js";
 import { onThemeChange } from "../../theme.js";
 import "uplot/dist/uPlot.min.css";
 
@@ -38,13 +39,20 @@ export function Chart({ title, unit, x, series, height = 220 }: ChartProps) {
     const options: uPlot.Options = {
       width: box.current.clientWidth || 600,
       height,
-      scales: { x: { time: false } },
+      // From the start to the last second (at least one): a one-point run is not drawn over 100 s.
+      scales: {
+        x: {
+          time: false,
+          range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(max ?? 1, (min ?? 0) + 1)],
+        },
+      },
       axes: [
         {
           stroke: muted,
           grid: { stroke: grid },
           ticks: { stroke: grid },
-          values: (_u, ticks) => ticks.map((t) => `${t}s`),
+          incrs: SECOND_TICKS,
+          values: (_u, ticks) => ticks.map(formatElapsed),
         },
         { stroke: muted, grid: { stroke: grid }, ticks: { stroke: grid }, size: 60 },
       ],
