@@ -171,8 +171,10 @@ describe("HTTP API", () => {
     expect((await sendJson("POST", `${master.url}/api/runs`, { scenario: quick("second") })).body.code).toBe(
       "VOL_ERR_RUN_ACTIVE",
     );
-    const busy = master.services.registry.list()[0];
-    expect((await sendJson("DELETE", `${master.url}/api/workers/${busy.id}`)).body.code).toBe(
+    // The worker in the run (the list also keeps workers lost or retired by earlier tests).
+    const busy = master.services.registry.list().find((w) => w.runId === id);
+    expect(busy).toBeDefined();
+    expect((await sendJson("DELETE", `${master.url}/api/workers/${busy?.id}`)).body.code).toBe(
       "VOL_ERR_WORKER_BUSY",
     );
     await waitFor(
