@@ -7,7 +7,7 @@ import type { GateEntrant } from "./connection-gate.js";
 import { FlowCursor, pickFlow } from "./flow-cursor.js";
 import { HttpSession } from "./http-session.js";
 import { checkResponse } from "./response-check.js";
-import type { VuContext } from "./vu-context.js";
+import type { VuContext, VuOrigin } from "./vu-context.js";
 
 export type IterationEnd = (vu: VirtualUser) => void;
 
@@ -42,8 +42,9 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
   private redirectTo: string | null = null;
   private redirectAsGet = false;
   private readonly template: TemplateContext;
-  /** The request in flight, by index into ctx.requests. */
+  /** The request in flight, by index into ctx.requests, and where it goes. */
   private requestIndex = 0;
+  private origin: VuOrigin;
   /** Requests sent in this iteration (0: nothing has left yet). */
   private sentCount = 0;
   private readonly cursor: FlowCursor;
@@ -74,6 +75,7 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     private readonly ctx: VuContext,
   ) {
     this.template = { vu: number, iter: 0, worker: ctx.worker, vars: {}, rows: [] };
+    this.origin = ctx.origins[0];
     this.cursor = new FlowCursor(ctx.groupRecorders);
     const session = new HttpSession(ctx.session);
     this.session = session.scansHeaders ? session : null;
@@ -138,6 +140,8 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
   private send(): void {
     this.thinkTimer = null;
     const request = this.ctx.requests[this.requestIndex];
+    const origin = this.ctx.origins[request.originIndex];
+    this.origin = origin;
     const path = this.redirectTo ?? request.path.render(this.template);
     this.path = path;
     let headers = request.staticHeaders;
@@ -149,7 +153,6 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
         headers.push(request.headerNames[i], request.headerValues[i].render(this.template));
       }
     }
-    const origin = this.ctx.origins[request.originIndex];
     const cookie = this.session?.cookieHeader(origin.host, origin.https, path) ?? null;
     if (cookie !== null) {
       headers = headers.concat("cookie", cookie);
@@ -182,7 +185,7 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
       headersTimeout: request.timeoutMs,
       bodyTimeout: request.timeoutMs,
     };
-    if (this.ctx.origins[request.originIndex].gate.enter(this)) this.admit();
+    if (origin.gate.enter(this)) this.admit();
     else this.waitingAtGate = true;
   }
 
@@ -198,7 +201,7 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     this.dispatchOptions = null;
     this.sentCount++;
     this.sentAt = performance.now();
-    this.ctx.origins[this.ctx.requests[this.requestIndex].originIndex].dispatcher.dispatch(options, this);
+    this.origin.dispatcher.dispatch(options, this);
   }
 
   onConnect(abort: (reason?: Error) => void): void {
@@ -216,10 +219,7 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     statusText: string,
   ): boolean {
     this.status = statusCode;
-    if (this.session !== null) {
-      const origin = this.ctx.origins[this.ctx.requests[this.requestIndex].originIndex];
-      this.session.readHeaders(statusCode, rawHeaders, origin.host, this.path);
-    }
+    if (this.session !== null) this.session.readHeaders(statusCode, rawHeaders, this.origin.host, this.path);
     let size = 17 + statusText.length;
     for (let i = 0; i < rawHeaders.length; i++) size += rawHeaders[i].length + 2;
     this.bytesIn += size;
@@ -262,7 +262,7 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     const request = this.ctx.requests[this.requestIndex];
     const recorder = this.ctx.recorders[request.index];
     this.abortRequest = null;
-    this.ctx.origins[request.originIndex].gate.leave();
+    this.origin.gate.leave();
     let failure: [ErrorKind, string] | null = null;
     if (this.unsent) {
       // Never written to a socket: nothing to count.
@@ -308,8 +308,7 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
    * the Location on the same origin is sent next. 303, and 301/302 after a POST, become GET.
    */
   private followRedirect(latencyUs: number, recorder: VuContext["recorders"][number]): boolean {
-    const origin = this.ctx.origins[this.ctx.requests[this.requestIndex].originIndex];
-    const next = this.session?.redirectPath(origin.host, origin.https) ?? null;
+    const next = this.session?.redirectPath(this.origin.host, this.origin.https) ?? null;
     if (next === null || this.session === null || this.aborting) return false;
     recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut);
     this.session.hops++;
