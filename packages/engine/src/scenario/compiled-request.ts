@@ -106,10 +106,7 @@ function bodyOf(
     return { source: JSON.stringify(request.json), escape: "json", type: "application/json" };
   }
   if (request.form !== undefined) {
-    const source = Object.entries(request.form)
-      .map(([key, value]) => `${encodeKeepingTemplates(key)}=${encodeKeepingTemplates(String(value))}`)
-      .join("&");
-    return { source, escape: "url", type: "application/x-www-form-urlencoded" };
+    return { source: urlEncoded(request.form), escape: "url", type: "application/x-www-form-urlencoded" };
   }
   if (request.body === undefined) return null;
   if (typeof request.body === "string") return { source: request.body, escape: "none" };
@@ -194,11 +191,16 @@ function encodeKeepingTemplates(text: string): string {
   );
 }
 
+/** `a=1&b=2`, URL-encoded with {{templates}} kept (a query string, or a form body). */
+function urlEncoded(fields: Record<string, string | number | boolean>): string {
+  return Object.entries(fields)
+    .map(([key, value]) => `${encodeKeepingTemplates(key)}=${encodeKeepingTemplates(String(value))}`)
+    .join("&");
+}
+
 function queryString(query: RequestConfig["query"], separator: string): string {
   if (!query || Object.keys(query).length === 0) return "";
-  return `${separator}${Object.entries(query)
-    .map(([key, value]) => `${encodeKeepingTemplates(key)}=${encodeKeepingTemplates(String(value))}`)
-    .join("&")}`;
+  return `${separator}${urlEncoded(query)}`;
 }
 
 /** Whether a status meets the request's expectation. */
