@@ -77,11 +77,15 @@ export function resolveRunInputs(
   if (bytes > MAX_DATA_BYTES) {
     issues.push({
       path: "data",
-      message: `the feeder files together pass ${MAX_DATA_BYTES / 1024 / 1024} MB`,
+      message: `the feeder and multipart files together pass ${MAX_DATA_BYTES / 1024 / 1024} MB`,
     });
   }
+  // One pass over the templates: feeder columns they read must exist; env names they read travel.
+  const usedEnv = new Set<string>();
   forEachTemplate(scenario, (text, path) => {
-    for (const { feeder, field } of templateDataFields(parseTemplate(text))) {
+    const parts = parseTemplate(text);
+    for (const name of templateEnvNames(parts)) usedEnv.add(name);
+    for (const { feeder, field } of templateDataFields(parts)) {
       const table = data[feeder];
       if (table && !table.columns.includes(field)) {
         issues.push({
@@ -103,15 +107,11 @@ export function resolveRunInputs(
       values[name] = value;
     }
   }
-  // Only what the templates read travels to the workers.
-  const used = new Set<string>();
-  forEachTemplate(scenario, (text) => {
-    for (const name of templateEnvNames(parseTemplate(text))) used.add(name);
-  });
   if (issues.length) throw new ValidationError("scenario", issues);
   return {
     data,
     attachments: sent,
-    env: Object.fromEntries(Object.entries(values).filter(([name]) => used.has(name))),
+    // Only what the templates read travels to the workers.
+    env: Object.fromEntries(Object.entries(values).filter(([name]) => usedEnv.has(name))),
   };
 }
