@@ -2,16 +2,15 @@ import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { startMaster } from "@volley/master";
 import {
-  DataFileError,
   formatFromFileName,
   formatMs,
   formatPath,
   MAX_DATA_BYTES,
   multipartFiles,
-  parseDataFile,
   parseScenario,
   type RunDetail,
   readScenarioText,
+  type Scenario,
   ValidationError,
 } from "@volley/protocol";
 import { startWorker } from "@volley/worker";
@@ -56,8 +55,8 @@ export async function runCommand(argv: string[]): Promise<number> {
   const file = positionals[0];
   if (!file) throw new UsageError("name a scenario file: volley run SCENARIO.json");
   const threads = intFlag("threads", values.threads, 1, 1024);
-  const scenario = readScenario(file);
-  const inputs = runInputs(scenario, file);
+  const { input: scenario, scenario: parsed } = readScenario(file);
+  const inputs = runInputs(parsed, file);
   const token = values.token ?? (process.env.VOLLEY_TOKEN || undefined);
 
   const local = values.master ? null : await startLocal(threads);
@@ -91,56 +90,24 @@ export async function runCommand(argv: string[]): Promise<number> {
 }
 
 /**
- * What the master needs besides the scenario: the feeder files (read relative to the scenario
- * file) and the values of its `env` names from this process's environment.
+ * What the master needs besides the scenario: the files it names (feeders as text, multipart
+ * files as base64, read relative to the scenario file) and the values of its `env` names from
+ * this process's environment. The master checks the files' contents (one place, one message).
  */
 function runInputs(
-  input: unknown,
+  scenario: Scenario,
   scenarioFile: string,
 ): { files: Record<string, string>; attachments: Record<string, string>; env: Record<string, string> } {
-  const scenario = parseScenario(input);
   const files: Record<string, string> = {};
   for (const [name, feeder] of Object.entries(scenario.data)) {
-    if (!feeder.file) continue;
-    const path = resolve(dirname(resolve(scenarioFile)), feeder.file);
-    let size: number;
-    try {
-      size = statSync(path).size;
-    } catch (error) {
-      throw new UsageError(
-        `data.${name}.file: cannot read ${feeder.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      );
-    }
-    if (size > MAX_DATA_BYTES) {
-      throw new UsageError(
-        `data.${name}.file: ${feeder.file} is larger than ${MAX_DATA_BYTES / 1024 / 1024} MB`,
-      );
-    }
-    files[feeder.file] = readFileSync(path, "utf8");
-    try {
-      parseDataFile(feeder.file, files[feeder.file]);
-    } catch (error) {
-      if (error instanceof DataFileError) throw new UsageError(`data.${name}.file: ${error.message}`);
-      throw error;
-    }
+    if (feeder.file)
+      files[feeder.file] = readBeside(scenarioFile, feeder.file, `data.${name}.file`).toString("utf8");
   }
-  // Files multipart bodies send travel as base64, read relative to the scenario file too.
   const attachments: Record<string, string> = {};
   for (const [index, request] of scenario.requests.entries()) {
     for (const name of multipartFiles(request)) {
-      const path = resolve(dirname(resolve(scenarioFile)), name);
       const where = `${formatPath(scenario.requestPaths[index])}.multipart`;
-      let size: number;
-      try {
-        size = statSync(path).size;
-      } catch (error) {
-        throw new UsageError(
-          `${where}: cannot read ${name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-        );
-      }
-      if (size > MAX_DATA_BYTES)
-        throw new UsageError(`${where}: ${name} is larger than ${MAX_DATA_BYTES / 1024 / 1024} MB`);
-      attachments[name] = readFileSync(path).toString("base64");
+      attachments[name] = readBeside(scenarioFile, name, where).toString("base64");
     }
   }
   const env: Record<string, string> = {};
@@ -152,19 +119,36 @@ function runInputs(
   return { files, attachments, env };
 }
 
-function readScenario(file: string): unknown {
+/** A file the scenario names, read relative to the scenario file; `where` names the field. */
+function readBeside(scenarioFile: string, name: string, where: string): Buffer {
+  const path = resolve(dirname(resolve(scenarioFile)), name);
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch (error) {
+    throw new UsageError(`${where}: cannot read ${name}: ${errorCode(error)}`);
+  }
+  if (size > MAX_DATA_BYTES) {
+    throw new UsageError(`${where}: ${name} is larger than ${MAX_DATA_BYTES / 1024 / 1024} MB`);
+  }
+  return readFileSync(path);
+}
+
+function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+}
+
+/** The scenario as written (sent to the master) and as validated (read here). */
+function readScenario(file: string): { input: unknown; scenario: Scenario } {
   let text: string;
   try {
     text = readFileSync(resolve(file), "utf8");
   } catch (error) {
-    throw new UsageError(
-      `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
+    throw new UsageError(`cannot read ${file}: ${errorCode(error)}`);
   }
   try {
     const input = readScenarioText(text, formatFromFileName(file));
-    parseScenario(input);
-    return input;
+    return { input, scenario: parseScenario(input) };
   } catch (error) {
     if (error instanceof ValidationError) {
       throw new UsageError(
