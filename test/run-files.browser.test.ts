@@ -84,6 +84,20 @@ describe("files a scenario names, chosen in the dashboard", () => {
     await page.close();
   });
 
+  it("lists the files of every part of a scenario with several loads", async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${master.url}/new`);
+    const { load, requests, ...rest } = scenario();
+    await page
+      .getByLabel("Scenario text")
+      .fill(stringify({ ...rest, scenarios: { upload: { load, requests } } }));
+    await page.getByTestId("run-files").waitFor();
+    const text = await page.getByTestId("run-files").textContent();
+    expect(text).toContain("users.csv (test data) not chosen yet");
+    expect(text).toContain("doc.txt (multipart file) not chosen yet");
+    await page.close();
+  });
+
   it("a file not chosen is named in the server's answer", async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await openWithScenario(page);

@@ -43,7 +43,7 @@ export function NewRunPage() {
     setServerError(null);
     try {
       // Only the files the scenario names now travel with it.
-      const needed = neededFiles(draft);
+      const needed = neededFiles(validation.scenario);
       const pick = (kind: NeededFile["kind"], from: Record<string, string>) =>
         Object.fromEntries(
           needed.filter((f) => f.kind === kind && f.name in from).map((f) => [f.name, from[f.name]]),
@@ -116,7 +116,7 @@ export function NewRunPage() {
           )}
         </div>
       )}
-      <RunFiles needed={neededFiles(draft)} contents={contents} onChange={setContents} />
+      <RunFiles needed={neededFiles(validation.scenario)} contents={contents} onChange={setContents} />
       {validation.scenario && <LoadPreview scenario={validation.scenario} />}
       <ScenarioEditor
         draft={draft}

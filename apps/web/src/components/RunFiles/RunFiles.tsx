@@ -1,3 +1,4 @@
+import { multipartFiles, type Scenario } from "@volley/protocol";
 import { useState } from "react";
 
 /** A file a scenario names: a feeder's (sent as text) or a multipart body's (sent as base64). */
@@ -67,35 +68,18 @@ export function RunFiles({ needed, contents, onChange }: RunFilesProps) {
   );
 }
 
-/** The files a scenario draft names, for the upload list. */
-export function neededFiles(draft: Record<string, unknown>): NeededFile[] {
+/**
+ * The files a valid scenario names, for the upload list: feeders' and multipart bodies', from the
+ * same layout the master reads (every part, flow, group and repeat).
+ */
+export function neededFiles(scenario: Scenario | null): NeededFile[] {
+  if (!scenario) return [];
   const out: NeededFile[] = [];
-  const data = draft.data;
-  if (data && typeof data === "object") {
-    for (const feeder of Object.values(data as Record<string, unknown>)) {
-      const file = (feeder as { file?: unknown } | null)?.file;
-      if (typeof file === "string" && !out.some((f) => f.name === file))
-        out.push({ name: file, kind: "feeder" });
-    }
-  }
-  const visit = (steps: unknown) => {
-    if (!Array.isArray(steps)) return;
-    for (const step of steps) {
-      if (!step || typeof step !== "object") continue;
-      const s = step as { requests?: unknown; multipart?: unknown };
-      visit(s.requests);
-      if (s.multipart && typeof s.multipart === "object") {
-        for (const value of Object.values(s.multipart)) {
-          const file = (value as { file?: unknown } | null)?.file;
-          if (typeof file === "string" && !out.some((f) => f.name === file && f.kind === "attachment")) {
-            out.push({ name: file, kind: "attachment" });
-          }
-        }
-      }
-    }
+  const add = (name: string, kind: NeededFile["kind"]) => {
+    if (!out.some((f) => f.name === name && f.kind === kind)) out.push({ name, kind });
   };
-  visit(draft.requests);
-  if (Array.isArray(draft.flows))
-    for (const flow of draft.flows) visit((flow as { requests?: unknown })?.requests);
+  for (const feeder of Object.values(scenario.data)) if (feeder.file) add(feeder.file, "feeder");
+  for (const request of scenario.requests)
+    for (const file of multipartFiles(request)) add(file, "attachment");
   return out;
 }
