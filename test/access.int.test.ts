@@ -69,6 +69,9 @@ describe("access: deny by default, decided on the matched route", () => {
     expect(ok.json()).toHaveProperty("runs");
     // Public: health, the dashboard's bootstrap config, login.
     expect((await rawRequest(url(), "GET", "/api/health")).status).toBe(200);
+    const live = await rawRequest(url(), "GET", "/api/health/live");
+    expect(live.status).toBe(200);
+    expect(live.json()).toEqual({ ok: true }); // liveness says nothing else
     expect((await rawRequest(url(), "GET", "/%61pi/config")).status).toBe(200);
     // The live feed, however spelled, needs the token; the worker socket too.
     for (const path of ["/ws/live", "/ws/%6cive", "/%77s/live"]) {

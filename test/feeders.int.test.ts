@@ -205,6 +205,14 @@ describe("feeders, bodies and env across workers and threads", () => {
       [{ scenario: scenario({}) }, "requests[0].path", /no feeder "users" in data/],
       [
         {
+          scenario: scenario({ data: { users: { rows: [{ email: "x" }] } } }),
+          attachments: { "a.pdf": "not base64!" },
+        },
+        "attachments.a.pdf",
+        /must be base64/,
+      ],
+      [
+        {
           scenario: {
             ...scenario({ data: { users: { rows: [{ email: "x" }] } } }),
             env: ["NOT_SET_ANYWHERE_1"],

@@ -11,7 +11,12 @@ export const createRunBodySchema = z.strictObject({
   /** Feeder files by the name `data.*.file` gives them (their text). */
   files: z.record(z.string().min(1).max(500), z.string()).optional(),
   /** Files multipart bodies send, base64, by the name `multipart.*.file` gives them. */
-  attachments: z.record(z.string().min(1).max(500), z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/)).optional(),
+  attachments: z
+    .record(
+      z.string().min(1).max(500),
+      z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, { error: "must be base64" }),
+    )
+    .optional(),
   /** Values of the scenario's `env` names, used for this run only and never stored. */
   env: z.record(z.string().max(200), z.string().max(65_536)).optional(),
 });
