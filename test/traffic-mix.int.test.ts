@@ -178,43 +178,26 @@ describe("traffic mix: flows, groups, repeats", () => {
     expect([...vusOf("/item"), ...vusOf("/search")].every((vu) => vu >= 1 && vu <= 4)).toBe(true);
     expect([...vusOf("/pay")].every((vu) => vu >= 5 && vu <= 44)).toBe(true);
 
-    const bad = await sendJson("POST", `${master.url}/api/runs`, {
-      scenario: {
-        name: "bad-mix",
-        target: target.url,
-        load: { executor: "constant-vus", vus: 1, duration: "1s" },
-        scenarios: {
-          a: {
-            load: { executor: "constant-vus", vus: 1, duration: "1s" },
-            requests: [{ name: "x", path: "/a" }],
-          },
-          b: {
-            load: { executor: "constant-vus", vus: 1, duration: "1s" },
-            requests: [{ name: "x", path: "/b" }],
-          },
-        },
-      },
+    // Two parts whose requests share a name; first with a load beside them, then alone.
+    const part = (path: string) => ({
+      load: { executor: "constant-vus", vus: 1, duration: "1s" },
+      requests: [{ name: "x", path }],
     });
+    const refused = (extra: Record<string, unknown>) =>
+      sendJson("POST", `${master.url}/api/runs`, {
+        scenario: {
+          name: "bad-mix",
+          target: target.url,
+          scenarios: { a: part("/a"), b: part("/b") },
+          ...extra,
+        },
+      });
+    const bad = await refused({ load: { executor: "constant-vus", vus: 1, duration: "1s" } });
     expect(bad.status).toBe(400);
     expect(bad.body.details).toEqual([
       { path: "load", message: "goes inside each of scenarios, not beside them" },
     ]);
-    const clash = await sendJson("POST", `${master.url}/api/runs`, {
-      scenario: {
-        name: "clash",
-        target: target.url,
-        scenarios: {
-          a: {
-            load: { executor: "constant-vus", vus: 1, duration: "1s" },
-            requests: [{ name: "x", path: "/a" }],
-          },
-          b: {
-            load: { executor: "constant-vus", vus: 1, duration: "1s" },
-            requests: [{ name: "x", path: "/b" }],
-          },
-        },
-      },
-    });
+    const clash = await refused({});
     expect(clash.body.details).toEqual([
       {
         path: "scenarios.b.requests[0].name",
