@@ -10,6 +10,11 @@ export interface SessionSettings {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
+/** Whether a VU needs a session at all (else none is made: a million VUs, a million objects fewer). */
+export function needsSession(settings: SessionSettings): boolean {
+  return settings.cookies || settings.followRedirects > 0 || settings.compression;
+}
+
 /**
  * What a VU carries from one response to the next request besides captures: its cookies, the
  * redirect to follow, and how the body is encoded. Response headers are scanned only when one of
@@ -25,10 +30,6 @@ export class HttpSession {
   hops = 0;
 
   constructor(readonly settings: SessionSettings) {}
-
-  get scansHeaders(): boolean {
-    return this.settings.cookies || this.settings.followRedirects > 0 || this.settings.compression;
-  }
 
   /** The Cookie header for a request to `host` (over https or not) and `path`, or null. */
   cookieHeader(host: string, https: boolean, path: string): string | null {

@@ -5,7 +5,7 @@ import { classifyError, describeError } from "../http/classify-error.js";
 import type { TemplateContext } from "../scenario/compiled-template.js";
 import type { GateEntrant } from "./connection-gate.js";
 import { FlowCursor, pickFlow } from "./flow-cursor.js";
-import { HttpSession } from "./http-session.js";
+import { HttpSession, needsSession } from "./http-session.js";
 import { checkResponse } from "./response-check.js";
 import type { VuContext, VuOrigin } from "./vu-context.js";
 
@@ -77,8 +77,7 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     this.template = { vu: number, iter: 0, worker: ctx.worker, vars: {}, rows: [] };
     this.origin = ctx.origins[0];
     this.cursor = new FlowCursor(ctx.groupRecorders);
-    const session = new HttpSession(ctx.session);
-    this.session = session.scansHeaders ? session : null;
+    this.session = needsSession(ctx.session) ? new HttpSession(ctx.session) : null;
   }
 
   /**
