@@ -163,4 +163,21 @@ describe("a traffic mix in the dashboard", () => {
       await page.close();
     },
   );
+
+  it.each(VIEWPORTS)(
+    "%s: compare shows the group as a section of its own",
+    async (name, viewport, scheme) => {
+      const page = await browser.newPage({ viewport, colorScheme: scheme });
+      const errors = watchConsole(page);
+      await page.goto(`${master.url}/compare?a=${runId}&b=${runId}`);
+      await page.getByText("Group pay").waitFor();
+      const headings = await page.locator("section h2").allTextContents();
+      expect(headings).toEqual(["Whole run", "look", "cart", "poll", "Group pay"]);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      await screenshot(page, `traffic-mix-compare-${name}`);
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+  );
 });
