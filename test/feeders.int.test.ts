@@ -59,6 +59,39 @@ describe("feeders, bodies and env across workers and threads", () => {
     );
   });
 
+  it("a scenario's own unique feeder: its rows go once each to its iterations; other scenarios take none", async () => {
+    const rows = 300;
+    const report = await run({
+      scenario: {
+        name: "own-data",
+        target: target.url,
+        scenarios: {
+          signup: {
+            load: { executor: "constant-vus", vus: 4, duration: "20s" },
+            data: {
+              users: {
+                rows: Array.from({ length: rows }, (_, i) => ({ email: `u${i}@x.test` })),
+                mode: "unique",
+              },
+            },
+            requests: [{ name: "register", path: "/register/{{data.users.email}}" }],
+          },
+          browse: {
+            load: { executor: "per-vu-iterations", vus: 4, iterations: 100 },
+            requests: [{ name: "look", path: "/look" }],
+          },
+        },
+      },
+    });
+    const registered = target.log.filter((e) => e.url.startsWith("/register/")).map((e) => e.url);
+    expect(registered).toHaveLength(rows);
+    expect(new Set(registered).size).toBe(rows);
+    // Browse read no feeder: it ran every iteration although the rows ran out.
+    expect(target.counts.get("/look")).toBe(400);
+    expect(report.status).toBe("finished");
+    expect(report.summary.total.requests).toBe(rows + 400);
+  });
+
   it("sequential and random feeders, form bodies, env values that are never stored", async () => {
     const report = await run({
       scenario: {

@@ -1,6 +1,7 @@
 import {
   DataFileError,
   type FeederTable,
+  feederPath,
   forEachTemplate,
   formatPath,
   MAX_DATA_BYTES,
@@ -60,7 +61,7 @@ export function resolveRunInputs(
     const text = Object.hasOwn(files, file) ? files[file] : undefined;
     if (text === undefined) {
       issues.push({
-        path: `data.${name}.file`,
+        path: `${feederPath(scenario, name)}.file`,
         message: `${file} was not sent with the scenario (volley run sends it; the API takes it in "files")`,
       });
       continue;
@@ -70,7 +71,7 @@ export function resolveRunInputs(
       data[name] = parseDataFile(file, text);
     } catch (error) {
       if (!(error instanceof DataFileError)) throw error;
-      issues.push({ path: `data.${name}.file`, message: error.message });
+      issues.push({ path: `${feederPath(scenario, name)}.file`, message: error.message });
     }
   }
   for (const content of Object.values(sent)) bytes += (content.length * 3) / 4;

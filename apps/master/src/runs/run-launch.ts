@@ -55,10 +55,6 @@ export function sendSlices(registry: WorkerRegistry, run: LaunchedRun, inputs: R
       attachments: inputs.attachments,
       env: inputs.env,
     });
-    const entry = registry.get(p.workerId);
-    if (entry) {
-      entry.info.state = "running";
-      entry.info.runId = run.id;
-    }
+    registry.assign(p.workerId, run.id);
   }
 }

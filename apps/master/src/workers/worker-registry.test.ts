@@ -60,4 +60,33 @@ describe("WorkerRegistry", () => {
     expect(r.get("w1")?.info).toMatchObject({ state: "running", runId: "run-b" });
     expect(r.connected()).toHaveLength(1);
   });
+
+  it("a worker sent a slice stays busy while heartbeats sent before it read start-run say ready", () => {
+    const { r, channel } = registry();
+    r.connect(hello("w1"), channel, "h");
+    r.heartbeat("w1", beat("running", "run-a"));
+    r.release("w1", "run-a");
+    r.assign("w1", "run-b");
+    expect(r.ready()).toHaveLength(0);
+
+    // In flight when the slice was sent: ready, or still tearing down the released run.
+    r.heartbeat("w1", beat("stopping", "run-a"));
+    expect(r.get("w1")?.info).toMatchObject({ state: "running", runId: "run-b" });
+    r.heartbeat("w1", beat("ready", null));
+    expect(r.get("w1")?.info).toMatchObject({ state: "running", runId: "run-b" });
+
+    // The worker names the run: from now on its heartbeats are believed as they are.
+    r.heartbeat("w1", beat("running", "run-b"));
+    r.heartbeat("w1", beat("ready", null));
+    expect(r.get("w1")?.info).toMatchObject({ state: "ready", runId: null });
+  });
+
+  it("a slice the worker never acknowledged is freed when the run releases it", () => {
+    const { r, channel } = registry();
+    r.connect(hello("w1"), channel, "h");
+    r.assign("w1", "run-a");
+    r.release("w1", "run-a");
+    r.heartbeat("w1", beat("ready", null));
+    expect(r.ready().map((e) => e.info.id)).toEqual(["w1"]);
+  });
 });

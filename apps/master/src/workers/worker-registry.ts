@@ -15,6 +15,11 @@ export interface WorkerEntry {
    * `run-ended`). Heartbeats that still name it come from the slice's teardown: the worker is free.
    */
   releasedRunId: string | null;
+  /**
+   * The run the master sent this worker a slice of, until a heartbeat names it: heartbeats sent
+   * before the worker read `start-run` must not show it free (it could be retired mid-start).
+   */
+  assignedRunId: string | null;
 }
 
 export interface WorkerRegistryOptions {
@@ -80,7 +85,13 @@ export class WorkerRegistry {
       runId: hello.activeRunId,
       saturated: false,
     };
-    const entry: WorkerEntry = { info, channel, lastSeen: now, releasedRunId: null };
+    const entry: WorkerEntry = {
+      info,
+      channel,
+      lastSeen: now,
+      releasedRunId: null,
+      assignedRunId: previous?.assignedRunId ?? null,
+    };
     this.entries.set(hello.workerId, entry);
     this.options.onChange();
     return entry;
@@ -91,11 +102,14 @@ export class WorkerRegistry {
     if (!entry) return undefined;
     const now = Date.now();
     entry.lastSeen = now;
+    if (heartbeat.runId !== null && heartbeat.runId === entry.assignedRunId) entry.assignedRunId = null;
     const released = heartbeat.runId !== null && heartbeat.runId === entry.releasedRunId;
     if (heartbeat.runId === null) entry.releasedRunId = null;
+    const free = released || heartbeat.runId === null;
+    const pending = free ? entry.assignedRunId : null;
     Object.assign(entry.info, {
-      state: released ? "ready" : heartbeat.state,
-      runId: released ? null : heartbeat.runId,
+      state: pending ? "running" : released ? "ready" : heartbeat.state,
+      runId: pending ?? (released ? null : heartbeat.runId),
       vus: heartbeat.vus,
       cpu: heartbeat.cpu,
       machineCpu: heartbeat.machineCpu,
@@ -119,6 +133,16 @@ export class WorkerRegistry {
     );
   }
 
+  /** The master sent this worker a slice of `runId`: it is busy from now on, whatever heartbeats in flight say. */
+  assign(workerId: string, runId: string): void {
+    const entry = this.entries.get(workerId);
+    if (!entry) return;
+    entry.assignedRunId = runId;
+    if (entry.info.state !== "lost") entry.info.state = "running";
+    entry.info.runId = runId;
+    this.options.onChange();
+  }
+
   /**
    * The master has all it needs of this worker for `runId`: it is free for the next run even
    * before its own heartbeat says so (its threads may still be winding down; the worker waits
@@ -126,6 +150,7 @@ export class WorkerRegistry {
    */
   release(workerId: string, runId: string): void {
     const entry = this.entries.get(workerId);
+    if (entry?.assignedRunId === runId) entry.assignedRunId = null;
     if (!entry || entry.info.runId !== runId) return;
     entry.releasedRunId = runId;
     if (entry.info.state !== "lost") entry.info.state = "ready";

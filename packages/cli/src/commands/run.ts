@@ -2,6 +2,7 @@ import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { startMaster } from "@volley/master";
 import {
+  feederPath,
   formatFromFileName,
   formatMs,
   formatPath,
@@ -101,7 +102,11 @@ function runInputs(
   const files: Record<string, string> = {};
   for (const [name, feeder] of Object.entries(scenario.data)) {
     if (feeder.file)
-      files[feeder.file] = readBeside(scenarioFile, feeder.file, `data.${name}.file`).toString("utf8");
+      files[feeder.file] = readBeside(
+        scenarioFile,
+        feeder.file,
+        `${feederPath(scenario, name)}.file`,
+      ).toString("utf8");
   }
   const attachments: Record<string, string> = {};
   for (const [index, request] of scenario.requests.entries()) {

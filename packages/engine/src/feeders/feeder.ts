@@ -60,9 +60,18 @@ export class FeederSet {
     return [i, column];
   }
 
-  /** One row per feeder into `out`; false when a feeder ran out (the iteration must not run). */
-  pick(vuNumber: number, iteration: number, out: Array<string[] | null>): boolean {
-    for (let i = 0; i < this.feeders.length; i++) {
+  /** Indexes of the named feeders, in this set's order. */
+  indexesOf(names: readonly string[]): number[] {
+    return names.map((name) => this.index.get(name)).filter((i): i is number => i !== undefined);
+  }
+
+  /**
+   * One row of each feeder in `take` (indexes) into `out`; false when one ran out (the iteration
+   * must not run).
+   */
+  pick(vuNumber: number, iteration: number, take: readonly number[], out: Array<string[] | null>): boolean {
+    for (let k = 0; k < take.length; k++) {
+      const i = take[k];
       const row = this.feeders[i].next(vuNumber, iteration);
       if (row === null) return false;
       out[i] = row;

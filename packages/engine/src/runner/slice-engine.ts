@@ -1,6 +1,7 @@
 import { type IntervalHistogram, monitorEventLoopDelay, performance } from "node:perf_hooks";
 import {
   type FeederTable,
+  feedersByPart,
   GROUP_METHOD,
   hasThinkTime,
   type Partition,
@@ -135,14 +136,21 @@ export class SliceEngine {
     // One executor per part; VU numbers of a part follow those of the parts before it.
     let vuNumberOffset = 0;
     let running = scenario.parts.length;
-    this.executors = scenario.parts.map((part) => {
+    const partFeeders = feedersByPart(scenario);
+    this.executors = scenario.parts.map((part, partIndex) => {
       let upTo = 0;
       const flows = part.flows.map((flow) => {
         upTo += flow.weight;
         return { program: flow.program, upTo };
       });
       const executor = createExecutor(part.load, {
-        vu: { ...shared, thinkTime: part.thinkTime, thinks: hasThinkTime(part.thinkTime), flows },
+        vu: {
+          ...shared,
+          thinkTime: part.thinkTime,
+          thinks: hasThinkTime(part.thinkTime),
+          flows,
+          feederPicks: feeders.indexesOf(partFeeders[partIndex]),
+        },
         partition,
         vuNumberOffset,
         startAt: this.startAt,

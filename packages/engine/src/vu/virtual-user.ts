@@ -92,8 +92,8 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     this.scheduledAt = scheduledAt;
     this.template.iter = this.iteration;
     if (
-      this.ctx.feeders.size > 0 &&
-      !this.ctx.feeders.pick(this.number, this.iteration, this.template.rows)
+      this.ctx.feederPicks.length > 0 &&
+      !this.ctx.feeders.pick(this.number, this.iteration, this.ctx.feederPicks, this.template.rows)
     ) {
       // A unique feeder ran out (`onExhausted: stop`): this VU has no more iterations to run.
       this.exhausted = true;

@@ -23,8 +23,10 @@ export interface VuContext {
   /** By origin index: the pool, the gate that admits requests into it, and where it is. */
   origins: VuOrigin[];
   worker: string;
-  /** The run's feeders in this thread: one row of each per iteration. */
+  /** The run's feeders in this thread. */
   feeders: FeederSet;
+  /** Indexes of the feeders this part's iterations take one row each from. */
+  feederPicks: number[];
   thinkTime: ThinkTime;
   /** Whether thinkTime ever pauses (skips the draw when not). */
   thinks: boolean;

@@ -1,5 +1,7 @@
 import { peakVus, peakVusField, plannedDurationMs } from "./load.js";
 import type { Scenario } from "./scenario.js";
+import { forEachTemplate } from "./scenario-templates.js";
+import { parseTemplate, templateDataFields } from "./template.js";
 
 /** What a run as a whole looks like, over all its parts (one, or each of `scenarios:`). */
 
@@ -26,4 +28,40 @@ export function runGracefulStopMs(scenario: Scenario): number {
 /** The executor, or how many scenarios run side by side. */
 export function runExecutorLabel(scenario: Scenario): string {
   return scenario.parts.length === 1 ? scenario.parts[0].load.executor : `${scenario.parts.length} scenarios`;
+}
+
+/**
+ * The feeders each part's iterations take a row from, by part index. One part takes every feeder
+ * (a feeder nothing reads still bounds the iterations). With `scenarios:`, a part takes its own
+ * feeders and the top-level ones its templates read: a unique row goes only to an iteration that
+ * uses it.
+ */
+export function feedersByPart(scenario: Scenario): string[][] {
+  const all = Object.keys(scenario.data);
+  if (scenario.parts.length === 1) return [all];
+  const read = new Map<string, Set<string>>();
+  forEachTemplate(scenario, (text, path) => {
+    if (path[0] !== "scenarios" || typeof path[1] !== "string") return;
+    let parts: ReturnType<typeof parseTemplate>;
+    try {
+      parts = parseTemplate(text);
+    } catch {
+      return; // a scenario that parsed has none; nothing to take from one that did not
+    }
+    const feeders = read.get(path[1]) ?? new Set<string>();
+    for (const { feeder } of templateDataFields(parts)) feeders.add(feeder);
+    read.set(path[1], feeders);
+  });
+  return scenario.parts.map((part) =>
+    all.filter((feeder) => {
+      const owner = scenario.feederScenarios[feeder];
+      return owner === undefined ? read.get(part.name ?? "")?.has(feeder) === true : owner === part.name;
+    }),
+  );
+}
+
+/** Where a feeder is declared, as a field path for messages: `data.users` or `scenarios.shop.data.users`. */
+export function feederPath(scenario: Scenario, feeder: string): string {
+  const owner = scenario.feederScenarios[feeder];
+  return owner === undefined ? `data.${feeder}` : `scenarios.${owner}.data.${feeder}`;
 }

@@ -77,6 +77,8 @@ const partSchema = z.strictObject({
   thinkTime: thinkTimeSchema.optional(),
   requests: stepsSchema.optional(),
   flows: z.array(flowSchema).min(1).max(50).optional(),
+  /** Feeders only this scenario reads; their names share one namespace with the top-level `data`. */
+  data: dataSchema.optional(),
 });
 
 /** A load running in the run: the scenario itself, or one of its `scenarios:`. */
@@ -175,6 +177,21 @@ export const scenarioSchema = z
       oneOf(written, []);
       writtenParts = [{ ...written, load: written.load as LoadConfig, name: null, path: [] }];
     }
+    const data = { ...written.data };
+    const feederScenarios: Record<string, string> = {};
+    for (const [part, { data: own }] of Object.entries(written.scenarios ?? {})) {
+      for (const [feeder, config] of Object.entries(own ?? {})) {
+        if (feeder in data) {
+          const other = feederScenarios[feeder];
+          issue(
+            ["scenarios", part, "data", feeder],
+            `feeder "${feeder}" is also declared ${other ? `by scenario ${other}` : "in the top-level data"}: feeder names are shared, give it another`,
+          );
+        }
+        data[feeder] = config;
+        feederScenarios[feeder] = part;
+      }
+    }
     if (ctx.issues.length) return z.NEVER;
     const { problems, partFlows, ...layout } = layOutSteps(writtenParts);
     for (const problem of problems) ctx.addIssue({ code: "custom", ...problem });
@@ -185,7 +202,16 @@ export const scenarioSchema = z
       flows: partFlows[i],
     }));
     const { flows: _f, requests: _r, scenarios: _s, load: _l, thinkTime: _t, thresholds, ...rest } = written;
-    return { ...rest, ...layout, parts, thresholds: thresholds.rules, thresholdAborts: thresholds.aborts };
+    return {
+      ...rest,
+      ...layout,
+      parts,
+      data,
+      /** Feeders declared inside one of `scenarios:`, by the scenario that owns them. */
+      feederScenarios,
+      thresholds: thresholds.rules,
+      thresholdAborts: thresholds.aborts,
+    };
   })
   .superRefine((scenario, ctx) => {
     // Only a scenario the transform laid out (no field issues) is checked across fields.
@@ -253,8 +279,13 @@ export const scenarioSchema = z
           }
         }
         for (const { feeder, field } of templateDataFields(parts)) {
+          const owner = scenario.feederScenarios[feeder];
           if (!(feeder in scenario.data)) issue(`{{data.${feeder}.${field}}}: no feeder "${feeder}" in data`);
-          else if (inlineColumns.get(feeder) && !inlineColumns.get(feeder)?.has(field)) {
+          else if (owner !== undefined && (path[0] !== "scenarios" || path[1] !== owner)) {
+            issue(
+              `{{data.${feeder}.${field}}}: feeder "${feeder}" belongs to scenario ${owner}; declare it in the top-level data to share it`,
+            );
+          } else if (inlineColumns.get(feeder) && !inlineColumns.get(feeder)?.has(field)) {
             issue(`{{data.${feeder}.${field}}}: feeder "${feeder}" has no field "${field}"`);
           }
         }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ValidationError } from "../validation.js";
 import { loadShape } from "./load-shape.js";
 import { parseScenario } from "./parse-scenario.js";
+import { feederPath, feedersByPart } from "./run-shape.js";
 import { drawThinkTime } from "./think-time.js";
 import { parseThreshold } from "./thresholds.js";
 
@@ -184,5 +185,51 @@ describe("think time distributions", () => {
         thinkTime: { distribution: "uniform", min: "2s", max: "1s" },
       }),
     ).toEqual([{ path: "thinkTime.max", message: "min must not exceed max" }]);
+  });
+});
+
+describe("scenarios: feeders of one scenario", () => {
+  const load = { executor: "per-vu-iterations", vus: 1, iterations: 1 };
+  const mix = (extra: Record<string, unknown> = {}) => ({
+    name: "mix",
+    target: "http://127.0.0.1:1",
+    data: { shared: { rows: [{ id: "s" }] }, idle: { rows: [{ id: "i" }] } },
+    scenarios: {
+      signup: {
+        load,
+        data: { users: { rows: [{ email: "a@x" }], mode: "unique" } },
+        requests: [{ name: "register", path: "/r/{{data.users.email}}/{{data.shared.id}}" }],
+      },
+      browse: { load, requests: [{ name: "look", path: "/look" }] },
+    },
+    ...extra,
+  });
+
+  it("joins one namespace; each scenario takes its own feeders and the shared ones it reads", () => {
+    const scenario = parseScenario(mix());
+    expect(Object.keys(scenario.data).sort()).toEqual(["idle", "shared", "users"]);
+    expect(scenario.feederScenarios).toEqual({ users: "signup" });
+    expect(feedersByPart(scenario)).toEqual([["shared", "users"], []]);
+    expect(feederPath(scenario, "users")).toBe("scenarios.signup.data.users");
+    expect(feederPath(scenario, "shared")).toBe("data.shared");
+    // One part takes every feeder, read or not.
+    const single = parseScenario({ ...base, data: { n: { rows: [{ a: "1" }] } }, requests: [{ path: "/" }] });
+    expect(feedersByPart(single)).toEqual([["n"]]);
+  });
+
+  it("refuses a name declared twice and a feeder read outside its scenario, by field path", () => {
+    const twice = mix({ data: { users: { rows: [{ email: "b" }] } } });
+    expect(issuesOf(twice)).toContainEqual({
+      path: "scenarios.signup.data.users",
+      message:
+        'feeder "users" is also declared in the top-level data: feeder names are shared, give it another',
+    });
+    const stray = mix();
+    (stray.scenarios.browse.requests[0] as { path: string }).path = "/look/{{data.users.email}}";
+    expect(issuesOf(stray)).toContainEqual({
+      path: "scenarios.browse.requests[0].path",
+      message:
+        '{{data.users.email}}: feeder "users" belongs to scenario signup; declare it in the top-level data to share it',
+    });
   });
 });
