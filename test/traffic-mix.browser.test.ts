@@ -150,6 +150,13 @@ describe("a traffic mix in the dashboard", () => {
         "scenario checkout",
       ]);
       expect(await page.getByText("2 scenarios").first().isVisible()).toBe(true);
+      // The charts show the whole run, or one scenario's series.
+      const scope = page.getByTestId("chart-scope");
+      expect(await scope.getByRole("button").allTextContents()).toEqual(["whole run", "browse", "checkout"]);
+      await scope.getByRole("button", { name: "checkout" }).click();
+      await page.getByRole("figure", { name: "Throughput and errors · checkout" }).waitFor();
+      expect(await scope.getByRole("button", { name: "checkout" }).getAttribute("aria-pressed")).toBe("true");
+      expect(await page.getByRole("figure", { name: "Virtual users · whole run" }).count()).toBe(1);
       await screenshot(page, `scenarios-run-${name}`);
       await page.goto(`${master.url}/new?from=${created.body.id}`);
       await page.getByTestId("scenarios-note").waitFor();

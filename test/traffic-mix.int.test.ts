@@ -1,8 +1,8 @@
 import type { RunningMaster } from "@volley/master";
-import type { RunDetail } from "@volley/protocol";
+import type { RunDetail, Timeseries } from "@volley/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestFleet, type TestFleet } from "./support/in-process.js";
-import { sendJson, waitForRunEnd } from "./support/processes.js";
+import { getJson, sendJson, waitForRunEnd } from "./support/processes.js";
 import type { TargetServer } from "./support/target-server.js";
 
 // A weighted mix of journeys with a group and a repeat, across two workers of two threads, checked
@@ -177,6 +177,25 @@ describe("traffic mix: flows, groups, repeats", () => {
       );
     expect([...vusOf("/item"), ...vusOf("/search")].every((vu) => vu >= 1 && vu <= 4)).toBe(true);
     expect([...vusOf("/pay")].every((vu) => vu >= 5 && vu <= 44)).toBe(true);
+
+    // The timeseries: each scenario as its own series, and filtered to one scenario.
+    const sum = (points: Array<{ rps: number }>) => points.reduce((n, p) => n + p.rps, 0);
+    const series = await getJson<Timeseries>(`${master.url}/api/runs/${run.id}/timeseries`);
+    expect(Object.keys(series.scenarios)).toEqual(["browse", "checkout"]);
+    expect(sum(series.scenarios.browse)).toBe(run.summary.scenarios?.[0].requests);
+    expect(sum(series.scenarios.checkout)).toBe(60);
+    const checkout = await getJson<Timeseries>(
+      `${master.url}/api/runs/${run.id}/timeseries?scenario=checkout`,
+    );
+    expect(Object.keys(checkout.requests)).toEqual(["pay"]);
+    expect(checkout.overall).toHaveLength(series.overall.length);
+    expect(sum(checkout.overall)).toBe(60);
+    expect(checkout.overall.some((p) => p.p99 !== null && p.p99 > 0)).toBe(true);
+    const unknown = await sendJson("GET", `${master.url}/api/runs/${run.id}/timeseries?scenario=nope`);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.details).toEqual([
+      { path: "scenario", message: `run ${run.id} has no scenario "nope" (it has browse, checkout)` },
+    ]);
 
     // Two parts whose requests share a name; first with a load beside them, then alone.
     const part = (path: string) => ({

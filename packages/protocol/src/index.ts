@@ -1,4 +1,5 @@
 export * from "./api/runs.js";
+export * from "./api/timeseries.js";
 export * from "./api/worker-info.js";
 export * from "./duration.js";
 export * from "./errors.js";

@@ -14,7 +14,8 @@ import { StatsAggregate } from "@volley/stats";
 import { type BatchLimits, batchProblem } from "./batch-check.js";
 import type { AggregatorWorker, MergeState, OpenSecondState } from "./merge-state.js";
 import { workerToState } from "./merge-state.js";
-import { toPoint, toRow } from "./second-rows.js";
+import { ScenarioSeries } from "./scenario-series.js";
+import { SCENARIO_ROW_PREFIX, toPoint, toRow } from "./second-rows.js";
 
 /** How long after a second ends the master waits for slow workers before closing it anyway. */
 export const DEFAULT_LATE_MS = 5000;
@@ -53,6 +54,8 @@ export interface RunAggregatorInit {
   cumulative?: StatsAggregate;
   open?: OpenSecondState[];
   lateMs?: number;
+  /** Each of `scenarios:` with its request names: each gets its own series. */
+  scenarios?: ReadonlyArray<{ name: string; requests: readonly string[] }>;
 }
 
 /**
@@ -72,6 +75,7 @@ export class RunAggregator {
   private readonly order: string[];
   private readonly limits: BatchLimits;
   private readonly lateMs: number;
+  private readonly scenarioSeries: ScenarioSeries;
   private highestSecond: number;
   private pendingSeconds: RunSecondRow[] = [];
   private pendingLate = new Map<string, LateCounts>();
@@ -85,6 +89,7 @@ export class RunAggregator {
     this.closedThrough = init.closedThrough ?? -1;
     this.cumulative = init.cumulative ?? new StatsAggregate();
     this.lateMs = init.lateMs ?? DEFAULT_LATE_MS;
+    this.scenarioSeries = new ScenarioSeries(init.scenarios ?? []);
     for (const worker of init.workers) this.workers.set(worker.workerId, worker);
     for (const state of init.open ?? []) {
       // A checkpoint written before batches were bounded may hold seconds no plan allows.
@@ -288,12 +293,17 @@ export class RunAggregator {
       requests[aggregate.name] = toPoint(second, aggregate, vus);
       this.pendingSeconds.push(toRow(this.runId, aggregate.name, requests[aggregate.name]));
     }
+    const scenarios = this.scenarioSeries.points(second, stats, vus);
+    for (const [name, scenarioPoint] of Object.entries(scenarios)) {
+      this.pendingSeconds.push(toRow(this.runId, SCENARIO_ROW_PREFIX + name, scenarioPoint));
+    }
     this.cumulative.addAggregate(stats);
     return {
       type: "run-second",
       runId: this.runId,
       point,
       requests,
+      scenarios,
       summary: this.summary(),
       elapsedS: second + 1,
       workers: this.workerList().map((w) => ({
@@ -315,6 +325,9 @@ export class RunAggregator {
       failures += stats.failures;
     }
     this.addLateCounts("", batch.second, requests, failures);
+    for (const [name, late] of this.scenarioSeries.lateCounts(batch)) {
+      this.addLateCounts(SCENARIO_ROW_PREFIX + name, batch.second, late.requests, late.failures);
+    }
   }
 
   private addLateCounts(name: string, second: number, requests: number, failures: number): void {

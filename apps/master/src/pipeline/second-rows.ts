@@ -17,7 +17,13 @@ export function toPoint(second: number, aggregate: RequestAggregate, vus: number
   };
 }
 
-/** The stored row of a point; name "" is the whole run. */
+/**
+ * Stored rows of a scenario's series are named with this prefix: request names cannot hold
+ * control characters, so the two never meet.
+ */
+export const SCENARIO_ROW_PREFIX = "\u0001";
+
+/** The stored row of a point; name "" is the whole run, SCENARIO_ROW_PREFIX + name a scenario. */
 export function toRow(runId: string, name: string, point: TimeseriesPoint): RunSecondRow {
   return {
     runId,

@@ -6,6 +6,7 @@ import {
   requestName,
   type SaturationWarning,
   type Scenario,
+  scenarioRequestNames,
 } from "@volley/protocol";
 import type { StatsAggregate } from "@volley/stats";
 import { cumulativeFromRows } from "../pipeline/merge-state.js";
@@ -50,13 +51,12 @@ export async function runDetail(
 
 /** Totals of each of `scenarios:`, from the merged statistics of its requests. */
 function withScenarios(summary: RunSummary, scenario: Scenario, stats: StatsAggregate): RunSummary {
-  if (scenario.parts.length < 2) return summary;
-  const scenarios = scenario.parts.map((part) => {
-    const names = scenario.requests.flatMap((r, i) =>
-      scenario.requestScenarios[i] === part.name ? [requestName(r)] : [],
-    );
-    return { name: part.name as string, ...stats.totalsOf([...new Set(names)], summary.durationS) };
-  });
+  const parts = scenarioRequestNames(scenario);
+  if (parts.length === 0) return summary;
+  const scenarios = parts.map((part) => ({
+    name: part.name,
+    ...stats.totalsOf(part.requests, summary.durationS),
+  }));
   return { ...summary, scenarios };
 }
 

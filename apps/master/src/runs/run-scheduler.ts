@@ -4,6 +4,7 @@ import {
   type LiveMessage,
   parseScenario,
   type RunDetail,
+  scenarioRequestNames,
   statsNames,
   VolleyError,
   type WorkerHeartbeat,
@@ -119,6 +120,7 @@ export class RunScheduler {
         requestOrder: statsNames(scenario),
         maxSecond: maxBatchSecond(scenario),
         workers: plan.map((p) => newWorker(p.workerId, p.name)),
+        scenarios: scenarioRequestNames(scenario),
       });
       this.options.pipeline.register(aggregator);
       this.options.ingest.open(id);

@@ -1,18 +1,20 @@
 import type { RunAggregateRow, RunRow, RunSecondRow, RunWorkerRow } from "@volley/db";
-import type {
-  RunDetail,
-  RunListItem,
-  RunStatus,
-  RunSummary,
-  RunWorkerInfo,
-  SaturationWarning,
-  ScenarioInput,
-  ThresholdResult,
-  Timeseries,
-  TimeseriesPoint,
+import {
+  onRunSeconds,
+  type RunDetail,
+  type RunListItem,
+  type RunStatus,
+  type RunSummary,
+  type RunWorkerInfo,
+  type SaturationWarning,
+  type ScenarioInput,
+  type ThresholdResult,
+  type Timeseries,
+  type TimeseriesPoint,
 } from "@volley/protocol";
 import type { StatsAggregate } from "@volley/stats";
 import { cumulativeFromRows } from "../pipeline/merge-state.js";
+import { SCENARIO_ROW_PREFIX } from "../pipeline/second-rows.js";
 
 /** A run's summary from its stored aggregates (finished runs, or any run after a restart). */
 export function summaryFromRows(run: RunRow, aggregates: RunAggregateRow[]): RunSummary {
@@ -95,7 +97,7 @@ export function toDetail(
 }
 
 export function toTimeseries(rows: RunSecondRow[]): Timeseries {
-  const series: Timeseries = { overall: [], requests: {} };
+  const series: Timeseries = { overall: [], requests: {}, scenarios: {} };
   for (const row of rows) {
     const point: TimeseriesPoint = {
       t: row.second,
@@ -107,10 +109,26 @@ export function toTimeseries(rows: RunSecondRow[]): Timeseries {
       p99: row.p99Ms,
     };
     if (row.name === "") series.overall.push(point);
-    else {
+    else if (row.name.startsWith(SCENARIO_ROW_PREFIX)) {
+      const name = row.name.slice(SCENARIO_ROW_PREFIX.length);
+      series.scenarios[name] ??= [];
+      series.scenarios[name].push(point);
+    } else {
       series.requests[row.name] ??= [];
       series.requests[row.name].push(point);
     }
   }
   return series;
+}
+
+/** One scenario's series: its merged points on the run's seconds as `overall`, only its requests. */
+export function scenarioTimeseries(
+  series: Timeseries,
+  scenario: { name: string; requests: readonly string[] },
+): Timeseries {
+  const overall = onRunSeconds(series.overall, series.scenarios[scenario.name] ?? []);
+  const requests = Object.fromEntries(
+    scenario.requests.flatMap((name) => (series.requests[name] ? [[name, series.requests[name]]] : [])),
+  );
+  return { overall, requests, scenarios: {} };
 }

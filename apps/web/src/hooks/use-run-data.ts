@@ -10,6 +10,8 @@ export interface RunData {
   summary: RunSummary | null;
   points: TimeseriesPoint[];
   requestPoints: Record<string, TimeseriesPoint[]>;
+  /** Each of `scenarios:` as its own series (empty for a run without them). */
+  scenarioPoints: Record<string, TimeseriesPoint[]>;
   live: boolean;
   error: Error | null;
   loading: boolean;
@@ -40,14 +42,15 @@ export function useRunData(id: string | null): RunData {
     () => mergePoints(series.data?.overall ?? [], livePoints),
     [series.data, livePoints],
   );
-  const requestPoints = useMemo(() => {
-    const merged: Record<string, TimeseriesPoint[]> = { ...(series.data?.requests ?? {}) };
-    if (feed.liveRunId === id) {
-      for (const [name, list] of Object.entries(feed.requestPoints))
-        merged[name] = mergePoints(merged[name] ?? [], list);
-    }
-    return merged;
-  }, [series.data, feed.requestPoints, feed.liveRunId, id]);
+  const liveRun = feed.liveRunId === id;
+  const requestPoints = useMemo(
+    () => mergeSeries(series.data?.requests, liveRun ? feed.requestPoints : {}),
+    [series.data, feed.requestPoints, liveRun],
+  );
+  const scenarioPoints = useMemo(
+    () => mergeSeries(series.data?.scenarios, liveRun ? feed.scenarioPoints : {}),
+    [series.data, feed.scenarioPoints, liveRun],
+  );
 
   const summary =
     live && feed.liveRunId === id && feed.summary ? feed.summary : (detail.data?.summary ?? null);
@@ -78,6 +81,7 @@ export function useRunData(id: string | null): RunData {
     summary,
     points,
     requestPoints,
+    scenarioPoints,
     live,
     error: detail.error,
     loading: detail.loading && !detail.data,
@@ -86,6 +90,16 @@ export function useRunData(id: string | null): RunData {
       reloadSeries();
     },
   };
+}
+
+/** Stored series by name, each followed by its live points. */
+function mergeSeries(
+  stored: Record<string, TimeseriesPoint[]> | undefined,
+  live: Record<string, TimeseriesPoint[]>,
+): Record<string, TimeseriesPoint[]> {
+  const merged: Record<string, TimeseriesPoint[]> = { ...(stored ?? {}) };
+  for (const [name, list] of Object.entries(live)) merged[name] = mergePoints(merged[name] ?? [], list);
+  return merged;
 }
 
 /** Stored points, then live ones past the last stored second. */

@@ -20,6 +20,8 @@ export interface LiveFeed {
   liveRunId: string | null;
   points: TimeseriesPoint[];
   requestPoints: Record<string, TimeseriesPoint[]>;
+  /** Each of the live run's `scenarios:`, as its own series. */
+  scenarioPoints: Record<string, TimeseriesPoint[]>;
   summary: RunSummary | null;
   /** The live run's workers: requests so far and state. */
   runWorkers: LiveSecond["workers"];
@@ -34,6 +36,7 @@ const EMPTY: LiveFeed = {
   liveRunId: null,
   points: [],
   requestPoints: {},
+  scenarioPoints: {},
   summary: null,
   runWorkers: [],
   lastStatus: null,
@@ -87,6 +90,7 @@ function apply(feed: LiveFeed, message: LiveMessage): LiveFeed {
         liveRunId: message.run?.id ?? null,
         points: message.points,
         requestPoints: {},
+        scenarioPoints: {},
         summary: message.run?.summary ?? null,
       };
     case "workers":
@@ -101,11 +105,16 @@ function apply(feed: LiveFeed, message: LiveMessage): LiveFeed {
       for (const [name, point] of Object.entries(message.requests)) {
         requestPoints[name] = [...(requestPoints[name] ?? []), point];
       }
+      const scenarioPoints = fresh ? {} : { ...feed.scenarioPoints };
+      for (const [name, point] of Object.entries(message.scenarios ?? {})) {
+        scenarioPoints[name] = [...(scenarioPoints[name] ?? []), point];
+      }
       return {
         ...feed,
         liveRunId: message.runId,
         points: fresh ? [message.point] : [...feed.points, message.point],
         requestPoints,
+        scenarioPoints,
         summary: message.summary,
         runWorkers: message.workers,
       };

@@ -48,6 +48,7 @@ export function OverviewPage() {
             summary={data.summary}
             points={data.points}
             requestPoints={data.requestPoints}
+            scenarioPoints={data.scenarioPoints}
             live={data.live}
             workers={feed.workers}
             compact

@@ -87,6 +87,7 @@ export function RunPage() {
         summary={data.summary}
         points={data.points}
         requestPoints={data.requestPoints}
+        scenarioPoints={data.scenarioPoints}
         live={data.live}
         workers={feed.workers}
       />

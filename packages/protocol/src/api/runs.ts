@@ -29,6 +29,11 @@ export const listRunsQuerySchema = z.strictObject({
 });
 export type ListRunsQuery = z.output<typeof listRunsQuerySchema>;
 
+/** `GET /api/runs/:id/timeseries?scenario=NAME`: one of the run's `scenarios:` alone. */
+export const timeseriesQuerySchema = z.strictObject({
+  scenario: z.string().min(1).max(200).optional(),
+});
+
 export interface ThresholdResult {
   key: string;
   expression: string;
@@ -126,6 +131,11 @@ export interface TimeseriesPoint {
 export interface Timeseries {
   overall: TimeseriesPoint[];
   requests: Record<string, TimeseriesPoint[]>;
+  /**
+   * Each of `scenarios:` as one series (its requests merged; `vus` is the whole run's). Empty for
+   * a scenario without parts, and when the series is filtered to one scenario.
+   */
+  scenarios: Record<string, TimeseriesPoint[]>;
 }
 
 export interface MetricDelta {

@@ -8,6 +8,8 @@ export interface LiveSecond {
   runId: string;
   point: TimeseriesPoint;
   requests: Record<string, TimeseriesPoint>;
+  /** Each of `scenarios:` (its requests merged), when the run has them. */
+  scenarios: Record<string, TimeseriesPoint>;
   /** Everything merged so far. */
   summary: RunSummary;
   elapsedS: number;

@@ -10,6 +10,16 @@ export type HttpMethod = (typeof HTTP_METHODS)[number];
 export type StatusRange = [number, number];
 
 const VARIABLE_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+const CONTROL_RE = /[\u0000-\u001f\u007f]/;
+
+/** A request's or group's name: statistics, reports and stored series are keyed by it. */
+export const statsNameSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .refine((name) => !CONTROL_RE.test(name), { error: "a name must not hold control characters" });
 const STATUS_RANGE_RE = /^([1-5])xx$|^(\d{3})\s*-\s*(\d{3})$/;
 
 const statusCode = z.int().min(100).max(599);
@@ -40,14 +50,19 @@ const captureExpression = z.string().superRefine((expression, ctx) => {
 
 export const requestSchema = z.strictObject({
   /** Name the statistics are grouped under. @defaultValue "METHOD path" */
-  name: z.string().trim().min(1).max(200).optional(),
+  name: statsNameSchema.optional(),
   method: z
     .string()
     .transform((m) => m.toUpperCase())
     .pipe(z.enum(HTTP_METHODS, { error: `method must be one of ${HTTP_METHODS.join(", ")}` }))
     .default("GET"),
   /** Path on the scenario's target; or `url`. */
-  path: z.string().startsWith("/", { error: 'path must start with "/"' }).max(8192).optional(),
+  path: z
+    .string()
+    .startsWith("/", { error: 'path must start with "/"' })
+    .max(8192)
+    .refine((path) => !CONTROL_RE.test(path), { error: "percent-encode control characters in a path" })
+    .optional(),
   /** An absolute URL on another host (templates only after the host); one pool per origin. */
   url: z
     .string()
@@ -55,6 +70,7 @@ export const requestSchema = z.strictObject({
     .regex(/^https?:\/\/[^/{}\s?#]+(\/.*)?$/, {
       error: "url must be absolute (http:// or https://), with templates only after the host",
     })
+    .refine((url) => !CONTROL_RE.test(url), { error: "percent-encode control characters in a url" })
     .optional(),
   query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
   headers: z.record(z.string().min(1), z.string()).optional(),

@@ -1,5 +1,5 @@
 import { peakVus, peakVusField, plannedDurationMs } from "./load.js";
-import type { Scenario } from "./scenario.js";
+import { requestName, type Scenario } from "./scenario.js";
 import { forEachTemplate } from "./scenario-templates.js";
 import { parseTemplate, templateDataFields } from "./template.js";
 
@@ -64,4 +64,19 @@ export function feedersByPart(scenario: Scenario): string[][] {
 export function feederPath(scenario: Scenario, feeder: string): string {
   const owner = scenario.feederScenarios[feeder];
   return owner === undefined ? `data.${feeder}` : `scenarios.${owner}.data.${feeder}`;
+}
+
+/** Each of `scenarios:` with the names of its requests (none for a scenario without parts). */
+export function scenarioRequestNames(scenario: Scenario): Array<{ name: string; requests: string[] }> {
+  if (scenario.parts.length < 2) return [];
+  return scenario.parts.map((part) => ({
+    name: part.name as string,
+    requests: [
+      ...new Set(
+        scenario.requests.flatMap((r, i) =>
+          scenario.requestScenarios[i] === part.name ? [requestName(r)] : [],
+        ),
+      ),
+    ],
+  }));
 }

@@ -233,3 +233,21 @@ describe("scenarios: feeders of one scenario", () => {
     });
   });
 });
+
+describe("names", () => {
+  it("refuses control characters in request and group names and in paths", () => {
+    const issues = issuesOf({
+      ...base,
+      requests: [
+        { name: "a\u0001b", path: "/" },
+        { path: "/x\ny" },
+        { group: "g\u0007", requests: [{ path: "/" }] },
+      ],
+    });
+    expect(issues).toEqual([
+      { path: "requests[0].name", message: "a name must not hold control characters" },
+      { path: "requests[1].path", message: "percent-encode control characters in a path" },
+      { path: "requests[2].group", message: "a name must not hold control characters" },
+    ]);
+  });
+});

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type RequestConfig, requestSchema } from "./request.js";
+import { type RequestConfig, requestSchema, statsNameSchema } from "./request.js";
 
 /** The `method` a group's statistics travel and are stored under (never an HTTP method). */
 export const GROUP_METHOD = "GROUP";
@@ -19,7 +19,7 @@ type Step =
   | { kind: "group"; group: string; steps: Step[] }
   | { kind: "repeat"; repeat: number; steps: Step[] };
 
-const NAME = z.string().trim().min(1).max(200);
+const NAME = statsNameSchema;
 
 const groupSchema = z.strictObject({ group: NAME, requests: z.lazy(() => stepsSchema) });
 const repeatSchema = z.strictObject({

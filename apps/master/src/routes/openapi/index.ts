@@ -104,9 +104,16 @@ export function buildOpenApi(): Record<string, unknown> {
       },
       "/api/runs/{id}/timeseries": {
         get: {
-          summary: "Per-second points",
-          parameters: idParam,
-          responses: { 200: answer("{ overall, requests }"), 404: failure("no such run") },
+          summary: "Per-second points, overall, per request and per scenario; ?scenario= gives one scenario",
+          parameters: [
+            ...idParam,
+            { name: "scenario", in: "query", required: false, schema: { type: "string" } },
+          ],
+          responses: {
+            200: answer("{ overall, requests, scenarios }"),
+            400: failure("no such scenario in the run"),
+            404: failure("no such run"),
+          },
         },
       },
       "/api/runs/{id}/stop": {

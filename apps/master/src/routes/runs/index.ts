@@ -2,11 +2,15 @@ import {
   createRunBodySchema,
   listRunsQuerySchema,
   MAX_DATA_BYTES,
+  parseScenario,
   parseWith,
+  scenarioRequestNames,
+  timeseriesQuerySchema,
+  ValidationError,
   VolleyError,
 } from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
-import { toListItem, toTimeseries } from "../../runs/run-views.js";
+import { scenarioTimeseries, toListItem, toTimeseries } from "../../runs/run-views.js";
 import { reportRoutes } from "./reports.js";
 
 /** Runs: start, history, one run, its time series, stop; reports beside. */
@@ -40,12 +44,30 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
     return detail;
   });
 
-  app.get<{ Params: { id: string } }>("/:id/timeseries", async (request) => {
-    const { db } = app.services;
-    if (!(await db.runs.get(request.params.id)))
-      throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${request.params.id}`);
-    return toTimeseries(await db.seconds.list(request.params.id));
-  });
+  app.get<{ Params: { id: string }; Querystring: { scenario?: unknown } }>(
+    "/:id/timeseries",
+    async (request) => {
+      const { db } = app.services;
+      const run = await db.runs.get(request.params.id);
+      if (!run) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${request.params.id}`);
+      const { scenario: wanted } = parseWith(timeseriesQuerySchema, request.query, "query");
+      const series = toTimeseries(await db.seconds.list(request.params.id));
+      if (wanted === undefined) return series;
+      const parts = scenarioRequestNames(parseScenario(JSON.parse(run.scenario)));
+      const part = parts.find((p) => p.name === wanted);
+      if (!part) {
+        throw new ValidationError("query", [
+          {
+            path: "scenario",
+            message: parts.length
+              ? `run ${run.id} has no scenario "${wanted}" (it has ${parts.map((p) => p.name).join(", ")})`
+              : `run ${run.id} has no scenarios: to filter by`,
+          },
+        ]);
+      }
+      return scenarioTimeseries(series, part);
+    },
+  );
 
   app.post<{ Params: { id: string } }>("/:id/stop", async (request, reply) => {
     await app.services.scheduler.stopRun(request.params.id);

@@ -1,13 +1,15 @@
 import {
   maxOf,
+  onRunSeconds,
   type RunDetail,
   type RunSummary,
   type TimeseriesPoint,
   type WorkerInfo,
 } from "@volley/protocol";
-import { useMemo } from "react";
+import { useMemo, useState } from "react";
 import { formatMs, formatPercent, formatRate, formatSeconds } from "../../format/format.js";
 import { Chart } from "../Chart/Chart.js";
+import { ChartScope } from "../ChartScope/ChartScope.js";
 import { ErrorList } from "../ErrorList/ErrorList.js";
 import { RequestTable } from "../RequestTable/RequestTable.js";
 import { RunWorkers } from "../RunWorkers/RunWorkers.js";
@@ -21,6 +23,8 @@ interface RunViewProps {
   summary: RunSummary;
   points: TimeseriesPoint[];
   requestPoints: Record<string, TimeseriesPoint[]>;
+  /** Each of `scenarios:` as its own series, for the charts' scenario filter. */
+  scenarioPoints?: Record<string, TimeseriesPoint[]>;
   live: boolean;
   workers: WorkerInfo[];
   compact?: boolean;
@@ -29,30 +33,46 @@ interface RunViewProps {
 const ACTIVE = new Set(["queued", "running", "stopping"]);
 
 /** One run: big numbers, charts, tables. Live while the run is active, the report after. */
-export function RunView({ run, summary, points, requestPoints, live, workers, compact }: RunViewProps) {
+export function RunView({
+  run,
+  summary,
+  points,
+  requestPoints,
+  scenarioPoints = {},
+  live,
+  workers,
+  compact,
+}: RunViewProps) {
   const t = summary.total;
   const last = points.at(-1);
+  const scenarioNames = (summary.scenarios ?? []).map((s) => s.name);
+  const [chosen, setScope] = useState("");
+  const scope = scenarioNames.includes(chosen) ? chosen : "";
+  const charted = useMemo(
+    () => (scope ? onRunSeconds(points, scenarioPoints[scope] ?? []) : points),
+    [scope, points, scenarioPoints],
+  );
   const elapsed =
     ACTIVE.has(run.status) && run.startedAt
       ? (Date.now() - Date.parse(run.startedAt)) / 1000
       : summary.durationS;
   const remaining = ACTIVE.has(run.status) ? Math.max(0, run.plannedDurationS - elapsed) : 0;
   const errorRate = t.requests ? t.failures / t.requests : 0;
-  const x = useMemo(() => points.map((p) => p.t), [points]);
+  const x = useMemo(() => charted.map((p) => p.t), [charted]);
   const throughput = useMemo(
     () => [
-      { label: "requests/s", color: "#3b6fd8", values: points.map((p) => p.rps) },
-      { label: "errors/s", color: "#d93025", values: points.map((p) => p.errorsPerSec) },
+      { label: "requests/s", color: "#3b6fd8", values: charted.map((p) => p.rps) },
+      { label: "errors/s", color: "#d93025", values: charted.map((p) => p.errorsPerSec) },
     ],
-    [points],
+    [charted],
   );
   const latency = useMemo(
     () => [
-      { label: "p50", color: "#188038", values: points.map((p) => p.p50) },
-      { label: "p95", color: "#e37400", values: points.map((p) => p.p95) },
-      { label: "p99", color: "#d93025", values: points.map((p) => p.p99) },
+      { label: "p50", color: "#188038", values: charted.map((p) => p.p50) },
+      { label: "p95", color: "#e37400", values: charted.map((p) => p.p95) },
+      { label: "p99", color: "#d93025", values: charted.map((p) => p.p99) },
     ],
-    [points],
+    [charted],
   );
   const vus = useMemo(() => [{ label: "VUs", color: "#8e44ad", values: points.map((p) => p.vus) }], [points]);
   const now = useMemo(() => {
@@ -124,10 +144,23 @@ export function RunView({ run, summary, points, requestPoints, live, workers, co
           <Thresholds results={run.thresholds} />
         </section>
       )}
+      {scenarioNames.length > 1 && <ChartScope scenarios={scenarioNames} value={scope} onChange={setScope} />}
       <div className={compact ? "chart-grid compact" : "chart-grid"}>
-        <Chart title="Throughput and errors" unit="per second" x={x} series={throughput} />
-        <Chart title="Latency" unit="ms" x={x} series={latency} />
-        {!compact && <Chart title="Virtual users" unit="VUs" x={x} series={vus} />}
+        <Chart
+          title={`Throughput and errors${scopeLabel(scope)}`}
+          unit="per second"
+          x={x}
+          series={throughput}
+        />
+        <Chart title={`Latency${scopeLabel(scope)}`} unit="ms" x={x} series={latency} />
+        {!compact && (
+          <Chart
+            title={scope ? "Virtual users · whole run" : "Virtual users"}
+            unit="VUs"
+            x={x}
+            series={vus}
+          />
+        )}
       </div>
       <section>
         <h2>Requests</h2>
@@ -153,4 +186,8 @@ export function RunView({ run, summary, points, requestPoints, live, workers, co
       )}
     </div>
   );
+}
+
+function scopeLabel(scope: string): string {
+  return scope ? ` · ${scope}` : "";
 }

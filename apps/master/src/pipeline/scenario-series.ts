@@ -1,0 +1,50 @@
+import { GROUP_METHOD, type StatsBatch, type TimeseriesPoint } from "@volley/protocol";
+import { RequestAggregate, type StatsAggregate } from "@volley/stats";
+import { toPoint } from "./second-rows.js";
+
+/**
+ * Each of `scenarios:` as its own series: a closed second's requests of that scenario merged into
+ * one point (histograms added, so its percentiles are exact). A run without parts has none.
+ */
+export class ScenarioSeries {
+  private readonly scenarioOf = new Map<string, string>();
+
+  constructor(scenarios: ReadonlyArray<{ name: string; requests: readonly string[] }>) {
+    for (const scenario of scenarios) {
+      for (const request of scenario.requests) this.scenarioOf.set(request, scenario.name);
+    }
+  }
+
+  /** Each scenario's point of one closed second. */
+  points(second: number, stats: StatsAggregate, vus: number): Record<string, TimeseriesPoint> {
+    if (this.scenarioOf.size === 0) return {};
+    const merged = new Map<string, RequestAggregate>();
+    for (const aggregate of stats.list()) {
+      const scenario = this.scenarioOf.get(aggregate.name);
+      if (scenario === undefined || aggregate.method === GROUP_METHOD) continue;
+      let into = merged.get(scenario);
+      if (!into) {
+        into = new RequestAggregate(scenario, "");
+        merged.set(scenario, into);
+      }
+      into.addAggregate(aggregate);
+    }
+    return Object.fromEntries(
+      [...merged].map(([name, aggregate]) => [name, toPoint(second, aggregate, vus)]),
+    );
+  }
+
+  /** Requests and failures of a late batch, by scenario (its second's rows are corrected by these). */
+  lateCounts(batch: StatsBatch): Map<string, { requests: number; failures: number }> {
+    const counts = new Map<string, { requests: number; failures: number }>();
+    for (const stats of batch.requests) {
+      const scenario = this.scenarioOf.get(stats.name);
+      if (scenario === undefined || stats.method === GROUP_METHOD) continue;
+      const entry = counts.get(scenario) ?? { requests: 0, failures: 0 };
+      entry.requests += stats.requests;
+      entry.failures += stats.failures;
+      counts.set(scenario, entry);
+    }
+    return counts;
+  }
+}
