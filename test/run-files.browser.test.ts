@@ -7,13 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { launchBrowser, screenshot, watchConsole } from "./support/browser.js";
 import { startTestMaster, startTestWorker } from "./support/in-process.js";
-import { ROOT, waitForRunEnd } from "./support/processes.js";
+import { getJson, ROOT, sendJson, waitForRunEnd } from "./support/processes.js";
 import { startTargetServer, type TargetServer } from "./support/target-server.js";
 
 let master: RunningMaster;
 let worker: WorkerNode;
 let target: TargetServer;
 let browser: Browser;
+let firstRunId = "";
 
 beforeAll(async () => {
   target = await startTargetServer();
@@ -82,6 +83,50 @@ describe("files a scenario names, chosen in the dashboard", () => {
     expect(new Set(emails).size).toBe(40);
     expect(errors).toEqual([]);
     await page.close();
+    firstRunId = runId;
+  });
+
+  it("Run again sends the files kept with the run, unless another is chosen", async () => {
+    expect(firstRunId).toBeTruthy();
+    target.reset();
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const errors = watchConsole(page);
+    await page.goto(`${master.url}/new?from=${firstRunId}`);
+    await page.getByText("users.csv (test data) kept with the earlier run (").waitFor();
+    expect(await page.getByTestId("run-files").textContent()).toContain(
+      "doc.txt (multipart file) kept with the earlier run (9 B)",
+    );
+    // A file chosen now replaces the kept one; the other still comes from the earlier run.
+    await page
+      .getByLabel("Choose doc.txt")
+      .setInputFiles({ name: "doc.txt", mimeType: "text/plain", buffer: Buffer.from("new doc") });
+    await page.getByText("doc.txt (multipart file) ready").waitFor();
+    await page.getByTestId("start-run").click();
+    await page.waitForURL(
+      (url) => /\/runs\/[0-9a-z]+$/.test(url.pathname) && !url.pathname.endsWith(firstRunId),
+    );
+    const run = await waitForRunEnd<RunDetail>(master.url, page.url().split("/").pop() as string, 30_000);
+    expect(run.summary.total.requests).toBe(40);
+    const emails = new Set<unknown>();
+    for (const entry of target.log) {
+      const form = await new Response(entry.body, {
+        headers: { "content-type": String(entry.headers["content-type"]) },
+      }).formData();
+      emails.add(form.get("email"));
+      expect(await (form.get("doc") as File).text()).toBe("new doc");
+    }
+    expect(emails.size).toBe(40);
+    // The API lists what a run kept; an unknown run to take files from is a 400 naming the field.
+    const kept = await getJson<{ files: unknown[] }>(`${master.url}/api/runs/${run.id}/files`);
+    expect(kept.files).toEqual([
+      { kind: "attachment", name: "doc.txt", bytes: 7 },
+      { kind: "feeder", name: "users.csv", bytes: users.length },
+    ]);
+    const bad = await sendJson("POST", `${master.url}/api/runs`, { scenario: scenario(), filesFrom: "nope" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details).toEqual([{ path: "filesFrom", message: "no run nope" }]);
+    expect(errors).toEqual([]);
+    await page.close();
   });
 
   it("lists the files of every part of a scenario with several loads", async () => {
@@ -125,6 +170,11 @@ describe("files a scenario names, chosen in the dashboard", () => {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     await screenshot(page, `run-files-${name}`);
+    await page.goto(`${master.url}/new?from=${firstRunId}`);
+    await page.getByText("users.csv (test data) kept with the earlier run (").waitFor();
+    const keptOverflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(keptOverflow).toBeLessThanOrEqual(0);
+    await screenshot(page, `run-files-kept-${name}`);
     await page.close();
   });
 });

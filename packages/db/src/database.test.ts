@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../test/support/databases.js";
 import { type Database, openDatabase, providerOf, redact } from "./open-database.js";
+import { RunFileRepository } from "./repositories/run-files.js";
 import { RunNotOwnedError } from "./repositories/runs.js";
 
 // The same suite runs on SQLite and on the machine's PostgreSQL.
@@ -122,6 +123,27 @@ describe.each(["sqlite", "postgresql"] as const)("database on %s", (kind) => {
     });
     await db.runs.update("rb", { mergeState: '{"workers":{}}' });
     expect((await db.runs.get("rb"))?.mergeState).toBe('{"workers":{}}');
+  });
+
+  it("keeps a run's files compressed and gives them back byte for byte", async () => {
+    await db.runs.create(newRun("rf"));
+    const csv = `email\n${"someone@example.test\n".repeat(10_000)}`;
+    const binary = Buffer.from([0, 255, 1, 254, 0x1f, 0x8b]);
+    await db.files.saveMany(
+      "rf",
+      await RunFileRepository.pack([
+        { kind: "feeder", name: "users.csv", content: Buffer.from(csv) },
+        { kind: "attachment", name: "blob.bin", content: binary },
+      ]),
+    );
+    expect(await db.files.list("rf")).toEqual([
+      { kind: "attachment", name: "blob.bin", bytes: 6 },
+      { kind: "feeder", name: "users.csv", bytes: csv.length },
+    ]);
+    const back = Object.fromEntries((await db.files.contents("rf")).map((f) => [f.name, f.content]));
+    expect(back["users.csv"].toString()).toBe(csv);
+    expect(back["blob.bin"].equals(binary)).toBe(true);
+    expect(await db.files.list("none")).toEqual([]);
   });
 
   it("writes time series and adds late counts to a second", async () => {

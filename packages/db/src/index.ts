@@ -10,6 +10,13 @@ export {
 } from "./open-database.js";
 export type { Repositories } from "./repositories/index.js";
 export type { RunAggregateRow } from "./repositories/run-aggregates.js";
+export {
+  type PackedRunFile,
+  type RunFileContent,
+  type RunFileInfo,
+  type RunFileKind,
+  RunFileRepository,
+} from "./repositories/run-files.js";
 export type { RunSecondRow } from "./repositories/run-seconds.js";
 export type { NewRunWorker, RunWorkerRow, RunWorkerUpdate } from "./repositories/run-workers.js";
 export type { NewRun, RunListFilter, RunRow, RunUpdate } from "./repositories/runs.js";

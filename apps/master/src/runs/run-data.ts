@@ -1,3 +1,4 @@
+import type { RunFileContent } from "@volley/db";
 import {
   DataFileError,
   type FeederTable,
@@ -22,6 +23,8 @@ export interface RunInputs {
   /** Files of multipart bodies, base64. */
   attachments: Record<string, string>;
   env: Record<string, string>;
+  /** The files the scenario used, as sent: kept with the run so "Run again" can reuse them. */
+  files: RunFileContent[];
 }
 
 /**
@@ -51,6 +54,11 @@ export function resolveRunInputs(
     }
   });
   const data: Record<string, FeederTable> = {};
+  const kept: RunFileContent[] = Object.entries(sent).map(([name, base64]) => ({
+    kind: "attachment",
+    name,
+    content: Buffer.from(base64, "base64"),
+  }));
   let bytes = 0;
   for (const [name, feeder] of Object.entries(scenario.data)) {
     if (feeder.rows) {
@@ -67,6 +75,9 @@ export function resolveRunInputs(
       continue;
     }
     bytes += text.length;
+    if (!kept.some((f) => f.kind === "feeder" && f.name === file)) {
+      kept.push({ kind: "feeder", name: file, content: Buffer.from(text, "utf8") });
+    }
     try {
       data[name] = parseDataFile(file, text);
     } catch (error) {
@@ -114,5 +125,6 @@ export function resolveRunInputs(
     attachments: sent,
     // Only what the templates read travels to the workers.
     env: Object.fromEntries(Object.entries(values).filter(([name]) => usedEnv.has(name))),
+    files: kept,
   };
 }

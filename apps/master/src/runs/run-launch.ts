@@ -1,4 +1,4 @@
-import type { Database } from "@volley/db";
+import type { Database, PackedRunFile } from "@volley/db";
 import { runExecutorLabel, runPlannedMs, type Scenario } from "@volley/protocol";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import type { RunInputs } from "./run-data.js";
@@ -14,8 +14,13 @@ export interface LaunchedRun {
   plan: PlannedWorker[];
 }
 
-/** Writes a new run, owned by this master, and its workers in one transaction. */
-export async function recordRun(db: Database, lease: RunLease, run: LaunchedRun): Promise<void> {
+/** Writes a new run, owned by this master, its workers and its kept files in one transaction. */
+export async function recordRun(
+  db: Database,
+  lease: RunLease,
+  run: LaunchedRun,
+  files: PackedRunFile[] = [],
+): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.runs.create({
       id: run.id,
@@ -39,6 +44,7 @@ export async function recordRun(db: Database, lease: RunLease, run: LaunchedRun)
         status: "running",
       })),
     );
+    await tx.files.saveMany(run.id, files);
   });
 }
 

@@ -1,4 +1,4 @@
-import type { Database } from "@volley/db";
+import { type Database, RunFileRepository } from "@volley/db";
 import {
   formatDuration,
   type LiveMessage,
@@ -15,6 +15,7 @@ import { isWorkerDone, maxBatchSecond, RunAggregator } from "../pipeline/run-agg
 import type { StatsPipeline } from "../pipeline/stats-pipeline.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import { type ActiveRun, markAbsentWorkers, newActiveRun } from "./active-run.js";
+import { withKeptFiles } from "./kept-files.js";
 import { orphanedRuns, takeOver } from "./orphaned-runs.js";
 import { resolveRunInputs } from "./run-data.js";
 import { runDetail } from "./run-details.js";
@@ -89,10 +90,17 @@ export class RunScheduler {
       files?: Record<string, string>;
       env?: Record<string, string>;
       attachments?: Record<string, string>;
+      /** A run whose kept files complete those sent ("Run again"). */
+      filesFrom?: string;
     } = {},
   ): Promise<{ id: string; status: string }> {
     const scenario = parseScenario(input);
-    const inputs = resolveRunInputs(scenario, extras.files ?? {}, extras.env ?? {}, extras.attachments ?? {});
+    const sent = await withKeptFiles(
+      this.options.db,
+      { files: extras.files ?? {}, attachments: extras.attachments ?? {} },
+      extras.filesFrom,
+    );
+    const inputs = resolveRunInputs(scenario, sent.files, extras.env ?? {}, sent.attachments);
     if (this.active || this.creating) {
       const which = this.active ? `run ${this.active.id}` : "another run";
       throw new VolleyError("VOL_ERR_RUN_ACTIVE", `${which} is still active; stop it or wait for it to end`);
@@ -113,7 +121,12 @@ export class RunScheduler {
       const id = newRunId();
       const startAt = Date.now() + (this.options.startDelayMs ?? 1500);
       const launched = { id, input, scenario, startAt, plan };
-      await recordRun(this.options.db, this.options.lease, launched);
+      await recordRun(
+        this.options.db,
+        this.options.lease,
+        launched,
+        await RunFileRepository.pack(inputs.files),
+      );
       const aggregator = new RunAggregator({
         runId: id,
         startAt,

@@ -1,10 +1,13 @@
-import type { RunDetail, RunPage as RunPageData } from "@volley/protocol";
+import type { KeptRunFile, RunDetail, RunPage as RunPageData } from "@volley/protocol";
 import { useEffect, useMemo, useState } from "react";
 import { useNavigate, useSearchParams } from "react-router-dom";
 import { ApiError, api } from "../api/client.js";
 import { useApi } from "../api/use-api.js";
 import { LoadPreview } from "../components/LoadPreview/LoadPreview.js";
 import {
+  isChosen,
+  type KeptFiles,
+  keptFile,
   type NeededFile,
   neededFiles,
   type RunFileContents,
@@ -28,9 +31,15 @@ export function NewRunPage() {
   const validation = useMemo(() => validateDraft(draft), [draft]);
   const ready = feed.workers.filter((w) => w.state === "ready").length;
 
+  const [kept, setKept] = useState<KeptFiles | null>(null);
+
   const load = async (id: string) => {
-    const run = await api<RunDetail>(`/api/runs/${id}`);
+    const [run, stored] = await Promise.all([
+      api<RunDetail>(`/api/runs/${id}`),
+      api<{ files: KeptRunFile[] }>(`/api/runs/${id}/files`),
+    ]);
     setDraft(run.scenario as Draft);
+    setKept({ runId: id, files: stored.files });
   };
   const from = params.get("from");
   // biome-ignore lint/correctness/useExhaustiveDependencies: load once per ?from=
@@ -48,12 +57,15 @@ export function NewRunPage() {
         Object.fromEntries(
           needed.filter((f) => f.kind === kind && f.name in from).map((f) => [f.name, from[f.name]]),
         );
+      // Files not chosen here come from the run being run again, when it kept them.
+      const reuse = needed.some((f) => !isChosen(f, contents) && keptFile(f, kept));
       const created = await api<{ id: string }>("/api/runs", {
         method: "POST",
         body: {
           scenario: draft,
           files: pick("feeder", contents.files),
           attachments: pick("attachment", contents.attachments),
+          ...(reuse && kept ? { filesFrom: kept.runId } : {}),
         },
       });
       navigate(`/runs/${created.id}`);
@@ -116,7 +128,12 @@ export function NewRunPage() {
           )}
         </div>
       )}
-      <RunFiles needed={neededFiles(validation.scenario)} contents={contents} onChange={setContents} />
+      <RunFiles
+        needed={neededFiles(validation.scenario)}
+        contents={contents}
+        kept={kept}
+        onChange={setContents}
+      />
       {validation.scenario && <LoadPreview scenario={validation.scenario} />}
       <ScenarioEditor
         draft={draft}

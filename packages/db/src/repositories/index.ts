@@ -1,5 +1,6 @@
 import type { DbClient } from "./db-client.js";
 import { RunAggregateRepository } from "./run-aggregates.js";
+import { RunFileRepository } from "./run-files.js";
 import { RunSecondRepository } from "./run-seconds.js";
 import { RunWorkerRepository } from "./run-workers.js";
 import { RunRepository } from "./runs.js";
@@ -11,6 +12,7 @@ export interface Repositories {
   runWorkers: RunWorkerRepository;
   seconds: RunSecondRepository;
   aggregates: RunAggregateRepository;
+  files: RunFileRepository;
 }
 
 /** The repositories over a client; `decorate` wraps each (e.g. to retry while SQLite is busy). */
@@ -23,5 +25,6 @@ export function createRepositories(
     runWorkers: decorate(new RunWorkerRepository(client)),
     seconds: decorate(new RunSecondRepository(client)),
     aggregates: decorate(new RunAggregateRepository(client)),
+    files: decorate(new RunFileRepository(client)),
   };
 }

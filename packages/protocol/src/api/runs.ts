@@ -17,6 +17,8 @@ export const createRunBodySchema = z.strictObject({
       z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, { error: "must be base64" }),
     )
     .optional(),
+  /** A run whose kept files fill in those not sent here ("Run again" without choosing them again). */
+  filesFrom: z.string().min(1).max(64).optional(),
   /** Values of the scenario's `env` names, used for this run only and never stored. */
   env: z.record(z.string().max(200), z.string().max(65_536)).optional(),
 });
@@ -28,6 +30,14 @@ export const listRunsQuerySchema = z.strictObject({
   status: z.enum(RUN_STATUSES).optional(),
 });
 export type ListRunsQuery = z.output<typeof listRunsQuerySchema>;
+
+/** A file kept with a run (`GET /api/runs/:id/files`): a feeder's or a multipart body's. */
+export interface KeptRunFile {
+  kind: "feeder" | "attachment";
+  name: string;
+  /** Its size as sent. */
+  bytes: number;
+}
 
 /** `GET /api/runs/:id/timeseries?scenario=NAME`: one of the run's `scenarios:` alone. */
 export const timeseriesQuerySchema = z.strictObject({

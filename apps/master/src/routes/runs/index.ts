@@ -24,8 +24,16 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
       files: body.files,
       env: body.env,
       attachments: body.attachments,
+      filesFrom: body.filesFrom,
     });
     return reply.code(201).send(created);
+  });
+
+  app.get<{ Params: { id: string } }>("/:id/files", async (request) => {
+    const { db } = app.services;
+    if (!(await db.runs.get(request.params.id)))
+      throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${request.params.id}`);
+    return { files: await db.files.list(request.params.id) };
   });
 
   app.get("/", async (request) => {

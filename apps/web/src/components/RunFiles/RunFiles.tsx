@@ -1,5 +1,6 @@
-import { multipartFiles, type Scenario } from "@volley/protocol";
+import { type KeptRunFile, multipartFiles, type Scenario } from "@volley/protocol";
 import { useState } from "react";
+import { formatBytes } from "../../format/format.js";
 
 /** A file a scenario names: a feeder's (sent as text) or a multipart body's (sent as base64). */
 export interface NeededFile {
@@ -14,14 +15,31 @@ export interface RunFileContents {
   attachments: Record<string, string>;
 }
 
+/** The files kept with the run being run again: sent again unless another is chosen. */
+export interface KeptFiles {
+  runId: string;
+  files: KeptRunFile[];
+}
+
 interface RunFilesProps {
   needed: NeededFile[];
   contents: RunFileContents;
+  kept?: KeptFiles | null;
   onChange: (contents: RunFileContents) => void;
 }
 
+/** Whether the file was chosen here. */
+export function isChosen(file: NeededFile, contents: RunFileContents): boolean {
+  return file.kind === "feeder" ? file.name in contents.files : file.name in contents.attachments;
+}
+
+/** The kept file that stands in for a needed one not chosen here, if any. */
+export function keptFile(file: NeededFile, kept: KeptFiles | null | undefined): KeptRunFile | undefined {
+  return kept?.files.find((k) => k.kind === file.kind && k.name === file.name);
+}
+
 /** The files a scenario names (`data.*.file`, multipart files), chosen from this computer. */
-export function RunFiles({ needed, contents, onChange }: RunFilesProps) {
+export function RunFiles({ needed, contents, kept, onChange }: RunFilesProps) {
   const [error, setError] = useState<string | null>(null);
   if (needed.length === 0) return null;
   const choose = async (file: NeededFile, chosen: File | undefined) => {
@@ -47,13 +65,18 @@ export function RunFiles({ needed, contents, onChange }: RunFilesProps) {
       <legend>Files</legend>
       <p className="field-note">The scenario names these files: choose each one to send it with the run.</p>
       {needed.map((file) => {
-        const loaded =
-          file.kind === "feeder" ? file.name in contents.files : file.name in contents.attachments;
+        const chosen = isChosen(file, contents);
+        const stored = chosen ? undefined : keptFile(file, kept);
+        const state = chosen
+          ? " ready"
+          : stored
+            ? ` kept with the earlier run (${formatBytes(stored.bytes)}): sent again unless you choose another`
+            : " not chosen yet";
         return (
           <label key={`${file.kind}-${file.name}`} className="run-file">
             <span>
               <code>{file.name}</code> {file.kind === "feeder" ? "(test data)" : "(multipart file)"}
-              <span className={loaded ? "good" : "bad"}>{loaded ? " ready" : " not chosen yet"}</span>
+              <span className={chosen || stored ? "good" : "bad"}>{state}</span>
             </span>
             <input
               type="file"

@@ -1,0 +1,12 @@
+-- CreateTable
+CREATE TABLE "RunFile" (
+    "runId" TEXT NOT NULL,
+    "kind" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "bytes" INTEGER NOT NULL,
+    "content" BLOB NOT NULL,
+
+    PRIMARY KEY ("runId", "kind", "name"),
+    CONSTRAINT "RunFile_runId_fkey" FOREIGN KEY ("runId") REFERENCES "Run" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
