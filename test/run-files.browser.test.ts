@@ -45,6 +45,20 @@ const scenario = () => ({
   ],
 });
 
+/** What the server received: distinct emails, and each distinct text of the uploaded doc. */
+async function uploadsSeen(): Promise<{ emails: number; docs: string[] }> {
+  const emails = new Set<unknown>();
+  const docs = new Set<string>();
+  for (const entry of target.log) {
+    const form = await new Response(entry.body, {
+      headers: { "content-type": String(entry.headers["content-type"]) },
+    }).formData();
+    emails.add(form.get("email"));
+    docs.add(await (form.get("doc") as File).text());
+  }
+  return { emails: emails.size, docs: [...docs] };
+}
+
 async function openWithScenario(page: Page): Promise<void> {
   await page.goto(`${master.url}/new`);
   await page.getByLabel("Scenario text").fill(stringify(scenario()));
@@ -72,15 +86,7 @@ describe("files a scenario names, chosen in the dashboard", () => {
     const runId = page.url().split("/").pop() as string;
     const run = await waitForRunEnd<RunDetail>(master.url, runId, 30_000);
     expect(run.summary.total.requests).toBe(40);
-    const emails = [];
-    for (const entry of target.log) {
-      const form = await new Response(entry.body, {
-        headers: { "content-type": String(entry.headers["content-type"]) },
-      }).formData();
-      emails.push(form.get("email"));
-      expect(await (form.get("doc") as File).text()).toBe("hello doc");
-    }
-    expect(new Set(emails).size).toBe(40);
+    expect(await uploadsSeen()).toEqual({ emails: 40, docs: ["hello doc"] });
     expect(errors).toEqual([]);
     await page.close();
     firstRunId = runId;
@@ -107,15 +113,7 @@ describe("files a scenario names, chosen in the dashboard", () => {
     );
     const run = await waitForRunEnd<RunDetail>(master.url, page.url().split("/").pop() as string, 30_000);
     expect(run.summary.total.requests).toBe(40);
-    const emails = new Set<unknown>();
-    for (const entry of target.log) {
-      const form = await new Response(entry.body, {
-        headers: { "content-type": String(entry.headers["content-type"]) },
-      }).formData();
-      emails.add(form.get("email"));
-      expect(await (form.get("doc") as File).text()).toBe("new doc");
-    }
-    expect(emails.size).toBe(40);
+    expect(await uploadsSeen()).toEqual({ emails: 40, docs: ["new doc"] });
     // The API lists what a run kept; an unknown run to take files from is a 400 naming the field.
     const kept = await getJson<{ files: unknown[] }>(`${master.url}/api/runs/${run.id}/files`);
     expect(kept.files).toEqual([
