@@ -115,13 +115,14 @@ describe("volley command", () => {
       name: "cli-pass",
       target: target.url,
       load: { executor: "per-vu-iterations", vus: 3, iterations: 10 },
-      requests: [{ name: "hello", path: "/hello" }],
-      thresholds: { p95: "<2s" },
+      requests: [{ name: "hello", path: "/hello", expect: { status: 200 } }],
+      thresholds: { p95: "<2s", checks: "==100%" },
     });
     const out = join(dir, "report.json");
     const result = await volley(["run", file, "--threads", "1", "--out", out]);
     expect(result.code, result.output).toBe(0);
     expect(result.output).toMatch(/GET hello\s+30\s+0/);
+    expect(result.output).toContain("Checks\n  ✓ hello  30 passed, 0 failed  (100.00 %)");
     expect(result.output).toContain("Thresholds passed");
     const report = JSON.parse(readFileSync(out, "utf8"));
     expect(report).toMatchObject({ name: "cli-pass", status: "finished", passed: true });

@@ -27,7 +27,11 @@ beforeAll(async () => {
       load: { executor: "per-vu-iterations", vus: 2, iterations: 20 },
       thinkTime: { distribution: "exponential", mean: "2ms" },
       flows: [
-        { name: "browse", weight: 3, requests: [{ name: "look", path: "/look" }] },
+        {
+          name: "browse",
+          weight: 3,
+          requests: [{ name: "look", path: "/look", expect: { status: 200 } }],
+        },
         {
           name: "checkout",
           requests: [
@@ -77,6 +81,11 @@ describe("a traffic mix in the dashboard", () => {
         "Total",
         "group pay",
       ]);
+      // The request with expect is a check: every answer met it.
+      const checks = await page.getByTestId("checks").locator("tbody tr td").allTextContents();
+      expect(checks[0]).toBe("✓ look");
+      expect(checks[2]).toBe("0");
+      expect(checks[3]).toBe("100.00 %");
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow).toBeLessThanOrEqual(0);
       await screenshot(page, `traffic-mix-run-${name}`);

@@ -92,6 +92,38 @@ describe("traffic mix: flows, groups, repeats", () => {
     expect(csv).toMatch(/\npay,GROUP,/);
   });
 
+  it("requests with expect are checks: counted per name, judged by checks thresholds", async () => {
+    target.reset();
+    const created = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: {
+        name: "checked",
+        target: target.url,
+        load: { executor: "per-vu-iterations", vus: 1, iterations: 8 },
+        requests: [
+          { name: "ok", path: "/hello", expect: { status: 200, body: "hello" } },
+          // Iterations 0-7 ask for 200-207: one answer in eight meets the expectation.
+          { name: "mixed", path: "/status/20{{iter}}", expect: { status: 200 } },
+          { name: "unchecked", path: "/hello" },
+        ],
+        thresholds: { checks: ">=50%", "mixed.checks": ">99%", "ok.checks": ">=100%" },
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const run = await waitForRunEnd<RunDetail>(master.url, created.body.id as string, 60_000);
+    expect(run.summary.checks).toEqual([
+      { name: "ok", passes: 8, fails: 0 },
+      { name: "mixed", passes: 1, fails: 7 },
+    ]);
+    expect(run.thresholds.map((t) => [t.key, t.actual, t.pass])).toEqual([
+      ["checks", 9 / 16, true],
+      ["mixed.checks", 1 / 8, false],
+      ["ok.checks", 1, true],
+    ]);
+    expect(run.passed).toBe(false);
+    const csv = await (await fetch(`${master.url}/api/runs/${run.id}/report.csv`)).text();
+    expect(csv).toMatch(/\nmixed,CHECK,8,7,/);
+  });
+
   it("abortOnFail stops the run as soon as the merged data breaks the threshold", async () => {
     const started = Date.now();
     const created = await sendJson("POST", `${master.url}/api/runs`, {

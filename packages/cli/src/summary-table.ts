@@ -1,4 +1,4 @@
-import { formatMs, type RunDetail, summaryLabel, type TotalsSummary } from "@volley/protocol";
+import { formatMs, formatPassRate, type RunDetail, summaryLabel, type TotalsSummary } from "@volley/protocol";
 
 /** The final table of `volley run`: one row per request and a total, aligned for a terminal. */
 export function formatSummaryTable(run: RunDetail): string {
@@ -17,6 +17,16 @@ export function formatSummaryTable(run: RunDetail): string {
   const rule = widths.map((w) => "-".repeat(w)).join("  ");
   const out = [line(header), rule, ...rows.map(line), rule, line(total)];
   if (groups.length) out.push(rule, ...groups.map(line));
+  const checks = run.summary.checks ?? [];
+  if (checks.length) {
+    out.push("", "Checks");
+    const width = Math.max(...checks.map((c) => c.name.length));
+    for (const c of checks) {
+      out.push(
+        `  ${c.fails ? "✗" : "✓"} ${c.name.padEnd(width)}  ${c.passes} passed, ${c.fails} failed  (${formatPassRate(c)})`,
+      );
+    }
+  }
   return out.join("\n");
 }
 

@@ -27,3 +27,9 @@ export function formatNumber(value: number | null | undefined, digits = 2): stri
   if (value === null || value === undefined) return "–";
   return value.toLocaleString("en-US", { maximumFractionDigits: digits });
 }
+
+/** A check's passes among its evaluations, as "87.50 %"; "–" when it was never evaluated. */
+export function formatPassRate(check: { passes: number; fails: number }): string {
+  const evaluated = check.passes + check.fails;
+  return evaluated ? `${((check.passes / evaluated) * 100).toFixed(2)} %` : "–";
+}

@@ -13,6 +13,15 @@ export function evaluateThresholds(
 ): ThresholdResult[] {
   return Object.entries(thresholds).map(([key, expression]) => {
     const rule = parseThreshold(key, expression);
+    if (rule.metric === "checks") {
+      const actual = checkRate(summary, rule.request);
+      return {
+        key,
+        expression,
+        actual,
+        pass: actual !== null && compareThreshold(actual, rule.operator, rule.value),
+      };
+    }
     const scope =
       rule.request === undefined
         ? summary.total
@@ -40,4 +49,12 @@ function measure(scope: TotalsSummary, metric: string): number | null {
     default:
       return scope.requests ? scope.latencyMs[metric as keyof TotalsSummary["latencyMs"]] : null;
   }
+}
+
+/** Passes among all checks, or among one check's; null when none was evaluated. */
+function checkRate(summary: RunSummary, name: string | undefined): number | null {
+  const checks = (summary.checks ?? []).filter((c) => name === undefined || c.name === name);
+  const passes = checks.reduce((n, c) => n + c.passes, 0);
+  const evaluated = passes + checks.reduce((n, c) => n + c.fails, 0);
+  return evaluated ? passes / evaluated : null;
 }

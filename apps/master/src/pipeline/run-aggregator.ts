@@ -8,12 +8,14 @@ import {
   runPlannedMs,
   type Scenario,
   type StatsBatch,
+  scenarioRequestNames,
   type TimeseriesPoint,
 } from "@volley/protocol";
 import { StatsAggregate } from "@volley/stats";
 import { type BatchLimits, batchProblem } from "./batch-check.js";
 import type { AggregatorWorker, MergeState, OpenSecondState } from "./merge-state.js";
 import { workerToState } from "./merge-state.js";
+import { describeSummary } from "./run-summary.js";
 import { ScenarioSeries } from "./scenario-series.js";
 import { SCENARIO_ROW_PREFIX, toPoint, toRow } from "./second-rows.js";
 
@@ -54,8 +56,11 @@ export interface RunAggregatorInit {
   cumulative?: StatsAggregate;
   open?: OpenSecondState[];
   lateMs?: number;
-  /** Each of `scenarios:` with its request names: each gets its own series. */
-  scenarios?: ReadonlyArray<{ name: string; requests: readonly string[] }>;
+  /**
+   * The run's scenario: its parts get series of their own, and the summary names flows,
+   * scenarios and checks. Without it (tests of merging alone) the summary is bare.
+   */
+  scenario?: Scenario;
 }
 
 /**
@@ -76,6 +81,7 @@ export class RunAggregator {
   private readonly limits: BatchLimits;
   private readonly lateMs: number;
   private readonly scenarioSeries: ScenarioSeries;
+  private readonly scenario: Scenario | null;
   private highestSecond: number;
   private pendingSeconds: RunSecondRow[] = [];
   private pendingLate = new Map<string, LateCounts>();
@@ -89,7 +95,8 @@ export class RunAggregator {
     this.closedThrough = init.closedThrough ?? -1;
     this.cumulative = init.cumulative ?? new StatsAggregate();
     this.lateMs = init.lateMs ?? DEFAULT_LATE_MS;
-    this.scenarioSeries = new ScenarioSeries(init.scenarios ?? []);
+    this.scenario = init.scenario ?? null;
+    this.scenarioSeries = new ScenarioSeries(init.scenario ? scenarioRequestNames(init.scenario) : []);
     for (const worker of init.workers) this.workers.set(worker.workerId, worker);
     for (const state of init.open ?? []) {
       // A checkpoint written before batches were bounded may hold seconds no plan allows.
@@ -205,7 +212,8 @@ export class RunAggregator {
   }
 
   summary(): RunSummary {
-    return this.cumulative.summarize(this.durationS(), this.order);
+    const summary = this.cumulative.summarize(this.durationS(), this.order);
+    return this.scenario ? describeSummary(summary, this.scenario, this.cumulative) : summary;
   }
 
   /** What to persist now, or null when nothing changed. The state moves on; `restore` undoes it. */

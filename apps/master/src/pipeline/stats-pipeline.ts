@@ -1,5 +1,5 @@
 import { type Database, databaseMessage, RunNotOwnedError } from "@volley/db";
-import { type LiveSecond, parseScenario, scenarioRequestNames, statsNames } from "@volley/protocol";
+import { type LiveSecond, parseScenario, statsNames } from "@volley/protocol";
 import type { Logger } from "pino";
 import { cumulativeFromRows, parseMergeState, workerFromState } from "./merge-state.js";
 import { type Checkpoint, maxBatchSecond, RunAggregator } from "./run-aggregator.js";
@@ -220,7 +220,7 @@ export class StatsPipeline {
       cumulative,
       open: state.open,
       lateMs: this.options.lateMs,
-      scenarios: scenarioRequestNames(scenario),
+      scenario,
     });
     this.aggregators.set(runId, aggregator);
     this.options.log.info(

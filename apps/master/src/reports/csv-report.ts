@@ -15,7 +15,8 @@ const COLUMNS = [
 /**
  * One row per request name, one for the whole run, as spreadsheets expect; then one per scenario
  * of `scenarios:` (method SCENARIO, its requests together) and one per group (method GROUP: a
- * group's runs are not requests): views of the total, after it.
+ * group's runs are not requests): views of the total, after it. Checks come last (method CHECK:
+ * requests = evaluated, failures = failed; no timings).
  */
 export function renderCsvReport(run: RunDetail): string {
   const rows = [COLUMNS.join(",")];
@@ -23,6 +24,11 @@ export function renderCsvReport(run: RunDetail): string {
   rows.push(row("Total", "", run.summary.total));
   for (const part of run.summary.scenarios ?? []) rows.push(row(part.name, "SCENARIO", part));
   for (const group of run.summary.groups ?? []) rows.push(row(group.name, group.method, group));
+  for (const check of run.summary.checks ?? []) {
+    const evaluated = check.passes + check.fails;
+    const failRate = evaluated ? check.fails / evaluated : 0;
+    rows.push([csvText(check.name), "CHECK", evaluated, check.fails, failRate.toFixed(6)].join(","));
+  }
   return `${rows.join("\n")}\n`;
 }
 

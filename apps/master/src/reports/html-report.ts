@@ -2,6 +2,7 @@ import {
   formatBytes,
   formatMs,
   formatNumber,
+  formatPassRate,
   LATENCY_COLUMNS,
   type RunDetail,
   summaryLabel,
@@ -89,6 +90,20 @@ ${
 <p>Each group's latency runs from its first request sent to its last answered; a group failed when one of its requests did.</p>
 <table><thead><tr><th>Group</th><th>Runs</th><th>Failed</th><th>runs/s</th>${LATENCY_COLUMNS.map((c) => `<th>${c.label}</th>`).join("")}<th>in</th><th>out</th></tr></thead><tbody>
 ${run.summary.groups.map((g) => requestRow(g.name, g)).join("")}
+</tbody></table>`
+    : ""
+}
+${
+  run.summary.checks?.length
+    ? `<h2>Checks</h2>
+<p>A request with <code>expect</code> is a check: it passed when the answer met every expectation.</p>
+<table><thead><tr><th>Check</th><th>Passes</th><th>Fails</th><th>Pass rate</th></tr></thead><tbody>
+${run.summary.checks
+  .map(
+    (c) =>
+      `<tr><td style="text-align:left">${escapeHtml(c.name)}</td><td>${fmt(c.passes)}</td><td>${fmt(c.fails)}</td><td>${formatPassRate(c)}</td></tr>`,
+  )
+  .join("")}
 </tbody></table>`
     : ""
 }

@@ -1,16 +1,8 @@
 import type { Database } from "@volley/db";
-import {
-  parseScenario,
-  type RunDetail,
-  type RunSummary,
-  requestName,
-  type SaturationWarning,
-  type Scenario,
-  scenarioRequestNames,
-} from "@volley/protocol";
-import type { StatsAggregate } from "@volley/stats";
+import { parseScenario, type RunDetail, type SaturationWarning } from "@volley/protocol";
 import { cumulativeFromRows } from "../pipeline/merge-state.js";
 import { workerStatus } from "../pipeline/run-aggregator.js";
+import { describeSummary } from "../pipeline/run-summary.js";
 import type { ActiveRun } from "./active-run.js";
 import { summaryFromStats, toDetail, toWorkerInfo } from "./run-views.js";
 import { workerWarnings } from "./worker-warnings.js";
@@ -27,8 +19,10 @@ export async function runDetail(
   const stats = active
     ? active.aggregator.cumulative
     : cumulativeFromRows(run, await db.aggregates.list(runId));
-  const summary = active ? active.aggregator.summary() : summaryFromStats(run, stats);
-  const resolved = withScenarios(withFlows(summary, scenario), scenario, stats);
+  // The live aggregator describes its summary itself; a stored one is described here the same way.
+  const resolved = active
+    ? active.aggregator.summary()
+    : describeSummary(summaryFromStats(run, stats), scenario, stats);
   const rows = await db.runWorkers.list(runId);
   // While the run is active, the aggregator knows each worker's figures better than the rows.
   const live = new Map(active?.aggregator.workerList().map((w) => [w.workerId, w]) ?? []);
@@ -47,27 +41,4 @@ export async function runDetail(
       ]
     : (JSON.parse(run.warnings) as SaturationWarning[]);
   return toDetail(run, resolved, workers, warnings);
-}
-
-/** Totals of each of `scenarios:`, from the merged statistics of its requests. */
-function withScenarios(summary: RunSummary, scenario: Scenario, stats: StatsAggregate): RunSummary {
-  const parts = scenarioRequestNames(scenario);
-  if (parts.length === 0) return summary;
-  const scenarios = parts.map((part) => ({
-    name: part.name,
-    ...stats.totalsOf(part.requests, summary.durationS),
-  }));
-  return { ...summary, scenarios };
-}
-
-/** Names each request's flow and scenario (of `scenarios:`), when it has them. */
-function withFlows(summary: RunSummary, scenario: Scenario): RunSummary {
-  const labelled = scenario.requests.flatMap((r, i) => {
-    const flow = scenario.requestFlows[i] ?? undefined;
-    const part = scenario.requestScenarios[i] ?? undefined;
-    return flow || part ? [[requestName(r), { flow, scenario: part }] as const] : [];
-  });
-  if (labelled.length === 0) return summary;
-  const labels = new Map(labelled);
-  return { ...summary, requests: summary.requests.map((r) => ({ ...r, ...labels.get(r.name) })) };
 }

@@ -133,7 +133,7 @@ export class RunScheduler {
         requestOrder: statsNames(scenario),
         maxSecond: maxBatchSecond(scenario),
         workers: plan.map((p) => newWorker(p.workerId, p.name)),
-        scenarios: scenarioRequestNames(scenario),
+        scenario,
       });
       this.options.pipeline.register(aggregator);
       this.options.ingest.open(id);

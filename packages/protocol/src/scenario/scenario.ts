@@ -2,7 +2,7 @@ import { z } from "zod";
 import { durationSchema, positiveDurationSchema } from "../duration.js";
 import { dataSchema, tableFromRows } from "./data.js";
 import { type LoadConfig, loadSchema } from "./load.js";
-import { BODY_FIELDS } from "./request.js";
+import { BODY_FIELDS, type RequestConfig } from "./request.js";
 import { forEachTemplate } from "./scenario-templates.js";
 import { type Flow, flowSchema, layOutSteps, stepsSchema, type WrittenPart } from "./steps.js";
 import {
@@ -305,7 +305,10 @@ export const scenarioSchema = z
       } catch {
         continue; // reported by the field check
       }
-      if (rule.request !== undefined && !names.has(rule.request)) {
+      if (rule.metric === "checks") {
+        const problem = checkThresholdProblem(scenario, rule.request);
+        if (problem) ctx.addIssue({ code: "custom", path: ["thresholds", key], message: problem });
+      } else if (rule.request !== undefined && !names.has(rule.request)) {
         ctx.addIssue({
           code: "custom",
           path: ["thresholds", key],
@@ -339,4 +342,22 @@ export function requestName(request: { name?: string; method: string; path?: str
 /** Every name a run's statistics come under: its requests', then its groups'. */
 export function statsNames(scenario: Scenario): string[] {
   return [...new Set(scenario.requests.map(requestName)), ...scenario.groups];
+}
+
+/** The names of a scenario's checks: each request with `expect` is one, under its name. */
+export function checkNames(scenario: { requests: ReadonlyArray<RequestConfig> }): string[] {
+  return [...new Set(scenario.requests.filter((r) => r.expect !== undefined).map(requestName))];
+}
+
+/** Why a `checks` threshold cannot be judged on this scenario, or null when it can. */
+function checkThresholdProblem(
+  scenario: { requests: ReadonlyArray<RequestConfig> },
+  name: string | undefined,
+): string | null {
+  const checks = checkNames(scenario);
+  if (checks.length === 0) return "no request has expect: a checks threshold needs at least one check";
+  if (name !== undefined && !checks.includes(name)) {
+    return `no check is named "${name}" (checks are the requests with expect: ${checks.join(", ")})`;
+  }
+  return null;
 }

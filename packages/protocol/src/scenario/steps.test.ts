@@ -251,3 +251,28 @@ describe("names", () => {
     ]);
   });
 });
+
+describe("checks thresholds", () => {
+  it("need a request with expect, and NAME.checks names one", () => {
+    const requests = [
+      { name: "a", path: "/", expect: { status: 200 } },
+      { name: "b", path: "/" },
+    ];
+    expect(issuesOf({ ...base, requests, thresholds: { checks: ">99%", "a.checks": ">=0.9" } })).toEqual([]);
+    expect(issuesOf({ ...base, requests: [{ path: "/" }], thresholds: { checks: ">99%" } })).toEqual([
+      {
+        path: "thresholds.checks",
+        message: "no request has expect: a checks threshold needs at least one check",
+      },
+    ]);
+    expect(issuesOf({ ...base, requests, thresholds: { "b.checks": ">99%" } })).toEqual([
+      {
+        path: "thresholds.b.checks",
+        message: 'no check is named "b" (checks are the requests with expect: a)',
+      },
+    ]);
+    expect(issuesOf({ ...base, requests, thresholds: { checks: ">99ms" } })[0].message).toBe(
+      'checks is a ratio: write it as ">99%" or ">0.99"',
+    );
+  });
+});

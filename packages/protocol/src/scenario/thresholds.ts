@@ -5,7 +5,9 @@
  */
 export const LATENCY_METRICS = ["min", "mean", "max", "p50", "p75", "p90", "p95", "p99", "p999"] as const;
 export const COUNT_METRICS = ["requests", "failures", "dropped"] as const;
-export const THRESHOLD_METRICS = [...LATENCY_METRICS, ...COUNT_METRICS, "rps", "errorRate"] as const;
+/** Ratios, written "<1%" or "<0.01": errors among requests, passes among checks. */
+export const RATIO_METRICS = ["errorRate", "checks"] as const;
+export const THRESHOLD_METRICS = [...LATENCY_METRICS, ...COUNT_METRICS, "rps", ...RATIO_METRICS] as const;
 export type ThresholdMetric = (typeof THRESHOLD_METRICS)[number];
 export type ThresholdOperator = "<" | "<=" | ">" | ">=" | "==";
 
@@ -16,7 +18,7 @@ export interface ThresholdRule {
   /** Request name the rule applies to; undefined for the whole run. */
   request?: string;
   operator: ThresholdOperator;
-  /** Milliseconds for latency, a fraction (0..1) for errorRate, a plain number otherwise. */
+  /** Milliseconds for latency, a fraction (0..1) for errorRate and checks, a plain number otherwise. */
   value: number;
   expression: string;
 }
@@ -52,9 +54,11 @@ export function parseThreshold(key: string, expression: string): ThresholdRule {
   if ((LATENCY_METRICS as readonly string[]).includes(metric)) {
     if (unit === "%") throw new ThresholdSyntaxError(`${metric} is a latency: use us, ms or s, not %`);
     value *= LATENCY_UNITS[unit ?? "ms"];
-  } else if (metric === "errorRate") {
+  } else if ((RATIO_METRICS as readonly string[]).includes(metric)) {
     if (unit && unit !== "%")
-      throw new ThresholdSyntaxError(`errorRate is a ratio: write it as "<1%" or "<0.01"`);
+      throw new ThresholdSyntaxError(
+        `${metric} is a ratio: write it as "${metric === "checks" ? ">99%" : "<1%"}" or "${metric === "checks" ? ">0.99" : "<0.01"}"`,
+      );
     if (unit === "%") value /= 100;
   } else if (unit) {
     throw new ThresholdSyntaxError(`${metric} is a plain number: drop the unit "${unit}"`);

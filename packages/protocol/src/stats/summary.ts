@@ -57,6 +57,11 @@ export const runSummarySchema = z.object({
   scenarios: z.array(totalsSummarySchema.extend({ name: z.string() })).optional(),
   /** Groups (method "GROUP"): one latency per group run, first request sent to last answered. */
   groups: z.array(requestSummarySchema).optional(),
+  /**
+   * Checks: named pass/fail counts. A declarative request with `expect` is a check of its name
+   * (passes: answers that met every expectation; fails: the rest, unanswered included).
+   */
+  checks: z.array(z.object({ name: z.string(), passes: z.number(), fails: z.number() })).optional(),
   statusCodes: z.record(z.string(), z.number()),
   errors: z.array(
     z.object({

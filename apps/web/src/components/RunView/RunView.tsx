@@ -10,6 +10,7 @@ import { useMemo, useState } from "react";
 import { formatMs, formatPercent, formatRate, formatSeconds } from "../../format/format.js";
 import { Chart } from "../Chart/Chart.js";
 import { ChartScope } from "../ChartScope/ChartScope.js";
+import { Checks } from "../Checks/Checks.js";
 import { ErrorList } from "../ErrorList/ErrorList.js";
 import { RequestTable } from "../RequestTable/RequestTable.js";
 import { RunWorkers } from "../RunWorkers/RunWorkers.js";
@@ -166,6 +167,12 @@ export function RunView({
         <h2>Requests</h2>
         <RequestTable summary={summary} now={live ? now : undefined} />
       </section>
+      {summary.checks && summary.checks.length > 0 && (
+        <section>
+          <h2>Checks</h2>
+          <Checks checks={summary.checks} />
+        </section>
+      )}
       {!compact && (
         <div className="two-columns">
           <section>

@@ -1,4 +1,4 @@
-import type { ThresholdResult } from "@volley/protocol";
+import { LATENCY_METRICS, parseThreshold, RATIO_METRICS, type ThresholdResult } from "@volley/protocol";
 
 /** Threshold rules with the measured value and pass or fail. */
 export function Thresholds({ results }: { results: ThresholdResult[] }) {
@@ -17,7 +17,8 @@ export function Thresholds({ results }: { results: ThresholdResult[] }) {
 
 function format(r: ThresholdResult): string {
   const value = r.actual ?? 0;
-  if (r.key.startsWith("errorRate")) return `${(value * 100).toFixed(2)} %`;
-  if (/^(p\d+|min|max|mean)/.test(r.key)) return `${value.toFixed(2)} ms`;
+  const { metric } = parseThreshold(r.key, r.expression);
+  if ((RATIO_METRICS as readonly string[]).includes(metric)) return `${(value * 100).toFixed(2)} %`;
+  if ((LATENCY_METRICS as readonly string[]).includes(metric)) return `${value.toFixed(2)} ms`;
   return value.toLocaleString("en-US", { maximumFractionDigits: 2 });
 }
