@@ -4,7 +4,6 @@ import {
   type LiveMessage,
   parseScenario,
   type RunDetail,
-  scenarioRequestNames,
   statsNames,
   VolleyError,
   type WorkerHeartbeat,
