@@ -1,9 +1,12 @@
-import type { Database, PackedRunFile } from "@volley/db";
-import { runExecutorLabel, runPlannedMs, type Scenario } from "@volley/protocol";
+import { type Database, type PackedRunFile, RunFileRepository } from "@volley/db";
+import { runExecutorLabel, runPlannedMs, type Scenario, statsNames, type WorkerInfo } from "@volley/protocol";
+import { newWorker } from "../pipeline/merge-state.js";
+import { maxBatchSecond, RunAggregator } from "../pipeline/run-aggregator.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import type { RunInputs } from "./run-data.js";
+import { newRunId } from "./run-id.js";
 import type { RunLease } from "./run-lease.js";
-import type { PlannedWorker } from "./run-plan.js";
+import { type PlannedWorker, planRun } from "./run-plan.js";
 
 export interface LaunchedRun {
   id: string;
@@ -12,6 +15,34 @@ export interface LaunchedRun {
   scenario: Scenario;
   startAt: number;
   plan: PlannedWorker[];
+}
+
+/**
+ * Plans a new run over the ready workers, writes it, and makes its aggregator: everything but
+ * telling the workers (`sendSlices`), which the scheduler does once the run is its active one.
+ */
+export async function recordNewRun(
+  deps: { db: Database; lease: RunLease; startDelayMs?: number },
+  run: { input: unknown; scenario: Scenario; inputs: RunInputs },
+  ready: WorkerInfo[],
+): Promise<{ launched: LaunchedRun; aggregator: RunAggregator }> {
+  const { scenario } = run;
+  const plan = planRun(
+    scenario,
+    ready.map((w) => ({ id: w.id, name: w.name, host: w.host, threads: w.threads })),
+  );
+  const startAt = Date.now() + (deps.startDelayMs ?? 1500);
+  const launched: LaunchedRun = { id: newRunId(), input: run.input, scenario, startAt, plan };
+  await recordRun(deps.db, deps.lease, launched, await RunFileRepository.pack(run.inputs.files));
+  const aggregator = new RunAggregator({
+    runId: launched.id,
+    startAt,
+    requestOrder: statsNames(scenario),
+    maxSecond: maxBatchSecond(scenario),
+    workers: plan.map((p) => newWorker(p.workerId, p.name)),
+    scenario,
+  });
+  return { launched, aggregator };
 }
 
 /** Writes a new run, owned by this master, its workers and its kept files in one transaction. */

@@ -1,16 +1,14 @@
-import { type Database, RunFileRepository } from "@volley/db";
+import type { Database } from "@volley/db";
 import {
   formatDuration,
   type LiveMessage,
   parseScenario,
   type RunDetail,
-  statsNames,
   VolleyError,
   type WorkerHeartbeat,
 } from "@volley/protocol";
 import type { Logger } from "pino";
-import { newWorker } from "../pipeline/merge-state.js";
-import { isWorkerDone, maxBatchSecond, RunAggregator } from "../pipeline/run-aggregator.js";
+import { isWorkerDone } from "../pipeline/run-aggregator.js";
 import type { StatsPipeline } from "../pipeline/stats-pipeline.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import { type ActiveRun, markAbsentWorkers, newActiveRun } from "./active-run.js";
@@ -19,10 +17,8 @@ import { orphanedRuns, takeOver } from "./orphaned-runs.js";
 import { resolveRunInputs } from "./run-data.js";
 import { runDetail } from "./run-details.js";
 import { finalizeRun } from "./run-finalizer.js";
-import { newRunId } from "./run-id.js";
-import { recordRun, sendSlices } from "./run-launch.js";
+import { recordNewRun, sendSlices } from "./run-launch.js";
 import type { RunLease } from "./run-lease.js";
-import { planRun } from "./run-plan.js";
 import { toListItem } from "./run-views.js";
 import { brokenAbortThreshold } from "./threshold-abort.js";
 
@@ -113,27 +109,12 @@ export class RunScheduler {
           "no worker is ready: start one with `pnpm volley worker --master URL`",
         );
       }
-      const plan = planRun(
-        scenario,
-        ready.map((e) => ({ id: e.info.id, name: e.info.name, host: e.info.host, threads: e.info.threads })),
+      const { launched, aggregator } = await recordNewRun(
+        this.options,
+        { input, scenario, inputs },
+        ready.map((e) => e.info),
       );
-      const id = newRunId();
-      const startAt = Date.now() + (this.options.startDelayMs ?? 1500);
-      const launched = { id, input, scenario, startAt, plan };
-      await recordRun(
-        this.options.db,
-        this.options.lease,
-        launched,
-        await RunFileRepository.pack(inputs.files),
-      );
-      const aggregator = new RunAggregator({
-        runId: id,
-        startAt,
-        requestOrder: statsNames(scenario),
-        maxSecond: maxBatchSecond(scenario),
-        workers: plan.map((p) => newWorker(p.workerId, p.name)),
-        scenario,
-      });
+      const { id, startAt, plan } = launched;
       this.options.pipeline.register(aggregator);
       this.options.ingest.open(id);
       this.active = newActiveRun(id, scenario, startAt, aggregator, this.options.overrunMs ?? 30_000);
