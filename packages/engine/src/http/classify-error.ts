@@ -22,6 +22,9 @@ const RESET_CODES = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_C
 export function classifyError(error: unknown): ErrorKind {
   const code = (error as { code?: string } | null)?.code ?? "";
   if (code === "UND_ERR_ABORTED") return "aborted";
+  // The target answered with something that is not HTTP (Volley's client, or undici's parser).
+  if (code === "VOL_ERR_PROTOCOL" || code === "HPE_INVALID_CONSTANT" || code.startsWith("HPE_"))
+    return "protocol";
   if (CONNECT_CODES.has(code)) return "connect";
   if (TIMEOUT_CODES.has(code)) return "timeout";
   if (RESET_CODES.has(code)) return "reset";

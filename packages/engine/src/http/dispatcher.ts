@@ -1,6 +1,15 @@
+import type { Dispatcher } from "undici";
 import { Pool } from "undici";
+import { Http1Pool } from "./http1-pool.js";
 
-/** Options of the one connection pool a thread uses for its target. */
+/** What a VU needs of a connection pool: undici's dispatch with the legacy handler, and close. */
+export interface RequestDispatcher {
+  dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean;
+  /** No new requests; resolves once the ones in flight are answered and every socket is closed. */
+  close(): Promise<void>;
+}
+
+/** Options of the one connection pool a thread uses for an origin. */
 export interface HttpPoolOptions {
   /** Origin of the target, e.g. "http://127.0.0.1:8080". */
   origin: string;
@@ -12,6 +21,10 @@ export interface HttpPoolOptions {
   connectTimeoutMs: number;
   /** Accept any TLS certificate. @defaultValue false */
   insecureTls?: boolean;
+  /** "1.1" (default) or "2" (HTTP/2 over TLS, through undici). */
+  version?: "1.1" | "2";
+  /** The HTTP/1.1 client: Volley's own (default) or undici's, for comparison. */
+  client?: "volley" | "undici";
 }
 
 export class InvalidOptionError extends Error {
@@ -21,24 +34,48 @@ export class InvalidOptionError extends Error {
   }
 }
 
+/** HTTP/2 streams per session before undici queues requests for another. */
+const H2_STREAMS = 100;
+
 /**
- * One undici Pool per origin per thread: keep-alive sockets are reused by every VU of the thread,
- * idle ones close after keepAliveTimeout, and `close()` at the end of a run closes them all.
+ * One pool per origin per thread: keep-alive sockets are reused by every VU of the thread, idle
+ * ones close after keepAliveTimeout, and `close()` at the end of a run closes them all. HTTP/1.1
+ * goes through Volley's own client unless `client: "undici"`; HTTP/2 multiplexes the VUs over a
+ * few undici sessions (`connections` of them).
  */
-export function createHttpPool(options: HttpPoolOptions): Pool {
+export function createHttpPool(options: HttpPoolOptions): RequestDispatcher {
   if (!Number.isInteger(options.connections) || options.connections < 1) {
     throw new InvalidOptionError("connections", `must be a positive integer, got ${options.connections}`);
   }
   if (!(options.keepAliveTimeoutMs > 0)) {
     throw new InvalidOptionError("keepAliveTimeoutMs", `must be positive, got ${options.keepAliveTimeoutMs}`);
   }
-  return new Pool(options.origin, {
-    connections: options.connections,
-    pipelining: 1,
-    keepAliveTimeout: options.keepAliveTimeoutMs,
-    // A server's Keep-Alive hint may shorten, never lengthen, the idle time we chose.
-    keepAliveMaxTimeout: options.keepAliveTimeoutMs,
-    keepAliveTimeoutThreshold: Math.min(1000, options.keepAliveTimeoutMs / 2),
-    connect: { timeout: options.connectTimeoutMs, rejectUnauthorized: !options.insecureTls },
-  });
+  const connect = { timeout: options.connectTimeoutMs, rejectUnauthorized: !options.insecureTls };
+  if (options.version === "2") {
+    return new Pool(options.origin, {
+      connections: options.connections,
+      allowH2: true,
+      maxConcurrentStreams: H2_STREAMS,
+      keepAliveTimeout: options.keepAliveTimeoutMs,
+      keepAliveMaxTimeout: options.keepAliveTimeoutMs,
+      connect,
+    });
+  }
+  if (options.client === "undici") {
+    return new Pool(options.origin, {
+      connections: options.connections,
+      pipelining: 1,
+      keepAliveTimeout: options.keepAliveTimeoutMs,
+      // A server's Keep-Alive hint may shorten, never lengthen, the idle time we chose.
+      keepAliveMaxTimeout: options.keepAliveTimeoutMs,
+      keepAliveTimeoutThreshold: Math.min(1000, options.keepAliveTimeoutMs / 2),
+      connect,
+    });
+  }
+  return new Http1Pool(options.origin, options);
+}
+
+/** Sessions an HTTP/2 pool opens for `vus` VUs: `maxConnections`, or one per 100 streams. */
+export function h2Sessions(vus: number, maxConnections: number | undefined): number {
+  return maxConnections ?? Math.max(1, Math.ceil(vus / H2_STREAMS));
 }

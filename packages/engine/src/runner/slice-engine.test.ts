@@ -1,12 +1,9 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startTargetServer, type TargetServer } from "../../../../test/support/target-server.js";
-import { runSlice } from "../test-support/run-slice.js";
+import { HTTP_CLIENTS, runSlice, useHttpClient } from "../test-support/run-slice.js";
+import { selfSignedCert } from "../test-support/self-signed.js";
 
 let server: TargetServer;
 beforeAll(async () => {
@@ -17,7 +14,9 @@ beforeEach(() => server.reset());
 
 const base = () => ({ name: "t", target: server.url });
 
-describe("SliceEngine", () => {
+describe.each(HTTP_CLIENTS)("SliceEngine on the %s client", (client) => {
+  beforeAll(() => useHttpClient(client));
+
   it("per-vu-iterations sends exactly vus x iterations x requests, with captured tokens", async () => {
     const { aggregate, periods } = await runSlice({
       ...base(),
@@ -283,32 +282,9 @@ describe("SliceEngine", () => {
   });
 
   it("speaks TLS: refuses a self-signed certificate unless insecureTls is set", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "volley-tls-"));
-    execFileSync(
-      "openssl",
-      [
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-days",
-        "1",
-        "-subj",
-        "/CN=127.0.0.1",
-        "-keyout",
-        join(dir, "key.pem"),
-        "-out",
-        join(dir, "cert.pem"),
-      ],
-      { stdio: "ignore" },
-    );
-    const tls = createServer(
-      { key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) },
-      (_req, res) => {
-        res.end("secure");
-      },
-    );
+    const tls = createServer(selfSignedCert(), (_req, res) => {
+      res.end("secure");
+    });
     await new Promise<void>((resolve) => tls.listen(0, "127.0.0.1", resolve));
     const url = `https://127.0.0.1:${(tls.address() as AddressInfo).port}`;
     try {

@@ -11,11 +11,10 @@ import {
   type Scenario,
 } from "@volley/protocol";
 import { RequestRecorder } from "@volley/stats";
-import type { Pool } from "undici";
 import type { BaseExecutor } from "../executors/base-executor.js";
 import { createExecutor } from "../executors/registry.js";
 import { FeederSet } from "../feeders/feeder.js";
-import { createHttpPool } from "../http/dispatcher.js";
+import { createHttpPool, h2Sessions, type RequestDispatcher } from "../http/dispatcher.js";
 import { compileRequests, requestOrigins } from "../scenario/compiled-request.js";
 import { ConnectionGate } from "../vu/connection-gate.js";
 
@@ -56,7 +55,7 @@ export interface SliceEngineOptions {
  */
 export class SliceEngine {
   /** One pool per origin (the target, and each `url`'s host). */
-  private readonly pools: Pool[];
+  private readonly pools: RequestDispatcher[];
   /** One per part of the scenario (one, or each of `scenarios:`), side by side. */
   private readonly executors: BaseExecutor[];
   private readonly recorders: RequestRecorder[];
@@ -102,17 +101,22 @@ export class SliceEngine {
     );
     this.uniqueRecorders = [...byName.values(), ...groupRecorders];
     const vus = Math.max(1, partition.count(runPeakVus(scenario)));
-    const connections = Math.min(vus, scenario.http.maxConnections ?? vus);
+    const h2 = scenario.http.version === "2";
+    // HTTP/1.1: a socket per request in flight. HTTP/2: every VU in flight at once, over a few sessions.
+    const inFlight = h2 ? vus : Math.min(vus, scenario.http.maxConnections ?? vus);
+    const sockets = h2 ? h2Sessions(vus, scenario.http.maxConnections) : inFlight;
     const origins = requestOrigins(scenario).map((origin) => ({
       ...origin,
       dispatcher: createHttpPool({
         origin: origin.origin,
-        connections,
+        connections: sockets,
         keepAliveTimeoutMs: scenario.http.keepAliveTimeout,
         connectTimeoutMs: scenario.http.connectTimeout,
         insecureTls: scenario.http.insecureTls,
+        version: scenario.http.version,
+        client: scenario.http.client,
       }),
-      gate: new ConnectionGate(connections),
+      gate: new ConnectionGate(inFlight),
     }));
     this.pools = origins.map((o) => o.dispatcher);
     this.startAt = options.startAtEpochMs - performance.timeOrigin;

@@ -27,7 +27,7 @@ export interface CompiledRequest {
   headerNames: string[];
   headerValues: CompiledTemplate[];
   /** Header list ready for undici when no header value has a template. */
-  staticHeaders: string[] | null;
+  staticHeaders: readonly string[] | null;
   body: CompiledTemplate | null;
   /** A multipart body (instead of `body`). */
   multipart: CompiledMultipart | null;
@@ -153,8 +153,9 @@ function compileRequest(
     path: new CompiledTemplate(path, "none", environment),
     headerNames: headers.map(([name]) => name),
     headerValues,
+    // Frozen: the HTTP/1.1 client serialises a frozen header list once and reuses it.
     staticHeaders: headerValues.every((v) => v.isStatic)
-      ? headers.flatMap(([name], i) => [name, headerValues[i].render(STATIC_CONTEXT)])
+      ? Object.freeze(headers.flatMap(([name], i) => [name, headerValues[i].render(STATIC_CONTEXT)]))
       : null,
     body,
     multipart,

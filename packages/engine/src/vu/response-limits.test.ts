@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runSlice } from "../test-support/run-slice.js";
+import { HTTP_CLIENTS, runSlice, useHttpClient } from "../test-support/run-slice.js";
 
 // A target whose bodies are too big to keep, or never end.
 let server: Server;
@@ -35,7 +35,9 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-describe("response bodies are bounded", () => {
+describe.each(HTTP_CLIENTS)("response bodies are bounded (%s client)", (client) => {
+  beforeAll(() => useHttpClient(client));
+
   it("a body past http.maxBodyBytes fails with kind expect, is drained, and the VU goes on", async () => {
     const before = process.memoryUsage().rss;
     const { aggregate } = await runSlice({

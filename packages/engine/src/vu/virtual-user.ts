@@ -143,14 +143,16 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     this.origin = origin;
     const path = this.redirectTo ?? request.path.render(this.template);
     this.path = path;
-    let headers = request.staticHeaders;
     // Fixed headers are counted at compile time; rendered values are close enough to their templates.
     let bytesOut = request.fixedBytesOut + path.length;
-    if (headers === null) {
-      headers = [];
+    let headers: readonly string[];
+    if (request.staticHeaders !== null) headers = request.staticHeaders;
+    else {
+      const rendered: string[] = [];
       for (let i = 0; i < request.headerNames.length; i++) {
-        headers.push(request.headerNames[i], request.headerValues[i].render(this.template));
+        rendered.push(request.headerNames[i], request.headerValues[i].render(this.template));
       }
+      headers = rendered;
     }
     const cookie = this.session?.cookieHeader(origin.host, origin.https, path) ?? null;
     if (cookie !== null) {
@@ -179,7 +181,8 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     this.dispatchOptions = {
       path,
       method: asGet ? "GET" : request.method,
-      headers,
+      // undici reads the list, never writes it (the compiled one is frozen).
+      headers: headers as string[],
       body,
       headersTimeout: request.timeoutMs,
       bodyTimeout: request.timeoutMs,

@@ -1,14 +1,14 @@
 import type { ThinkTime } from "@volley/protocol";
 import type { RequestRecorder } from "@volley/stats";
-import type { Dispatcher } from "undici";
 import type { FeederSet } from "../feeders/feeder.js";
+import type { RequestDispatcher } from "../http/dispatcher.js";
 import type { CompiledRequest } from "../scenario/compiled-request.js";
 import type { ConnectionGate } from "./connection-gate.js";
 import type { EngineFlow } from "./flow-cursor.js";
 import type { SessionSettings } from "./http-session.js";
 
 export interface VuOrigin {
-  dispatcher: Dispatcher;
+  dispatcher: RequestDispatcher;
   /** Admits requests into the dispatcher up to its connections. */
   gate: ConnectionGate;
   host: string;

@@ -141,6 +141,15 @@ export const scenarioSchema = z
         followRedirects: z.int().min(0).max(20).default(0),
         /** Ask for gzip, br or deflate and decode before captures and expectations. @defaultValue false */
         compression: z.boolean().default(false),
+        /** "1.1" (default) or "2": HTTP/2 over TLS (ALPN), VUs multiplexed over a few sessions. */
+        version: z
+          .union([z.literal(1.1), z.literal(2), z.literal("1.1"), z.literal("2")], {
+            error: 'version must be 1.1 or 2',
+          })
+          .transform((v) => (String(v) === "2" ? ("2" as const) : ("1.1" as const)))
+          .default("1.1"),
+        /** The HTTP/1.1 client: Volley's own (default), or undici's for comparison. */
+        client: z.enum(["volley", "undici"], { error: 'client must be "volley" or "undici"' }).default("volley"),
       })
       .default({
         keepAliveTimeout: 4000,
@@ -150,6 +159,8 @@ export const scenarioSchema = z
         cookies: true,
         followRedirects: 0,
         compression: false,
+        version: "1.1" as const,
+        client: "volley" as const,
       }),
   })
   .transform((written, ctx) => {
@@ -241,6 +252,16 @@ export const scenarioSchema = z
         });
       }
     });
+    if (scenario.http.version === "2") {
+      // HTTP/2 is negotiated by ALPN during the TLS handshake; cleartext h2c is not offered.
+      const h2c = "HTTP/2 runs over TLS: use https:// (cleartext h2c is not supported)";
+      if (scenario.target.startsWith("http:")) ctx.addIssue({ code: "custom", path: ["target"], message: h2c });
+      scenario.requests.forEach((request, index) => {
+        if (request.url?.startsWith("http:")) {
+          ctx.addIssue({ code: "custom", path: [...scenario.requestPaths[index], "url"], message: h2c });
+        }
+      });
+    }
     const requestNames = new Set(scenario.requests.map(requestName));
     if (scenario.parts.length > 1) {
       // Statistics are kept by request name: across scenarios, a name must say which one it is.

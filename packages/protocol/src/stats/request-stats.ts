@@ -1,7 +1,17 @@
 import { z } from "zod";
 
 /** How a request failed. `status` and `expect` are responses that did not meet expectations. */
-export const ERROR_KINDS = ["timeout", "connect", "reset", "status", "expect", "aborted", "other"] as const;
+export const ERROR_KINDS = [
+  "timeout",
+  "connect",
+  "reset",
+  "status",
+  "expect",
+  "aborted",
+  "protocol",
+  "script",
+  "other",
+] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
 const count = z.number().int().min(0);

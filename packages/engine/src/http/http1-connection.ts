@@ -1,0 +1,255 @@
+import { connect as connectTcp, type Socket } from "node:net";
+import { performance } from "node:perf_hooks";
+import { connect as connectTls } from "node:tls";
+import type { Dispatcher } from "undici";
+import { InvalidRequestError, requestHead } from "./request-head.js";
+import { type ResponseListener, ResponseParser } from "./response-parser.js";
+
+/** Errors carry undici's codes, so one classifier sorts both clients' failures. */
+function codedError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+/** The target broke HTTP: the report's `protocol` kind. */
+export class ProtocolError extends Error {
+  readonly code = "VOL_ERR_PROTOCOL";
+}
+
+export interface ConnectionTarget {
+  host: string;
+  port: number;
+  https: boolean;
+  /** The `host` header: host, and port unless it is the scheme's default. */
+  hostHeader: string;
+  /** SNI name (none for an IP address). */
+  servername: string | undefined;
+  insecureTls: boolean;
+  connectTimeoutMs: number;
+}
+
+/** What a connection tells its pool. */
+export interface ConnectionOwner {
+  /** The response is complete and the connection can carry another request. */
+  released(connection: Http1Connection): void;
+  /** The socket is gone (closed, failed, destroyed). */
+  closed(connection: Http1Connection): void;
+  /** A request on a kept-alive socket the server had already closed: send it again on a new one. */
+  retry(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): void;
+}
+
+const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
+const noop = () => {};
+
+/**
+ * One keep-alive socket with at most one request in flight. The request is written in one
+ * `write` (head and a string body together; head and a Buffer body corked), the response read
+ * by the incremental parser, and the handler called with undici's legacy callbacks.
+ */
+export class Http1Connection implements ResponseListener {
+  readonly socket: Socket;
+  private readonly parser = new ResponseParser(this, true);
+  private handler: Dispatcher.DispatchHandler | null = null;
+  private options: Dispatcher.DispatchOptions | null = null;
+  /** performance.now() past which the request in flight, or the connect, has taken too long. */
+  deadline = Number.POSITIVE_INFINITY;
+  /** When the connection last became idle. */
+  idleSince = 0;
+  /** Idle time after which it closes: ours, shortened by the server's Keep-Alive hint. */
+  idleTimeoutMs: number;
+  private connected = false;
+  private requests = 0;
+  private bytesRead = 0;
+  private readingBody = false;
+  /** The response in flight ended during this read; the pool gets the connection back after it. */
+  private completed = false;
+  private done = false;
+  private readonly abort = (reason?: Error) => this.fail(reason ?? codedError("UND_ERR_ABORTED", "aborted"));
+
+  constructor(
+    private readonly target: ConnectionTarget,
+    private readonly owner: ConnectionOwner,
+    keepAliveTimeoutMs: number,
+  ) {
+    this.idleTimeoutMs = keepAliveTimeoutMs;
+    this.socket = target.https
+      ? connectTls({
+          host: target.host,
+          port: target.port,
+          servername: target.servername,
+          rejectUnauthorized: !target.insecureTls,
+          ALPNProtocols: ["http/1.1"],
+        })
+      : connectTcp({ host: target.host, port: target.port });
+    this.socket.setNoDelay(true);
+    this.deadline = performance.now() + target.connectTimeoutMs;
+    this.socket.once(target.https ? "secureConnect" : "connect", () => {
+      this.connected = true;
+      this.deadline = this.handler ? this.requestDeadline() : Number.POSITIVE_INFINITY;
+    });
+    this.socket.on("data", (chunk: Buffer) => this.onSocketData(chunk));
+    this.socket.on("error", (error) => this.onSocketGone(error));
+    this.socket.on("close", () => this.onSocketGone(null));
+  }
+
+  get busy(): boolean {
+    return this.handler !== null;
+  }
+
+  /** Writes the request; the handler hears of the response, or of the error. */
+  send(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): void {
+    this.handler = handler;
+    this.options = options;
+    this.bytesRead = 0;
+    this.readingBody = false;
+    this.parser.expectResponse(options.method === "HEAD");
+    this.requests++;
+    this.deadline = this.connected ? this.requestDeadline() : this.deadline;
+    handler.onConnect?.(this.abort);
+    if (this.handler !== handler) return; // aborted at once
+    const body = options.body;
+    try {
+      if (body === null || body === undefined) {
+        this.socket.write(requestHead(options, this.target.hostHeader, 0), "latin1");
+      } else if (typeof body === "string") {
+        const length = Buffer.byteLength(body);
+        const head = requestHead(options, this.target.hostHeader, length);
+        // One write: an ASCII body joins the head; any other is written beside it, corked.
+        if (length === body.length) this.socket.write(head + body, "latin1");
+        else this.writeCorked(head, Buffer.from(body));
+      } else if (Buffer.isBuffer(body) || body instanceof Uint8Array) {
+        this.writeCorked(requestHead(options, this.target.hostHeader, body.length), body);
+      } else {
+        throw new InvalidRequestError("a request body must be a string or bytes");
+      }
+    } catch (error) {
+      this.fail(error as Error);
+    }
+  }
+
+  private writeCorked(head: string, body: Uint8Array): void {
+    this.socket.cork();
+    this.socket.write(head, "latin1");
+    this.socket.write(body);
+    this.socket.uncork();
+  }
+
+  private requestDeadline(): number {
+    return performance.now() + (this.options?.headersTimeout ?? 300_000);
+  }
+
+  /** Called by the pool's sweep: the deadline passed. */
+  timedOut(): void {
+    if (!this.connected) {
+      this.fail(codedError("UND_ERR_CONNECT_TIMEOUT", "connect timed out"));
+    } else if (this.handler !== null) {
+      this.fail(
+        this.readingBody
+          ? codedError("UND_ERR_BODY_TIMEOUT", "the body timed out")
+          : codedError("UND_ERR_HEADERS_TIMEOUT", "the response headers timed out"),
+      );
+    }
+  }
+
+  close(): void {
+    this.done = true;
+    this.parser.stop();
+    this.socket.destroy();
+  }
+
+  private onSocketData(chunk: Buffer): void {
+    if (this.handler === null) {
+      // Bytes nobody asked for: the connection can no longer be trusted.
+      this.close();
+      return;
+    }
+    this.bytesRead += chunk.length;
+    this.completed = false;
+    const used = this.parser.execute(chunk);
+    if (!this.completed || this.done) return;
+    // More than the response: bytes nobody asked for. The answer stands; the socket does not.
+    if (used < chunk.length) this.close();
+    else this.owner.released(this);
+  }
+
+  onResponseHead(status: number, statusText: string, rawHeaders: string[]): void {
+    const handler = this.handler;
+    if (handler === null) return;
+    this.readingBody = true;
+    this.deadline = performance.now() + (this.options?.bodyTimeout ?? 300_000);
+    for (let i = 0; i < rawHeaders.length; i += 2) {
+      if (rawHeaders[i].length === 10 && rawHeaders[i].toLowerCase() === "keep-alive")
+        this.readHint(rawHeaders[i + 1]);
+    }
+    handler.onHeaders?.(status, rawHeaders as unknown as Buffer[], noop, statusText);
+  }
+
+  onResponseBody(chunk: Buffer): void {
+    if (this.handler === null) return;
+    this.deadline = performance.now() + (this.options?.bodyTimeout ?? 300_000);
+    this.handler.onData?.(chunk);
+  }
+
+  onResponseEnd(keepAlive: boolean): void {
+    const handler = this.handler;
+    if (handler === null) return;
+    this.handler = null;
+    this.options = null;
+    this.deadline = Number.POSITIVE_INFINITY;
+    this.completed = true;
+    if (!keepAlive) this.close();
+    handler.onComplete?.([]);
+  }
+
+  onParseError(message: string): void {
+    this.fail(new ProtocolError(message));
+  }
+
+  /** A server's `Keep-Alive: timeout=N` may shorten our idle time (a second early, as undici). */
+  private readHint(value: string): void {
+    const match = /timeout=(\d+)/i.exec(value);
+    if (match) this.idleTimeoutMs = Math.min(this.idleTimeoutMs, Math.max(0, Number(match[1]) * 1000 - 1000));
+  }
+
+  private onSocketGone(error: Error | null): void {
+    if (this.handler !== null) {
+      const options = this.options;
+      const handler = this.handler;
+      if (error === null && this.parser.finish()) {
+        // A body read until close ended with the connection.
+      } else if (
+        this.requests > 1 &&
+        this.bytesRead === 0 &&
+        !this.done &&
+        options !== null &&
+        IDEMPOTENT.has(options.method)
+      ) {
+        // The server closed the kept-alive socket as the request went out: nothing was answered.
+        this.handler = null;
+        this.options = null;
+        this.owner.retry(options, handler);
+      } else {
+        this.fail(error ?? codedError("UND_ERR_SOCKET", "other side closed"));
+      }
+    }
+    if (!this.done) {
+      this.done = true;
+      this.parser.stop();
+      this.socket.destroy();
+    }
+    this.owner.closed(this);
+  }
+
+  /** Ends the request in flight, if any, with `error` and drops the socket. */
+  destroy(error: Error): void {
+    this.fail(error);
+  }
+
+  private fail(error: Error): void {
+    const handler = this.handler;
+    this.handler = null;
+    this.options = null;
+    this.deadline = Number.POSITIVE_INFINITY;
+    this.close();
+    handler?.onError?.(error);
+  }
+}

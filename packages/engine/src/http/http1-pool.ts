@@ -1,0 +1,148 @@
+import { isIP } from "node:net";
+import { performance } from "node:perf_hooks";
+import type { Dispatcher } from "undici";
+import { type ConnectionOwner, type ConnectionTarget, Http1Connection } from "./http1-connection.js";
+
+export interface Http1PoolOptions {
+  connections: number;
+  keepAliveTimeoutMs: number;
+  connectTimeoutMs: number;
+  insecureTls?: boolean;
+}
+
+/** How often deadlines and idle sockets are looked at. */
+const SWEEP_MS = 100;
+
+const closedError = () => Object.assign(new Error("the pool is closed"), { code: "UND_ERR_CLOSED" }) as Error;
+
+/**
+ * Volley's HTTP/1.1 client for one origin: up to `connections` keep-alive sockets, one request
+ * in flight on each, idle ones reused (most recent first) and closed after keepAliveTimeout,
+ * everything closed at `close()`. It speaks undici's `dispatch(options, handler)` with the legacy
+ * handler callbacks, so a VU drives either client the same way. Deadlines are checked by one
+ * sweep every 100 ms, not a timer per request.
+ */
+export class Http1Pool implements ConnectionOwner {
+  private readonly target: ConnectionTarget;
+  private readonly all = new Set<Http1Connection>();
+  private readonly idle: Http1Connection[] = [];
+  private readonly queue: Array<[Dispatcher.DispatchOptions, Dispatcher.DispatchHandler]> = [];
+  private readonly sweeper: NodeJS.Timeout;
+  private closing = false;
+  private whenClosed: (() => void) | null = null;
+
+  constructor(
+    origin: string,
+    private readonly options: Http1PoolOptions,
+  ) {
+    const url = new URL(origin);
+    const https = url.protocol === "https:";
+    const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+    this.target = {
+      host,
+      port: Number(url.port) || (https ? 443 : 80),
+      https,
+      hostHeader: url.host,
+      servername: isIP(host) ? undefined : host,
+      insecureTls: options.insecureTls ?? false,
+      connectTimeoutMs: options.connectTimeoutMs,
+    };
+    this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
+    this.sweeper.unref();
+  }
+
+  /** Sockets open now (busy or idle). */
+  get size(): number {
+    return this.all.size;
+  }
+
+  dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    if (this.closing) {
+      queueMicrotask(() => handler.onError?.(closedError()));
+      return false;
+    }
+    const connection = this.idle.pop() ?? this.open();
+    if (connection) connection.send(options, handler);
+    else this.queue.push([options, handler]);
+    return true;
+  }
+
+  private open(): Http1Connection | null {
+    if (this.all.size >= this.options.connections) return null;
+    const connection = new Http1Connection(this.target, this, this.options.keepAliveTimeoutMs);
+    this.all.add(connection);
+    return connection;
+  }
+
+  released(connection: Http1Connection): void {
+    if (this.closing) {
+      connection.close();
+      return;
+    }
+    const next = this.queue.shift();
+    if (next) {
+      connection.send(next[0], next[1]);
+      return;
+    }
+    connection.idleSince = performance.now();
+    this.idle.push(connection);
+  }
+
+  closed(connection: Http1Connection): void {
+    if (!this.all.delete(connection)) return;
+    const at = this.idle.indexOf(connection);
+    if (at >= 0) this.idle.splice(at, 1);
+    // A queued request may now have room for a socket of its own.
+    if (!this.closing && this.queue.length) {
+      const next = this.queue.shift() as [Dispatcher.DispatchOptions, Dispatcher.DispatchHandler];
+      this.dispatch(next[0], next[1]);
+    }
+    if (this.closing && this.all.size === 0) this.whenClosed?.();
+  }
+
+  retry(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): void {
+    // On a fresh socket: the idle ones may have been closed by the server the same way.
+    const connection = this.closing ? null : this.open();
+    if (connection) connection.send(options, handler);
+    else if (this.closing) handler.onError?.(closedError());
+    else this.queue.push([options, handler]);
+  }
+
+  /** No new requests; resolves once the requests in flight are answered and every socket is closed. */
+  close(): Promise<void> {
+    this.closing = true;
+    for (const [, handler] of this.queue.splice(0)) handler.onError?.(closedError());
+    for (const connection of this.idle.splice(0)) connection.close();
+    if (this.all.size === 0) {
+      clearInterval(this.sweeper);
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      this.whenClosed = () => {
+        clearInterval(this.sweeper);
+        resolve();
+      };
+    });
+  }
+
+  /** Aborts the requests in flight and closes every socket now. */
+  destroy(): Promise<void> {
+    const closing = this.close();
+    for (const connection of [...this.all]) connection.destroy(closedError());
+    return closing;
+  }
+
+  private sweep(): void {
+    const now = performance.now();
+    for (const connection of this.all) {
+      if (now > connection.deadline) connection.timedOut();
+    }
+    for (let i = this.idle.length - 1; i >= 0; i--) {
+      const connection = this.idle[i];
+      if (now - connection.idleSince > connection.idleTimeoutMs) {
+        this.idle.splice(i, 1);
+        connection.close();
+      }
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import type { Dispatcher } from "undici";
+
+/** Bytes a request line, header or path may hold (undici's rules): no CR, LF, NUL or other controls. */
+const PATH_RE = /^[\x21-\xff]+$/;
+const VALUE_RE = /^[\t\x20-\x7e\x80-\xff]*$/;
+const TOKEN_RE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** A request this client refuses to write: it would break the framing (header injection). */
+export class InvalidRequestError extends Error {
+  readonly code = "UND_ERR_INVALID_ARG";
+}
+
+// The header block of a frozen header list (a request's compiled, untemplated headers) is
+// serialised once and reused for every request that sends it; other lists are built each time.
+const serialised = new WeakMap<object, string>();
+
+/** `name: value\r\n` for each header, checked; cached for a list seen before. */
+function headerBlock(headers: Dispatcher.DispatchOptions["headers"]): string {
+  if (headers === null || headers === undefined) return "";
+  const cached = serialised.get(headers);
+  if (cached !== undefined) return cached;
+  let block = "";
+  const add = (name: string, value: string) => {
+    if (!TOKEN_RE.test(name)) throw new InvalidRequestError(`invalid header name ${JSON.stringify(name)}`);
+    if (!VALUE_RE.test(value)) throw new InvalidRequestError(`invalid value of header ${name}`);
+    block += `${name}: ${value}\r\n`;
+  };
+  if (Array.isArray(headers)) {
+    for (let i = 0; i < headers.length; i += 2) add(String(headers[i]), String(headers[i + 1]));
+  } else {
+    for (const [name, value] of Object.entries(headers as Record<string, unknown>)) {
+      if (Array.isArray(value)) for (const item of value) add(name, String(item));
+      else if (value !== undefined) add(name, String(value));
+    }
+  }
+  if (Object.isFrozen(headers)) serialised.set(headers, block);
+  return block;
+}
+
+/**
+ * The request line and headers, ending with the blank line: `host` and `content-length` are
+ * added, everything else is the caller's. Throws InvalidRequestError for a path or header that
+ * would break the framing.
+ */
+export function requestHead(options: Dispatcher.DispatchOptions, host: string, bodyLength: number): string {
+  const path = options.path;
+  if (!PATH_RE.test(path))
+    throw new InvalidRequestError(`invalid request path ${JSON.stringify(path.slice(0, 80))}`);
+  let head = `${options.method} ${path} HTTP/1.1\r\nhost: ${host}\r\n${headerBlock(options.headers)}`;
+  if (bodyLength > 0 || (options.method !== "GET" && options.method !== "HEAD")) {
+    head += `content-length: ${bodyLength}\r\n`;
+  }
+  return `${head}\r\n`;
+}

@@ -1,0 +1,320 @@
+/**
+ * A strict, incremental HTTP/1.1 response parser for a client with one request in flight per
+ * connection. It is fed whatever the socket reads (a response split across any number of reads,
+ * or several in one) and calls its listener: head, body chunks (slices of the input, never
+ * copies), end. Anything that is not HTTP/1.x is reported once through `onParseError` and the
+ * parser stops: the connection must be destroyed.
+ */
+
+/** What the parser reports, in order: (onHead, onBody*, onEnd)* or onParseError. */
+export interface ResponseListener {
+  onResponseHead(status: number, statusText: string, rawHeaders: string[]): void;
+  onResponseBody(chunk: Buffer): void;
+  /** `keepAlive`: the connection may carry another request. */
+  onResponseEnd(keepAlive: boolean): void;
+  onParseError(message: string): void;
+}
+
+/** Largest response head (status line and headers), and largest trailer section. */
+export const MAX_HEAD_BYTES = 64 * 1024;
+/** Longest chunk-size line, extensions included. */
+const MAX_CHUNK_LINE = 4096;
+const CRLF = Buffer.from("\r\n");
+const HEAD_END = Buffer.from("\r\n\r\n");
+const STATUS_LINE_RE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: ([\t\x20-\x7e\x80-\xff]*))?$/;
+const TOKEN_RE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const VALUE_RE = /^[\t\x20-\x7e\x80-\xff]*$/;
+const DIGITS_RE = /^\d{1,15}$/;
+const HEX_RE = /^[0-9A-Fa-f]{1,13}$/;
+
+// Parser states.
+const HEAD = 0;
+const BODY_LENGTH = 1;
+const CHUNK_SIZE = 2;
+const CHUNK_DATA = 3;
+const CHUNK_DATA_END = 4;
+const TRAILERS = 5;
+const BODY_UNTIL_CLOSE = 6;
+const FAILED = 7;
+
+export class ResponseParser {
+  /** Set before each request: a response to HEAD has no body whatever its headers say. */
+  headRequest = false;
+  private state = HEAD;
+  /** Bytes of an incomplete head, chunk-size line or trailer section carried to the next read. */
+  private pending: Buffer | null = null;
+  private remaining = 0;
+  private keepAlive = true;
+  /** Reading stopped after a response ended (`oneResponse`): the rest of the read is not asked for. */
+  private paused = false;
+
+  /**
+   * `oneResponse`: stop after each response until `expectResponse` (a client with one request in
+   * flight); otherwise read response after response.
+   */
+  constructor(
+    private readonly listener: ResponseListener,
+    private readonly oneResponse = false,
+  ) {}
+
+  /** The next request went out: read its response (`head`: it was a HEAD request). */
+  expectResponse(head: boolean): void {
+    this.headRequest = head;
+    this.paused = false;
+  }
+
+  /** True while a response is being read (its head has started arriving). */
+  get inResponse(): boolean {
+    return this.state !== HEAD || this.pending !== null;
+  }
+
+  /** True when the body runs until the server closes the connection. */
+  get readsUntilClose(): boolean {
+    return this.state === BODY_UNTIL_CLOSE;
+  }
+
+  /** Reads what the socket read; returns how many bytes were used (all, unless it paused or failed). */
+  execute(data: Buffer): number {
+    let offset = 0;
+    while (offset < data.length && this.state !== FAILED && !this.paused) {
+      switch (this.state) {
+        case HEAD:
+          offset = this.readHead(data, offset);
+          break;
+        case BODY_LENGTH: {
+          const take = Math.min(this.remaining, data.length - offset);
+          this.remaining -= take;
+          this.listener.onResponseBody(data.subarray(offset, offset + take));
+          offset += take;
+          if (this.remaining === 0) this.end();
+          break;
+        }
+        case CHUNK_SIZE:
+          offset = this.readChunkSize(data, offset);
+          break;
+        case CHUNK_DATA: {
+          const take = Math.min(this.remaining, data.length - offset);
+          this.remaining -= take;
+          this.listener.onResponseBody(data.subarray(offset, offset + take));
+          offset += take;
+          if (this.remaining === 0) this.state = CHUNK_DATA_END;
+          break;
+        }
+        case CHUNK_DATA_END:
+          offset = this.readChunkEnd(data, offset);
+          break;
+        case TRAILERS:
+          offset = this.readTrailers(data, offset);
+          break;
+        case BODY_UNTIL_CLOSE:
+          this.listener.onResponseBody(offset === 0 ? data : data.subarray(offset));
+          offset = data.length;
+          break;
+      }
+    }
+    return Math.min(offset, data.length);
+  }
+
+  /**
+   * The connection closed. A body read until close ends here; anything else in the middle of a
+   * response is the caller's error to report (returns false).
+   */
+  finish(): boolean {
+    if (this.state === BODY_UNTIL_CLOSE) {
+      this.state = HEAD;
+      this.listener.onResponseEnd(false);
+      return true;
+    }
+    return false;
+  }
+
+  /** Stops reading for good, without a report (the request was aborted; the socket is going). */
+  stop(): void {
+    this.state = FAILED;
+    this.pending = null;
+  }
+
+  private fail(message: string): number {
+    this.state = FAILED;
+    this.pending = null;
+    this.listener.onParseError(message);
+    return Number.MAX_SAFE_INTEGER;
+  }
+
+  /** Joins carried bytes with this read; returns the buffer and where the new bytes start in it. */
+  private carry(data: Buffer, offset: number): { buffer: Buffer; from: number } {
+    if (this.pending === null) return { buffer: data, from: offset };
+    const from = this.pending.length;
+    const buffer = Buffer.concat([this.pending, data.subarray(offset)]);
+    this.pending = null;
+    return { buffer, from };
+  }
+
+  private readHead(data: Buffer, offset: number): number {
+    const { buffer, from } = this.carry(data, offset);
+    const start = buffer === data ? offset : 0;
+    const end = buffer.indexOf(HEAD_END, Math.max(start, from - 3));
+    if (end < 0) {
+      if (buffer.length - start > MAX_HEAD_BYTES)
+        return this.fail(`the response head is over ${MAX_HEAD_BYTES} bytes`);
+      this.pending = Buffer.from(buffer.subarray(start));
+      return data.length;
+    }
+    if (end - start > MAX_HEAD_BYTES) return this.fail(`the response head is over ${MAX_HEAD_BYTES} bytes`);
+    if (!this.parseHead(buffer.toString("latin1", start, end))) return Number.MAX_SAFE_INTEGER;
+    return this.inData(data, offset, buffer, from, end + 4);
+  }
+
+  /** Where position `at` of a carried buffer (see `carry`) falls in this read. */
+  private inData(data: Buffer, offset: number, buffer: Buffer, from: number, at: number): number {
+    return buffer === data ? at : offset + at - from;
+  }
+
+  /** Reads a status line and headers; sets the body mode. False when it failed. */
+  private parseHead(text: string): boolean {
+    const lines = text.split("\r\n");
+    const status = STATUS_LINE_RE.exec(lines[0]);
+    if (status === null) {
+      this.fail(`not an HTTP/1.x status line: ${JSON.stringify(lines[0].slice(0, 60))}`);
+      return false;
+    }
+    const minor = status[1];
+    const code = Number(status[2]);
+    const rawHeaders: string[] = [];
+    let contentLength = -1;
+    let chunked = false;
+    let transferEncoding = false;
+    let connection = "";
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i];
+      const colon = line.indexOf(":");
+      if (colon <= 0) {
+        this.fail(`a header line without a name: ${JSON.stringify(line.slice(0, 60))}`);
+        return false;
+      }
+      const name = line.slice(0, colon);
+      const value = line.slice(colon + 1).trim();
+      if (!TOKEN_RE.test(name) || !VALUE_RE.test(value)) {
+        this.fail(`a malformed header: ${JSON.stringify(line.slice(0, 60))}`);
+        return false;
+      }
+      rawHeaders.push(name, value);
+      const length = name.length;
+      if (length === 14 && name.toLowerCase() === "content-length") {
+        for (const part of value.split(",")) {
+          const text = part.trim();
+          if (!DIGITS_RE.test(text)) {
+            this.fail(`content-length is not a number: ${JSON.stringify(value.slice(0, 40))}`);
+            return false;
+          }
+          const n = Number(text);
+          if (contentLength >= 0 && n !== contentLength) {
+            this.fail("content-length is given twice with different values");
+            return false;
+          }
+          contentLength = n;
+        }
+      } else if (length === 17 && name.toLowerCase() === "transfer-encoding") {
+        transferEncoding = true;
+        const codings = value.toLowerCase().split(",");
+        chunked = codings[codings.length - 1].trim() === "chunked";
+      } else if (length === 10 && name.toLowerCase() === "connection") {
+        connection += `,${value.toLowerCase()}`;
+      }
+    }
+    if (code < 200) {
+      // 1xx: informational, the real answer follows (101 would switch protocols: never asked for).
+      if (code === 101) {
+        this.fail("101 Switching Protocols to a request that asked for no upgrade");
+        return false;
+      }
+      return true;
+    }
+    this.keepAlive =
+      minor === "1"
+        ? !/(^|,)\s*close\s*(,|$)/.test(connection)
+        : /(^|,)\s*keep-alive\s*(,|$)/.test(connection);
+    this.listener.onResponseHead(code, status[3] ?? "", rawHeaders);
+    if (this.state === FAILED) return false;
+    if (this.headRequest || code === 204 || code === 304) {
+      this.end();
+    } else if (transferEncoding) {
+      if (chunked) this.state = CHUNK_SIZE;
+      else {
+        this.keepAlive = false;
+        this.state = BODY_UNTIL_CLOSE;
+      }
+    } else if (contentLength >= 0) {
+      this.remaining = contentLength;
+      if (contentLength === 0) this.end();
+      else this.state = BODY_LENGTH;
+    } else {
+      this.keepAlive = false;
+      this.state = BODY_UNTIL_CLOSE;
+    }
+    return true;
+  }
+
+  private end(): void {
+    this.state = HEAD;
+    if (this.oneResponse) this.paused = true;
+    this.listener.onResponseEnd(this.keepAlive);
+  }
+
+  private readChunkSize(data: Buffer, offset: number): number {
+    const { buffer, from } = this.carry(data, offset);
+    const start = buffer === data ? offset : 0;
+    const end = buffer.indexOf(CRLF, Math.max(start, from - 1));
+    if (end < 0 || end - start > MAX_CHUNK_LINE) {
+      if (buffer.length - start > MAX_CHUNK_LINE) return this.fail("a chunk-size line is too long");
+      this.pending = Buffer.from(buffer.subarray(start));
+      return data.length;
+    }
+    const line = buffer.toString("latin1", start, end);
+    const semicolon = line.indexOf(";");
+    const hex = (semicolon < 0 ? line : line.slice(0, semicolon)).trimEnd();
+    if (!HEX_RE.test(hex)) return this.fail(`a bad chunk size: ${JSON.stringify(line.slice(0, 40))}`);
+    this.remaining = Number.parseInt(hex, 16);
+    this.state = this.remaining === 0 ? TRAILERS : CHUNK_DATA;
+    return this.inData(data, offset, buffer, from, end + 2);
+  }
+
+  private readChunkEnd(data: Buffer, offset: number): number {
+    const { buffer, from } = this.carry(data, offset);
+    const start = buffer === data ? offset : 0;
+    if (buffer.length - start < 2) {
+      if (buffer[start] !== 0x0d) return this.fail("chunk data is not followed by CRLF");
+      this.pending = Buffer.from(buffer.subarray(start));
+      return data.length;
+    }
+    if (buffer[start] !== 0x0d || buffer[start + 1] !== 0x0a)
+      return this.fail("chunk data is not followed by CRLF");
+    this.state = CHUNK_SIZE;
+    return this.inData(data, offset, buffer, from, start + 2);
+  }
+
+  /** The trailer section after the last chunk: header lines, then an empty line. */
+  private readTrailers(data: Buffer, offset: number): number {
+    const { buffer, from } = this.carry(data, offset);
+    const start = buffer === data ? offset : 0;
+    // No trailers: the empty line comes at once.
+    if (buffer.length - start >= 2 && buffer[start] === 0x0d && buffer[start + 1] === 0x0a) {
+      this.end();
+      return this.inData(data, offset, buffer, from, start + 2);
+    }
+    const end = buffer.indexOf(HEAD_END, Math.max(start, from - 3));
+    if (end < 0) {
+      if (buffer.length - start > MAX_HEAD_BYTES) return this.fail("the trailers are too long");
+      this.pending = Buffer.from(buffer.subarray(start));
+      return data.length;
+    }
+    for (const line of buffer.toString("latin1", start, end).split("\r\n")) {
+      const colon = line.indexOf(":");
+      if (colon <= 0 || !TOKEN_RE.test(line.slice(0, colon))) {
+        return this.fail(`a malformed trailer: ${JSON.stringify(line.slice(0, 60))}`);
+      }
+    }
+    this.end();
+    return this.inData(data, offset, buffer, from, end + 4);
+  }
+}
