@@ -144,12 +144,14 @@ export const scenarioSchema = z
         /** "1.1" (default) or "2": HTTP/2 over TLS (ALPN), VUs multiplexed over a few sessions. */
         version: z
           .union([z.literal(1.1), z.literal(2), z.literal("1.1"), z.literal("2")], {
-            error: 'version must be 1.1 or 2',
+            error: "version must be 1.1 or 2",
           })
           .transform((v) => (String(v) === "2" ? ("2" as const) : ("1.1" as const)))
           .default("1.1"),
         /** The HTTP/1.1 client: Volley's own (default), or undici's for comparison. */
-        client: z.enum(["volley", "undici"], { error: 'client must be "volley" or "undici"' }).default("volley"),
+        client: z
+          .enum(["volley", "undici"], { error: 'client must be "volley" or "undici"' })
+          .default("volley"),
       })
       .default({
         keepAliveTimeout: 4000,
@@ -255,7 +257,8 @@ export const scenarioSchema = z
     if (scenario.http.version === "2") {
       // HTTP/2 is negotiated by ALPN during the TLS handshake; cleartext h2c is not offered.
       const h2c = "HTTP/2 runs over TLS: use https:// (cleartext h2c is not supported)";
-      if (scenario.target.startsWith("http:")) ctx.addIssue({ code: "custom", path: ["target"], message: h2c });
+      if (scenario.target.startsWith("http:"))
+        ctx.addIssue({ code: "custom", path: ["target"], message: h2c });
       scenario.requests.forEach((request, index) => {
         if (request.url?.startsWith("http:")) {
           ctx.addIssue({ code: "custom", path: [...scenario.requestPaths[index], "url"], message: h2c });
