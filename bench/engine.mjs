@@ -1,10 +1,12 @@
-// pnpm bench engine [--duration 10] [--connections 50]
+// pnpm bench engine [--duration 10] [--connections 50] [--sizes]
 // One Volley engine thread against nginx, each pinned to its own core, beside autocannon, wrk and
 // hey (Go, the stand-in for boomer) measured the same way in the same run. Volley's figure
-// includes its statistics (an HDR histogram record per request).
+// includes its statistics (an HDR histogram record per request). Volley runs on its own HTTP/1.1
+// client, then on undici's (http.client: undici) for comparison. --sizes adds the response-size
+// sweep (0 B, 1 KiB, 32 KiB, 332 KiB): Volley and autocannon, req/s and MB/s.
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { arg, cores, fmt, has, pinned, ROOT, run, startNginx, table } from "./lib/tools.mjs";
+import { arg, cores, fmt, has, pinned, ROOT, run, SIZES, startNginx, table } from "./lib/tools.mjs";
 
 const args = process.argv.slice(2);
 const duration = Number(arg(args, "duration", "10"));
@@ -50,6 +52,7 @@ await run(
 for (const [name, extra] of [
   ["volley", []],
   ["volley+mix", ["--traffic"]],
+  ["volley/undici", ["--client", "undici"]],
 ]) {
   await measure(
     name,
@@ -91,6 +94,26 @@ if (has("hey")) {
     Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
   );
 }
+const sweep = [];
+if (args.includes("--sizes")) {
+  for (const size of Object.keys(SIZES)) {
+    const path = `/size/${size}`;
+    const [cmd, cmdArgs] = pinned(client, process.execPath, [
+      join(ROOT, "bench/lib/engine-client.mjs"),
+      ...["--url", nginx.url, "--path", path, "--vus", String(connections), "--duration", String(duration)],
+    ]);
+    const v = JSON.parse(await run(cmd, cmdArgs, { cwd: ROOT }));
+    const [acmd, aargs] = pinned(client, process.execPath, [
+      join(ROOT, "bench/node_modules/autocannon/autocannon.js"),
+      ...["-c", String(connections), "-d", String(duration), "-j", `${nginx.url}${path}`],
+    ]);
+    const a = JSON.parse(await run(acmd, aargs, { cwd: ROOT }));
+    sweep.push([size, v.rps, v.mbPerS, a.requests.average, a.throughput.average / 1e6]);
+    console.log(
+      `size ${size.padEnd(5)} volley ${fmt(v.rps)} req/s, autocannon ${fmt(a.requests.average)} req/s`,
+    );
+  }
+}
 await nginx.stop();
 
 const volley = results[0][1];
@@ -100,6 +123,22 @@ console.log(
 console.log(
   `\nvolley+mix (unique feeder, cookie jar, two weighted flows with templates) ÷ volley: ${(results[1][1] / volley).toFixed(2)} (goal >= 0.9)`,
 );
+console.log(`volley (own client) ÷ volley/undici: ${(volley / results[2][1]).toFixed(2)}`);
+if (sweep.length) {
+  console.log(
+    `\n${table([
+      ["body", "volley req/s", "volley MB/s", "autocannon req/s", "autocannon MB/s", "volley ÷ autocannon"],
+      ...sweep.map(([size, v, vmb, a, amb]) => [
+        size,
+        fmt(v),
+        vmb.toFixed(1),
+        fmt(a),
+        amb.toFixed(1),
+        (v / a).toFixed(2),
+      ]),
+    ])}`,
+  );
+}
 console.log(
-  "\nGoal: volley ÷ autocannon >= 1.2 and volley ÷ hey >= 1.2 (a noisy machine: compare ratios, not absolutes).",
+  "\nGoal: volley ÷ autocannon >= 1.3 and volley ÷ hey >= 1.5 (a noisy machine: compare ratios, not absolutes).",
 );

@@ -10,6 +10,7 @@ const BENCHES = {
   overhead: "full statistics vs counting only, same load",
   ingest: "simulated workers pushing batches through the real queue into the master (SQLite and PostgreSQL)",
   feeders: "what a 1,000,000-row feeder costs a worker per mode (memory, time to ready)",
+  h2: "HTTP/2 over TLS (undici) against a node http2 server, beside HTTP/1.1 over TLS",
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -16,14 +16,20 @@ const path = get("path", "/hello");
 // --traffic: what a real-traffic scenario adds on the request path: a unique feeder (100,000 rows,
 // recycled), the cookie jar (on by default) and two weighted flows with templates.
 const traffic = args.includes("--traffic");
+// --client undici: the same engine on undici's HTTP/1.1 client instead of Volley's own.
+const client = get("client", "volley");
+// --http JSON: more http settings (version 2, insecureTls, maxConnections).
+const http = { client, ...JSON.parse(get("http", "{}")) };
 const rows = Array.from({ length: 100_000 }, (_, i) => [`user${i}`, `s${i % 97}`]);
 let requests = 0;
 let failures = 0;
+let bytesIn = 0;
 const engine = new SliceEngine({
   scenario: parseScenario({
     name: "bench",
     target: url,
     load: { executor: "constant-vus", vus, duration: `${durationS}s` },
+    http,
     ...(traffic
       ? {
           data: { users: { file: "users.csv", mode: "unique", onExhausted: "recycle" } },
@@ -47,10 +53,13 @@ const engine = new SliceEngine({
     for (const r of period.requests) {
       requests += r.requests;
       failures += r.failures;
+      bytesIn += r.bytesIn;
     }
   },
 });
 const started = Date.now() + 200;
 await engine.run();
 const elapsedS = (Date.now() - started) / 1000;
-process.stdout.write(JSON.stringify({ requests, failures, rps: requests / elapsedS }));
+process.stdout.write(
+  JSON.stringify({ requests, failures, rps: requests / elapsedS, mbPerS: bytesIn / elapsedS / 1e6 }),
+);

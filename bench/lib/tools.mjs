@@ -1,6 +1,6 @@
 // Helpers shared by the benchmarks: pinned processes, nginx, output tables.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -51,6 +51,9 @@ export function freePort() {
  * nginx answering `return 200 "hello world"` on loopback, one worker pinned to `core`.
  * Installs Debian's nginx-light when nginx is missing (root only).
  */
+/** Response bodies nginx serves under /size/NAME (a published wrk study swept 0 B to 332 KB). */
+export const SIZES = { 0: 0, "1k": 1024, "32k": 32 * 1024, "332k": 332 * 1024 };
+
 export async function startNginx({ core, connections = 4096 }) {
   if (!has("nginx")) {
     console.log("installing nginx-light ...");
@@ -79,10 +82,15 @@ http {
   server {
     listen 127.0.0.1:${port} backlog=65535;
     location / { default_type text/plain; return 200 "hello world"; }
+    # The response-size sweep: files of 0 B, 1 KiB, 32 KiB and 332 KiB.
+    location /size/ { alias ${dir}/size/; }
   }
 }
 `,
   );
+  mkdirSync(join(dir, "size"));
+  for (const [name, bytes] of Object.entries(SIZES))
+    writeFileSync(join(dir, "size", name), "x".repeat(bytes));
   const child = spawn("nginx", ["-p", dir, "-c", join(dir, "nginx.conf")], { stdio: "inherit" });
   for (let i = 0; i < 50; i++) {
     try {

@@ -1,0 +1,15 @@
+// A node TLS server for `pnpm bench h2`: `h2` (http2, ALPN h2 only) or `https` (HTTP/1.1).
+// Sends its port to the parent once listening.
+import { readFileSync } from "node:fs";
+import { createSecureServer } from "node:http2";
+import { createServer } from "node:https";
+import { join } from "node:path";
+
+const [kind, dir] = process.argv.slice(2);
+const options = { key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) };
+const answer = (_req, res) => res.end("hello world");
+const server =
+  kind === "h2"
+    ? createSecureServer({ ...options, allowHTTP1: false }, answer)
+    : createServer(options, answer);
+server.listen(0, "127.0.0.1", () => process.send(server.address().port));
