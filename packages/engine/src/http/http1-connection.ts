@@ -37,6 +37,14 @@ export interface ConnectionOwner {
   retry(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): void;
 }
 
+/** What Volley's client offers a handler beyond undici's callbacks (a VU uses both). */
+export interface HeadAwareHandler {
+  /** Per request: false when the handler never reads the response's headers (none are made). */
+  wantsHeaders?: boolean;
+  /** The response head's exact size on the wire, just before `onHeaders`. */
+  onHeadBytes?(bytes: number): void;
+}
+
 const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
 const noop = () => {};
 
@@ -63,6 +71,12 @@ export class Http1Connection implements ResponseListener {
   /** The response in flight ended during this read; the pool gets the connection back after it. */
   private completed = false;
   private done = false;
+  private lastHead: {
+    method: string;
+    path: string;
+    headers: Dispatcher.DispatchOptions["headers"];
+    bytes: Buffer;
+  } | null = null;
   private readonly abort = (reason?: Error) => this.fail(reason ?? codedError("UND_ERR_ABORTED", "aborted"));
 
   constructor(
@@ -101,7 +115,10 @@ export class Http1Connection implements ResponseListener {
     this.options = options;
     this.bytesRead = 0;
     this.readingBody = false;
-    this.parser.expectResponse(options.method === "HEAD");
+    this.parser.expectResponse(
+      options.method === "HEAD",
+      (handler as HeadAwareHandler).wantsHeaders !== false,
+    );
     this.requests++;
     this.deadline = this.connected ? this.requestDeadline() : this.deadline;
     handler.onConnect?.(this.abort);
@@ -109,7 +126,7 @@ export class Http1Connection implements ResponseListener {
     const body = options.body;
     try {
       if (body === null || body === undefined) {
-        this.socket.write(requestHead(options, this.target.hostHeader, 0), "latin1");
+        this.socket.write(this.headOf(options));
       } else if (typeof body === "string") {
         const length = Buffer.byteLength(body);
         const head = requestHead(options, this.target.hostHeader, length);
@@ -124,6 +141,29 @@ export class Http1Connection implements ResponseListener {
     } catch (error) {
       this.fail(error as Error);
     }
+  }
+
+  /**
+   * The bytes of a request without a body. A VU sends the same request again and again: when
+   * method, path and (frozen) headers are those of the last one, its bytes are written again.
+   */
+  private headOf(options: Dispatcher.DispatchOptions): Buffer {
+    const last = this.lastHead;
+    if (
+      last !== null &&
+      last.headers === options.headers &&
+      last.path === options.path &&
+      last.method === options.method
+    ) {
+      return last.bytes;
+    }
+    const bytes = Buffer.from(requestHead(options, this.target.hostHeader, 0), "latin1");
+    const headers = options.headers;
+    this.lastHead =
+      headers !== null && headers !== undefined && Object.isFrozen(headers)
+        ? { method: options.method, path: options.path, headers, bytes }
+        : null;
+    return bytes;
   }
 
   private writeCorked(head: string, body: Uint8Array): void {
@@ -171,15 +211,15 @@ export class Http1Connection implements ResponseListener {
     else this.owner.released(this);
   }
 
-  onResponseHead(status: number, statusText: string, rawHeaders: string[]): void {
+  onResponseHead(status: number, statusText: string, rawHeaders: string[], headBytes: number): void {
     const handler = this.handler;
     if (handler === null) return;
     this.readingBody = true;
     this.deadline = performance.now() + (this.options?.bodyTimeout ?? 300_000);
-    for (let i = 0; i < rawHeaders.length; i += 2) {
-      if (rawHeaders[i].length === 10 && rawHeaders[i].toLowerCase() === "keep-alive")
-        this.readHint(rawHeaders[i + 1]);
-    }
+    // A server's `Keep-Alive: timeout=N` may shorten our idle time (a second early, as undici).
+    const hint = this.parser.keepAliveHintS;
+    if (hint >= 0) this.idleTimeoutMs = Math.min(this.idleTimeoutMs, Math.max(0, hint * 1000 - 1000));
+    (handler as HeadAwareHandler).onHeadBytes?.(headBytes);
     handler.onHeaders?.(status, rawHeaders as unknown as Buffer[], noop, statusText);
   }
 
@@ -202,12 +242,6 @@ export class Http1Connection implements ResponseListener {
 
   onParseError(message: string): void {
     this.fail(new ProtocolError(message));
-  }
-
-  /** A server's `Keep-Alive: timeout=N` may shorten our idle time (a second early, as undici). */
-  private readHint(value: string): void {
-    const match = /timeout=(\d+)/i.exec(value);
-    if (match) this.idleTimeoutMs = Math.min(this.idleTimeoutMs, Math.max(0, Number(match[1]) * 1000 - 1000));
   }
 
   private onSocketGone(error: Error | null): void {

@@ -8,7 +8,8 @@
 
 /** What the parser reports, in order: (onHead, onBody*, onEnd)* or onParseError. */
 export interface ResponseListener {
-  onResponseHead(status: number, statusText: string, rawHeaders: string[]): void;
+  /** `rawHeaders`: name, value, ... (empty unless `keepHeaders`); `headBytes`: the head's size on the wire. */
+  onResponseHead(status: number, statusText: string, rawHeaders: string[], headBytes: number): void;
   onResponseBody(chunk: Buffer): void;
   /** `keepAlive`: the connection may carry another request. */
   onResponseEnd(keepAlive: boolean): void;
@@ -21,9 +22,43 @@ export const MAX_HEAD_BYTES = 64 * 1024;
 const MAX_CHUNK_LINE = 4096;
 const CRLF = Buffer.from("\r\n");
 const HEAD_END = Buffer.from("\r\n\r\n");
-const STATUS_LINE_RE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: ([\t\x20-\x7e\x80-\xff]*))?$/;
 const TOKEN_RE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const VALUE_RE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** 1 for the characters a header name (token) may hold. */
+const TCHAR = new Uint8Array(256);
+for (const c of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+  TCHAR[c.charCodeAt(0)] = 1;
+}
+
+/** The start of a head line, quoted for an error message. */
+function quoteLine(text: string, start: number, end: number): string {
+  return JSON.stringify(text.slice(start, Math.min(end, start + 60)));
+}
+
+/** Whether bytes from `start` spell `lower` (a lowercase header name), in any case. */
+function isName(bytes: Buffer, start: number, lower: string): boolean {
+  for (let i = 0; i < lower.length; i++) {
+    if ((bytes[start + i] | 0x20) !== lower.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+function isBlank(c: number): boolean {
+  return c === 32 || c === 9;
+}
+
+/** Field text (a value, a reason phrase): tab, visible characters, spaces, obs-text; no controls. */
+function isFieldText(bytes: Buffer, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = bytes[i];
+    if ((c < 32 && c !== 9) || c === 127) return false;
+  }
+  return true;
+}
+
 const DIGITS_RE = /^\d{1,15}$/;
 const HEX_RE = /^[0-9A-Fa-f]{1,13}$/;
 
@@ -40,6 +75,13 @@ const FAILED = 7;
 export class ResponseParser {
   /** Set before each request: a response to HEAD has no body whatever its headers say. */
   headRequest = false;
+  /**
+   * Whether the head's headers are handed over (`rawHeaders`); when not, only the ones framing
+   * the body are read, and no strings are made for the rest.
+   */
+  keepHeaders = true;
+  /** The last head's `Keep-Alive: timeout=N`, in seconds; -1 without one. */
+  keepAliveHintS = -1;
   private state = HEAD;
   /** Bytes of an incomplete head, chunk-size line or trailer section carried to the next read. */
   private pending: Buffer | null = null;
@@ -57,9 +99,13 @@ export class ResponseParser {
     private readonly oneResponse = false,
   ) {}
 
-  /** The next request went out: read its response (`head`: it was a HEAD request). */
-  expectResponse(head: boolean): void {
+  /**
+   * The next request went out: read its response (`head`: it was a HEAD request; `keepHeaders`:
+   * hand over its headers).
+   */
+  expectResponse(head: boolean, keepHeaders = true): void {
     this.headRequest = head;
+    this.keepHeaders = keepHeaders;
     this.paused = false;
   }
 
@@ -161,7 +207,7 @@ export class ResponseParser {
       return data.length;
     }
     if (end - start > MAX_HEAD_BYTES) return this.fail(`the response head is over ${MAX_HEAD_BYTES} bytes`);
-    if (!this.parseHead(buffer.toString("latin1", start, end))) return Number.MAX_SAFE_INTEGER;
+    if (!this.parseHead(buffer, start, end)) return Number.MAX_SAFE_INTEGER;
     return this.inData(data, offset, buffer, from, end + 4);
   }
 
@@ -171,56 +217,89 @@ export class ResponseParser {
   }
 
   /** Reads a status line and headers; sets the body mode. False when it failed. */
-  private parseHead(text: string): boolean {
-    const lines = text.split("\r\n");
-    const status = STATUS_LINE_RE.exec(lines[0]);
-    if (status === null) {
-      this.fail(`not an HTTP/1.x status line: ${JSON.stringify(lines[0].slice(0, 60))}`);
+  /** Reads a status line and headers (bytes `from`..`to` of `bytes`); sets the body mode. False when it failed. */
+  private parseHead(bytes: Buffer, from: number, to: number): boolean {
+    // Scanned as bytes (far cheaper than characters); strings are cut from one latin1 copy.
+    const text = bytes.toString("latin1", from, to);
+    let statusEnd = from;
+    while (statusEnd < to && bytes[statusEnd] !== 13) statusEnd++;
+    const minorCode = bytes[from + 7];
+    const code = (bytes[from + 9] - 48) * 100 + (bytes[from + 10] - 48) * 10 + (bytes[from + 11] - 48);
+    const length = statusEnd - from;
+    if (
+      !text.startsWith("HTTP/1.") ||
+      (minorCode !== 48 && minorCode !== 49) ||
+      bytes[from + 8] !== 32 ||
+      !(length === 12 || (length > 12 && bytes[from + 12] === 32)) ||
+      !isDigit(bytes[from + 9]) ||
+      !isDigit(bytes[from + 10]) ||
+      !isDigit(bytes[from + 11]) ||
+      code < 100 ||
+      !isFieldText(bytes, from + 13, statusEnd) ||
+      (statusEnd < to && bytes[statusEnd + 1] !== 10)
+    ) {
+      this.fail(`not an HTTP/1.x status line: ${JSON.stringify(text.slice(0, Math.min(length, 60)))}`);
       return false;
     }
-    const minor = status[1];
-    const code = Number(status[2]);
+    const minor = minorCode === 49 ? "1" : "0";
     const rawHeaders: string[] = [];
+    this.keepAliveHintS = -1;
     let contentLength = -1;
     let chunked = false;
     let transferEncoding = false;
     let connection = "";
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i];
-      const colon = line.indexOf(":");
-      if (colon <= 0) {
-        this.fail(`a header line without a name: ${JSON.stringify(line.slice(0, 60))}`);
+    let start = statusEnd + 2;
+    while (start < to) {
+      // The name: token characters up to the colon.
+      let colon = start;
+      while (colon < to && TCHAR[bytes[colon]] === 1) colon++;
+      let end = colon;
+      while (end < to && bytes[end] !== 13) end++;
+      if (colon === start || colon === to || bytes[colon] !== 58) {
+        const named = bytes.indexOf(58, start) >= 0 && bytes.indexOf(58, start) < end;
+        this.fail(
+          `${named ? "a malformed header" : "a header line without a name"}: ${quoteLine(text, start - from, end - from)}`,
+        );
         return false;
       }
-      const name = line.slice(0, colon);
-      const value = line.slice(colon + 1).trim();
-      if (!TOKEN_RE.test(name) || !VALUE_RE.test(value)) {
-        this.fail(`a malformed header: ${JSON.stringify(line.slice(0, 60))}`);
+      // The value: field text, its surrounding spaces and tabs dropped; the line ends in CRLF.
+      let valueStart = colon + 1;
+      let valueEnd = end;
+      while (valueStart < valueEnd && isBlank(bytes[valueStart])) valueStart++;
+      while (valueEnd > valueStart && isBlank(bytes[valueEnd - 1])) valueEnd--;
+      if (!isFieldText(bytes, valueStart, valueEnd) || (end < to && bytes[end + 1] !== 10)) {
+        this.fail(`a malformed header: ${quoteLine(text, start - from, end - from)}`);
         return false;
       }
-      rawHeaders.push(name, value);
-      const length = name.length;
-      if (length === 14 && name.toLowerCase() === "content-length") {
+      const valueText = () => text.slice(valueStart - from, valueEnd - from);
+      if (this.keepHeaders) rawHeaders.push(text.slice(start - from, colon - from), valueText());
+      const nameLength = colon - start;
+      if (nameLength === 14 && isName(bytes, start, "content-length")) {
+        const value = valueText();
         for (const part of value.split(",")) {
-          const text = part.trim();
-          if (!DIGITS_RE.test(text)) {
+          const digits = part.trim();
+          if (!DIGITS_RE.test(digits)) {
             this.fail(`content-length is not a number: ${JSON.stringify(value.slice(0, 40))}`);
             return false;
           }
-          const n = Number(text);
+          const n = Number(digits);
           if (contentLength >= 0 && n !== contentLength) {
             this.fail("content-length is given twice with different values");
             return false;
           }
           contentLength = n;
         }
-      } else if (length === 17 && name.toLowerCase() === "transfer-encoding") {
+      } else if (nameLength === 17 && isName(bytes, start, "transfer-encoding")) {
         transferEncoding = true;
-        const codings = value.toLowerCase().split(",");
+        const codings = valueText().toLowerCase().split(",");
         chunked = codings[codings.length - 1].trim() === "chunked";
-      } else if (length === 10 && name.toLowerCase() === "connection") {
-        connection += `,${value.toLowerCase()}`;
+      } else if (nameLength === 10 && isName(bytes, start, "connection")) {
+        connection += `,${valueText().toLowerCase()}`;
+      } else if (nameLength === 10 && isName(bytes, start, "keep-alive")) {
+        const hint = /timeout=(\d+)/i.exec(valueText());
+        if (hint) this.keepAliveHintS = Number(hint[1]);
       }
+      start = end + 2;
     }
     if (code < 200) {
       // 1xx: informational, the real answer follows (101 would switch protocols: never asked for).
@@ -234,7 +313,7 @@ export class ResponseParser {
       minor === "1"
         ? !/(^|,)\s*close\s*(,|$)/.test(connection)
         : /(^|,)\s*keep-alive\s*(,|$)/.test(connection);
-    this.listener.onResponseHead(code, status[3] ?? "", rawHeaders);
+    this.listener.onResponseHead(code, length > 13 ? text.slice(13, length) : "", rawHeaders, to - from + 4);
     if (this.state === FAILED) return false;
     if (this.headRequest || code === 204 || code === 304) {
       this.end();

@@ -2,6 +2,7 @@ import { performance } from "node:perf_hooks";
 import { drawThinkTime, type ErrorKind } from "@volley/protocol";
 import type { Dispatcher } from "undici";
 import { classifyError, describeError } from "../http/classify-error.js";
+import type { HeadAwareHandler } from "../http/http1-connection.js";
 import type { TemplateContext } from "../scenario/compiled-template.js";
 import type { GateEntrant } from "./connection-gate.js";
 import { FlowCursor, pickFlow } from "./flow-cursor.js";
@@ -23,7 +24,9 @@ const ABORTED = Object.assign(new Error("aborted at the end of gracefulStop"), {
  * its own undici handler (legacy callbacks, the cheapest path), so a request allocates only its
  * dispatch options. Nothing here waits for stats: a request ends with one `record` call.
  */
-export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
+export class VirtualUser implements Dispatcher.DispatchHandler, HeadAwareHandler, GateEntrant {
+  /** The request in flight reads response headers (cookies, redirects, encodings, captures). */
+  wantsHeaders = false;
   /** Iterations completed. */
   iteration = 0;
   busy = false;
@@ -54,6 +57,8 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
   private sentAt = 0;
   private status = 0;
   private bytesIn = 0;
+  /** The head's exact size when the client says it (Volley's client); -1 to count from the headers. */
+  private headBytes = -1;
   private bytesOut = 0;
   private chunks: Buffer[] | null = null;
   private keptBytes = 0;
@@ -168,6 +173,8 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
     if (body !== null) bytesOut += Buffer.byteLength(body) + 20;
     this.bytesOut = bytesOut;
     this.bytesIn = 0;
+    this.headBytes = -1;
+    this.wantsHeaders = this.session !== null || request.captures.length > 0;
     this.status = 0;
     this.rawHeaders = null;
     this.chunks = request.needsBody ? [] : null;
@@ -222,11 +229,18 @@ export class VirtualUser implements Dispatcher.DispatchHandler, GateEntrant {
   ): boolean {
     this.status = statusCode;
     if (this.session !== null) this.session.readHeaders(statusCode, rawHeaders, this.origin.host, this.path);
-    let size = 17 + statusText.length;
-    for (let i = 0; i < rawHeaders.length; i++) size += rawHeaders[i].length + 2;
-    this.bytesIn += size;
+    if (this.headBytes >= 0) this.bytesIn += this.headBytes;
+    else {
+      let size = 17 + statusText.length;
+      for (let i = 0; i < rawHeaders.length; i++) size += rawHeaders[i].length + 2;
+      this.bytesIn += size;
+    }
     if (this.ctx.requests[this.requestIndex].captures.length > 0) this.rawHeaders = rawHeaders;
     return true;
+  }
+
+  onHeadBytes(bytes: number): void {
+    this.headBytes = bytes;
   }
 
   onData(chunk: Buffer): boolean {
