@@ -29,9 +29,41 @@ for (const c of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKL
   TCHAR[c.charCodeAt(0)] = 1;
 }
 
+function latin1(bytes: Buffer, from: number, to: number): string {
+  return bytes.toString("latin1", from, to);
+}
+
+/** Whether a comma-separated header value (bytes `from`..`to`) lists `lower`, in any case. */
+function hasToken(bytes: Buffer, from: number, to: number, lower: string): boolean {
+  let start = from;
+  while (start < to) {
+    let end = start;
+    while (end < to && bytes[end] !== 44) end++;
+    let a = start;
+    let b = end;
+    while (a < b && isBlank(bytes[a])) a++;
+    while (b > a && isBlank(bytes[b - 1])) b--;
+    if (b - a === lower.length && isName(bytes, a, lower)) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
 /** The start of a head line, quoted for an error message. */
-function quoteLine(text: string, start: number, end: number): string {
-  return JSON.stringify(text.slice(start, Math.min(end, start + 60)));
+function quoteLine(line: string): string {
+  return JSON.stringify(line.slice(0, 60));
+}
+
+/** A plain decimal number of 1 to 15 digits in bytes `from`..`to`; -1 for anything else. */
+function digitsOf(bytes: Buffer, from: number, to: number): number {
+  if (to <= from || to - from > 15) return -1;
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const c = bytes[i];
+    if (c < 48 || c > 57) return -1;
+    n = n * 10 + (c - 48);
+  }
+  return n;
 }
 
 /** Whether bytes from `start` spell `lower` (a lowercase header name), in any case. */
@@ -219,15 +251,14 @@ export class ResponseParser {
   /** Reads a status line and headers; sets the body mode. False when it failed. */
   /** Reads a status line and headers (bytes `from`..`to` of `bytes`); sets the body mode. False when it failed. */
   private parseHead(bytes: Buffer, from: number, to: number): boolean {
-    // Scanned as bytes (far cheaper than characters); strings are cut from one latin1 copy.
-    const text = bytes.toString("latin1", from, to);
+    // Scanned as bytes (far cheaper than characters); strings are made only for what is read.
     let statusEnd = from;
     while (statusEnd < to && bytes[statusEnd] !== 13) statusEnd++;
     const minorCode = bytes[from + 7];
     const code = (bytes[from + 9] - 48) * 100 + (bytes[from + 10] - 48) * 10 + (bytes[from + 11] - 48);
     const length = statusEnd - from;
     if (
-      !text.startsWith("HTTP/1.") ||
+      !isName(bytes, from, "http/1.") ||
       (minorCode !== 48 && minorCode !== 49) ||
       bytes[from + 8] !== 32 ||
       !(length === 12 || (length > 12 && bytes[from + 12] === 32)) ||
@@ -238,7 +269,9 @@ export class ResponseParser {
       !isFieldText(bytes, from + 13, statusEnd) ||
       (statusEnd < to && bytes[statusEnd + 1] !== 10)
     ) {
-      this.fail(`not an HTTP/1.x status line: ${JSON.stringify(text.slice(0, Math.min(length, 60)))}`);
+      this.fail(
+        `not an HTTP/1.x status line: ${JSON.stringify(latin1(bytes, from, from + Math.min(length, 60)))}`,
+      );
       return false;
     }
     const minor = minorCode === 49 ? "1" : "0";
@@ -247,7 +280,8 @@ export class ResponseParser {
     let contentLength = -1;
     let chunked = false;
     let transferEncoding = false;
-    let connection = "";
+    let closeAsked = false;
+    let keepAliveAsked = false;
     let start = statusEnd + 2;
     while (start < to) {
       // The name: token characters up to the colon.
@@ -258,7 +292,7 @@ export class ResponseParser {
       if (colon === start || colon === to || bytes[colon] !== 58) {
         const named = bytes.indexOf(58, start) >= 0 && bytes.indexOf(58, start) < end;
         this.fail(
-          `${named ? "a malformed header" : "a header line without a name"}: ${quoteLine(text, start - from, end - from)}`,
+          `${named ? "a malformed header" : "a header line without a name"}: ${quoteLine(latin1(bytes, start, end))}`,
         );
         return false;
       }
@@ -268,14 +302,19 @@ export class ResponseParser {
       while (valueStart < valueEnd && isBlank(bytes[valueStart])) valueStart++;
       while (valueEnd > valueStart && isBlank(bytes[valueEnd - 1])) valueEnd--;
       if (!isFieldText(bytes, valueStart, valueEnd) || (end < to && bytes[end + 1] !== 10)) {
-        this.fail(`a malformed header: ${quoteLine(text, start - from, end - from)}`);
+        this.fail(`a malformed header: ${quoteLine(latin1(bytes, start, end))}`);
         return false;
       }
-      const valueText = () => text.slice(valueStart - from, valueEnd - from);
-      if (this.keepHeaders) rawHeaders.push(text.slice(start - from, colon - from), valueText());
+      if (this.keepHeaders) rawHeaders.push(latin1(bytes, start, colon), latin1(bytes, valueStart, valueEnd));
       const nameLength = colon - start;
       if (nameLength === 14 && isName(bytes, start, "content-length")) {
-        const value = valueText();
+        const simple = digitsOf(bytes, valueStart, valueEnd);
+        if (simple >= 0 && (contentLength < 0 || contentLength === simple)) {
+          contentLength = simple;
+          start = end + 2;
+          continue;
+        }
+        const value = latin1(bytes, valueStart, valueEnd);
         for (const part of value.split(",")) {
           const digits = part.trim();
           if (!DIGITS_RE.test(digits)) {
@@ -291,12 +330,13 @@ export class ResponseParser {
         }
       } else if (nameLength === 17 && isName(bytes, start, "transfer-encoding")) {
         transferEncoding = true;
-        const codings = valueText().toLowerCase().split(",");
+        const codings = latin1(bytes, valueStart, valueEnd).toLowerCase().split(",");
         chunked = codings[codings.length - 1].trim() === "chunked";
       } else if (nameLength === 10 && isName(bytes, start, "connection")) {
-        connection += `,${valueText().toLowerCase()}`;
+        if (hasToken(bytes, valueStart, valueEnd, "close")) closeAsked = true;
+        if (hasToken(bytes, valueStart, valueEnd, "keep-alive")) keepAliveAsked = true;
       } else if (nameLength === 10 && isName(bytes, start, "keep-alive")) {
-        const hint = /timeout=(\d+)/i.exec(valueText());
+        const hint = /timeout=(\d+)/i.exec(latin1(bytes, valueStart, valueEnd));
         if (hint) this.keepAliveHintS = Number(hint[1]);
       }
       start = end + 2;
@@ -309,11 +349,13 @@ export class ResponseParser {
       }
       return true;
     }
-    this.keepAlive =
-      minor === "1"
-        ? !/(^|,)\s*close\s*(,|$)/.test(connection)
-        : /(^|,)\s*keep-alive\s*(,|$)/.test(connection);
-    this.listener.onResponseHead(code, length > 13 ? text.slice(13, length) : "", rawHeaders, to - from + 4);
+    this.keepAlive = minor === "1" ? !closeAsked : keepAliveAsked && !closeAsked;
+    this.listener.onResponseHead(
+      code,
+      length > 13 ? latin1(bytes, from + 13, statusEnd) : "",
+      rawHeaders,
+      to - from + 4,
+    );
     if (this.state === FAILED) return false;
     if (this.headRequest || code === 204 || code === 304) {
       this.end();
