@@ -103,6 +103,8 @@ if (args.includes("--sizes")) {
       ...["--url", nginx.url, "--path", path, "--vus", String(connections), "--duration", String(duration)],
     ]);
     const v = JSON.parse(await run(cmd, cmdArgs, { cwd: ROOT }));
+    if (v.failures > 0)
+      throw new Error(`${path}: ${v.failures} of ${v.requests} requests failed (is nginx serving it?)`);
     const [acmd, aargs] = pinned(client, process.execPath, [
       join(ROOT, "bench/node_modules/autocannon/autocannon.js"),
       ...["-c", String(connections), "-d", String(duration), "-j", `${nginx.url}${path}`],

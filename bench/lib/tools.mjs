@@ -1,6 +1,6 @@
 // Helpers shared by the benchmarks: pinned processes, nginx, output tables.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -88,9 +88,12 @@ http {
 }
 `,
   );
-  mkdirSync(join(dir, "size"));
-  for (const [name, bytes] of Object.entries(SIZES))
-    writeFileSync(join(dir, "size", name), "x".repeat(bytes));
+  // nginx's workers run as nobody: the files must be readable by everyone.
+  chmodSync(dir, 0o755);
+  mkdirSync(join(dir, "size"), { mode: 0o755 });
+  for (const [name, bytes] of Object.entries(SIZES)) {
+    writeFileSync(join(dir, "size", name), "x".repeat(bytes), { mode: 0o644 });
+  }
   const child = spawn("nginx", ["-p", dir, "-c", join(dir, "nginx.conf")], { stdio: "inherit" });
   for (let i = 0; i < 50; i++) {
     try {

@@ -3,7 +3,7 @@ import { performance } from "node:perf_hooks";
 import { connect as connectTls } from "node:tls";
 import type { Dispatcher } from "undici";
 import { InvalidRequestError, requestHead } from "./request-head.js";
-import { type ResponseListener, ResponseParser } from "./response-parser.js";
+import { type HeaderSelection, type ResponseListener, ResponseParser } from "./response-parser.js";
 
 /** Errors carry undici's codes, so one classifier sorts both clients' failures. */
 function codedError(code: string, message: string): Error {
@@ -39,8 +39,11 @@ export interface ConnectionOwner {
 
 /** What Volley's client offers a handler beyond undici's callbacks (a VU uses both). */
 export interface HeadAwareHandler {
-  /** Per request: false when the handler never reads the response's headers (none are made). */
-  wantsHeaders?: boolean;
+  /**
+   * Per request, the response headers the handler reads: all (true, the default), none, or those
+   * named (lowercase). Strings are made only for those.
+   */
+  wantsHeaders?: HeaderSelection;
   /** The response head's exact size on the wire, just before `onHeaders`. */
   onHeadBytes?(bytes: number): void;
 }
@@ -75,7 +78,7 @@ export class Http1Connection implements ResponseListener {
     method: string;
     path: string;
     headers: Dispatcher.DispatchOptions["headers"];
-    bytes: Buffer;
+    bytes: Buffer | null;
   } | null = null;
   private readonly abort = (reason?: Error) => this.fail(reason ?? codedError("UND_ERR_ABORTED", "aborted"));
 
@@ -115,10 +118,7 @@ export class Http1Connection implements ResponseListener {
     this.options = options;
     this.bytesRead = 0;
     this.readingBody = false;
-    this.parser.expectResponse(
-      options.method === "HEAD",
-      (handler as HeadAwareHandler).wantsHeaders !== false,
-    );
+    this.parser.expectResponse(options.method === "HEAD", (handler as HeadAwareHandler).wantsHeaders ?? true);
     this.requests++;
     this.deadline = this.connected ? this.requestDeadline() : this.deadline;
     handler.onConnect?.(this.abort);
@@ -126,7 +126,7 @@ export class Http1Connection implements ResponseListener {
     const body = options.body;
     try {
       if (body === null || body === undefined) {
-        this.socket.write(this.headOf(options));
+        this.writeHead(options);
       } else if (typeof body === "string") {
         const length = Buffer.byteLength(body);
         const head = requestHead(options, this.target.hostHeader, length);
@@ -144,10 +144,11 @@ export class Http1Connection implements ResponseListener {
   }
 
   /**
-   * The bytes of a request without a body. A VU sends the same request again and again: when
-   * method, path and (frozen) headers are those of the last one, its bytes are written again.
+   * The bytes of a request without a body. A VU often sends the same request again and again:
+   * when method, path and (frozen) headers are those of the last one, the bytes made for it are
+   * written again. They are made on the first repeat, so a templated path never pays for them.
    */
-  private headOf(options: Dispatcher.DispatchOptions): Buffer {
+  private writeHead(options: Dispatcher.DispatchOptions): void {
     const last = this.lastHead;
     if (
       last !== null &&
@@ -155,15 +156,16 @@ export class Http1Connection implements ResponseListener {
       last.path === options.path &&
       last.method === options.method
     ) {
-      return last.bytes;
+      last.bytes ??= Buffer.from(requestHead(options, this.target.hostHeader, 0), "latin1");
+      this.socket.write(last.bytes);
+      return;
     }
-    const bytes = Buffer.from(requestHead(options, this.target.hostHeader, 0), "latin1");
+    this.socket.write(requestHead(options, this.target.hostHeader, 0), "latin1");
     const headers = options.headers;
     this.lastHead =
       headers !== null && headers !== undefined && Object.isFrozen(headers)
-        ? { method: options.method, path: options.path, headers, bytes }
+        ? { method: options.method, path: options.path, headers, bytes: null }
         : null;
-    return bytes;
   }
 
   private writeCorked(head: string, body: Uint8Array): void {

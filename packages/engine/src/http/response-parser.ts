@@ -16,6 +16,9 @@ export interface ResponseListener {
   onParseError(message: string): void;
 }
 
+/** Which response headers to hand over: all, none, or those named (lowercase). */
+export type HeaderSelection = boolean | readonly string[];
+
 /** Largest response head (status line and headers), and largest trailer section. */
 export const MAX_HEAD_BYTES = 64 * 1024;
 /** Longest chunk-size line, extensions included. */
@@ -27,6 +30,12 @@ const TOKEN_RE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const TCHAR = new Uint8Array(256);
 for (const c of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
   TCHAR[c.charCodeAt(0)] = 1;
+}
+
+/** Whether the name in bytes `from`..`to` is one of `names` (lowercase), in any case. */
+function isOneOf(bytes: Buffer, from: number, to: number, names: readonly string[]): boolean {
+  for (const name of names) if (name.length === to - from && isName(bytes, from, name)) return true;
+  return false;
 }
 
 function latin1(bytes: Buffer, from: number, to: number): string {
@@ -108,10 +117,10 @@ export class ResponseParser {
   /** Set before each request: a response to HEAD has no body whatever its headers say. */
   headRequest = false;
   /**
-   * Whether the head's headers are handed over (`rawHeaders`); when not, only the ones framing
-   * the body are read, and no strings are made for the rest.
+   * Which of the head's headers are handed over (`rawHeaders`): all, none, or only those named
+   * (lowercase). No strings are made for the others; the ones framing the body are read anyway.
    */
-  keepHeaders = true;
+  keepHeaders: HeaderSelection = true;
   /** The last head's `Keep-Alive: timeout=N`, in seconds; -1 without one. */
   keepAliveHintS = -1;
   private state = HEAD;
@@ -135,7 +144,7 @@ export class ResponseParser {
    * The next request went out: read its response (`head`: it was a HEAD request; `keepHeaders`:
    * hand over its headers).
    */
-  expectResponse(head: boolean, keepHeaders = true): void {
+  expectResponse(head: boolean, keepHeaders: HeaderSelection = true): void {
     this.headRequest = head;
     this.keepHeaders = keepHeaders;
     this.paused = false;
@@ -305,7 +314,12 @@ export class ResponseParser {
         this.fail(`a malformed header: ${quoteLine(latin1(bytes, start, end))}`);
         return false;
       }
-      if (this.keepHeaders) rawHeaders.push(latin1(bytes, start, colon), latin1(bytes, valueStart, valueEnd));
+      if (
+        this.keepHeaders === true ||
+        (this.keepHeaders !== false && isOneOf(bytes, start, colon, this.keepHeaders))
+      ) {
+        rawHeaders.push(latin1(bytes, start, colon), latin1(bytes, valueStart, valueEnd));
+      }
       const nameLength = colon - start;
       if (nameLength === 14 && isName(bytes, start, "content-length")) {
         const simple = digitsOf(bytes, valueStart, valueEnd);

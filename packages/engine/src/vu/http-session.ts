@@ -29,7 +29,16 @@ export class HttpSession {
   /** Hops followed for the current request. */
   hops = 0;
 
-  constructor(readonly settings: SessionSettings) {}
+  /** The response headers the session reads (lowercase), for a client that makes only those. */
+  readonly headerNames: readonly string[];
+
+  constructor(readonly settings: SessionSettings) {
+    this.headerNames = [
+      ...(settings.cookies ? ["set-cookie"] : []),
+      ...(settings.followRedirects > 0 ? ["location"] : []),
+      ...(settings.compression ? ["content-encoding"] : []),
+    ];
+  }
 
   /** The Cookie header for a request to `host` (over https or not) and `path`, or null. */
   cookieHeader(host: string, https: boolean, path: string): string | null {

@@ -3,6 +3,7 @@ import { drawThinkTime, type ErrorKind } from "@volley/protocol";
 import type { Dispatcher } from "undici";
 import { classifyError, describeError } from "../http/classify-error.js";
 import type { HeadAwareHandler } from "../http/http1-connection.js";
+import type { HeaderSelection } from "../http/response-parser.js";
 import type { TemplateContext } from "../scenario/compiled-template.js";
 import type { GateEntrant } from "./connection-gate.js";
 import { FlowCursor, pickFlow } from "./flow-cursor.js";
@@ -25,8 +26,8 @@ const ABORTED = Object.assign(new Error("aborted at the end of gracefulStop"), {
  * dispatch options. Nothing here waits for stats: a request ends with one `record` call.
  */
 export class VirtualUser implements Dispatcher.DispatchHandler, HeadAwareHandler, GateEntrant {
-  /** The request in flight reads response headers (cookies, redirects, encodings, captures). */
-  wantsHeaders = false;
+  /** The response headers the request in flight reads: all for captures, the session's, or none. */
+  wantsHeaders: HeaderSelection = false;
   /** Iterations completed. */
   iteration = 0;
   busy = false;
@@ -174,7 +175,7 @@ export class VirtualUser implements Dispatcher.DispatchHandler, HeadAwareHandler
     this.bytesOut = bytesOut;
     this.bytesIn = 0;
     this.headBytes = -1;
-    this.wantsHeaders = this.session !== null || request.captures.length > 0;
+    this.wantsHeaders = request.captures.length > 0 ? true : (this.session?.headerNames ?? false);
     this.status = 0;
     this.rawHeaders = null;
     this.chunks = request.needsBody ? [] : null;
