@@ -1,8 +1,8 @@
 // pnpm bench h2 [--duration 10] [--vus 50] [--sessions 1]
 // Volley's HTTP/2 path (undici, allowH2) against a node http2 server over TLS on loopback, the
-// client and the server pinned to their own cores. No reference tool speaks HTTP/2 here (h2load
-// is not installed), so the figure is recorded on its own, beside Volley's HTTP/1.1 figure against
-// a node https server the same way (same process, same TLS).
+// client and the server pinned to their own cores, beside node's own http2 client driving the
+// same streams (h2load is not installed here), and Volley's HTTP/1.1 against a node https server
+// the same way (same TLS).
 import { execFileSync, fork } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -59,8 +59,17 @@ for (const [label, kind, http] of [
     ],
   ]);
   const out = JSON.parse(await run(cmd, cmdArgs, { cwd: ROOT }));
+  rows.push([`volley ${label}`, fmt(out.rps), String(out.failures)]);
+  console.log(`volley ${label.padEnd(16)} ${fmt(out.rps)} req/s, ${out.failures} failures`);
+  if (kind === "h2") {
+    const [rcmd, rargs] = pinned(client, process.execPath, [
+      join(ROOT, "bench/lib/h2-reference.mjs"),
+      ...["--url", server.url, "--vus", String(vus), "--duration", String(duration)],
+    ]);
+    const reference = JSON.parse(await run(rcmd, rargs, { cwd: ROOT }));
+    rows.push(["node:http2 client", fmt(reference.rps), "-"]);
+    console.log(`node:http2 client       ${fmt(reference.rps)} req/s`);
+  }
   server.stop();
-  rows.push([label, fmt(out.rps), String(out.failures)]);
-  console.log(`${label.padEnd(16)} ${fmt(out.rps)} req/s, ${out.failures} failures`);
 }
 console.log(`\n${table([["protocol", "req/s", "failures"], ...rows])}`);

@@ -56,6 +56,8 @@ export function createHttpPool(options: HttpPoolOptions): RequestDispatcher {
       connections: options.connections,
       allowH2: true,
       maxConcurrentStreams: H2_STREAMS,
+      // undici caps a session's streams in flight by `pipelining` too (1 by default).
+      pipelining: H2_STREAMS,
       keepAliveTimeout: options.keepAliveTimeoutMs,
       keepAliveMaxTimeout: options.keepAliveTimeoutMs,
       connect,
