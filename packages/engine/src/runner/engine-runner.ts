@@ -12,6 +12,12 @@ import { PeriodMerger } from "./period-merger.js";
 import type { SlicePeriod } from "./slice-engine.js";
 import type { FromThread, ThreadStart } from "./thread-messages.js";
 
+/**
+ * An engine thread's young generation is capped: V8's default lets each isolate grow it to tens
+ * of MB, which at 10,000 VUs was 30 MB of a worker's RSS for no measured throughput (bench README).
+ */
+const THREAD_LIMITS = { maxYoungGenerationSizeMb: 12 };
+
 export interface EngineRunnerOptions {
   /** The scenario as written; validated again here, at the edge of the engine. */
   scenario: unknown;
@@ -79,7 +85,7 @@ export class EngineRunner {
         attachments: options.attachments ?? {},
         env: options.env ?? {},
       };
-      const thread = new Worker(THREAD_ENTRY, { workerData: data });
+      const thread = new Worker(THREAD_ENTRY, { workerData: data, resourceLimits: THREAD_LIMITS });
       let started!: { resolve: () => void; reject: (error: Error) => void };
       const readiness = new Promise<void>((resolve, reject) => {
         started = { resolve, reject };
