@@ -3,8 +3,11 @@
 // hey (Go, the stand-in for boomer) measured the same way in the same run. Volley's figure
 // includes its statistics (an HDR histogram record per request). Volley runs on its own HTTP/1.1
 // client, then on undici's (http.client: undici) for comparison. --sizes adds the response-size
-// sweep (0 B, 1 KiB, 32 KiB, 332 KiB): Volley and autocannon, req/s and MB/s.
+// sweep (0 B, 1 KiB, 32 KiB, 332 KiB): Volley and autocannon, req/s and MB/s. --e2e adds
+// `volley run --threads 1` pinned the same way, master included.
 import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { arg, cores, fmt, has, pinned, ROOT, run, SIZES, startNginx, table } from "./lib/tools.mjs";
 
@@ -94,6 +97,34 @@ if (has("hey")) {
     Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
   );
 }
+// End to end: `volley run --threads 1` pinned to the client core, master included (its HTTP
+// server, the queue and SQLite run in the same process as the worker's main thread).
+let endToEnd = null;
+if (args.includes("--e2e")) {
+  const dir = mkdtempSync(join(tmpdir(), "volley-e2e-"));
+  const scenario = join(dir, "e2e.json");
+  writeFileSync(
+    scenario,
+    JSON.stringify({
+      name: "e2e",
+      target: nginx.url,
+      load: { executor: "constant-vus", vus: connections, duration: `${duration}s` },
+      requests: [{ path: "/hello" }],
+    }),
+  );
+  const report = join(dir, "report.json");
+  const [cmd, cmdArgs] = pinned(client, process.execPath, [
+    join(ROOT, "packages/cli/dist/bin.js"),
+    ...["run", scenario, "--threads", "1", "--out", report],
+  ]);
+  await run(cmd, cmdArgs, {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: `file:${join(dir, "volley.db")}`, VOLLEY_LOG_LEVEL: "warn" },
+  });
+  endToEnd = JSON.parse(readFileSync(report, "utf8")).summary.total.rps;
+  console.log(`volley run (e2e, master included) ${fmt(endToEnd)} req/s`);
+}
+
 const sweep = [];
 if (args.includes("--sizes")) {
   for (const size of Object.keys(SIZES)) {
@@ -126,6 +157,10 @@ console.log(
   `\nvolley+mix (unique feeder, cookie jar, two weighted flows with templates) ÷ volley: ${(results[1][1] / volley).toFixed(2)} (goal >= 0.9)`,
 );
 console.log(`volley (own client) ÷ volley/undici: ${(volley / results[2][1]).toFixed(2)}`);
+if (endToEnd !== null) {
+  const autocannon = results.find(([name]) => name === "autocannon")[1];
+  console.log(`volley run --threads 1 (end to end) ÷ autocannon: ${(endToEnd / autocannon).toFixed(2)}`);
+}
 if (sweep.length) {
   console.log(
     `\n${table([
