@@ -1,3 +1,4 @@
+import { gunzipSync } from "node:zlib";
 import type { RunningMaster } from "@volley/master";
 import type { RunDetail, WorkerInfo } from "@volley/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -100,6 +101,48 @@ describe("worker identity", () => {
     } finally {
       await good.close();
       await bad.close();
+    }
+  });
+
+  it("feeder tables travel packed: gzip once per run, the same bytes to every worker", async () => {
+    const one = await FakeWorker.join(master, { token: TOKEN });
+    const two = await FakeWorker.join(master, { token: TOKEN });
+    try {
+      const csv = `email,plan\n${Array.from({ length: 20_000 }, (_, i) => `user${i}@example.test,basic`).join("\n")}\n`;
+      const created = await sendJson(
+        "POST",
+        `${master.url}/api/runs`,
+        {
+          scenario: {
+            name: "packed",
+            target: "http://127.0.0.1:9",
+            load: { executor: "constant-vus", vus: 2, duration: "5s" },
+            data: { users: { file: "users.csv", mode: "unique" } },
+            requests: [{ name: "hello", path: "/u/{{data.users.email}}" }],
+          },
+          files: { "users.csv": csv },
+        },
+        TOKEN,
+      );
+      const runId = created.body.id as string;
+      const [first, second] = [await one.next("start-run"), await two.next("start-run")];
+      expect(first.data).toEqual({});
+      expect(first.packedFiles).toBe(second.packedFiles);
+      const packed = first.packedFiles as string;
+      expect(packed.length).toBeLessThan(csv.length / 4);
+      const files = JSON.parse(gunzipSync(Buffer.from(packed, "base64")).toString());
+      expect(files.data.users.rows).toHaveLength(20_000);
+      expect(files.data.users.rows[7]).toEqual(["user7@example.test", "basic"]);
+      for (const worker of [one, two]) {
+        worker.send({ type: "run-accepted", runId });
+        await worker.push({ runId, seq: 0, final: true, requests: [requestStats("hello", 1)] });
+      }
+      expect((await waitForRunEnd<RunDetail>(master.url, runId, 30_000, TOKEN)).summary.total.requests).toBe(
+        2,
+      );
+    } finally {
+      await one.close();
+      await two.close();
     }
   });
 });

@@ -1,5 +1,6 @@
 import {
   type MasterToWorker,
+  type RunFiles,
   type StartRun,
   VOLLEY_VERSION,
   type Welcome,
@@ -9,6 +10,7 @@ import type { Logger } from "pino";
 import { ClockSync } from "./connection/clock-sync.js";
 import { MasterConnection } from "./connection/master-connection.js";
 import type { ResolvedWorkerOptions } from "./options.js";
+import { unpackRunFiles } from "./run/packed-files.js";
 import { SliceRun } from "./run/slice-run.js";
 import { StatsPublisher } from "./stats/stats-publisher.js";
 import { SystemSampler } from "./system/system-sampler.js";
@@ -173,6 +175,20 @@ export class WorkerNode {
   }
 
   private async startRun(message: StartRun): Promise<void> {
+    let files: RunFiles = { data: message.data, attachments: message.attachments };
+    if (message.packedFiles !== undefined) {
+      try {
+        files = await unpackRunFiles(message.packedFiles);
+      } catch (error) {
+        const why = error instanceof Error ? error.message : String(error);
+        this.connection.send({
+          type: "run-rejected",
+          runId: message.runId,
+          message: `bad run files: ${why}`,
+        });
+        return;
+      }
+    }
     if (this.run?.finalPublished && this.run.runId !== message.runId) {
       // The master has this slice's last batch and released the worker; its threads are winding down.
       const waitMs = Math.max(PREVIOUS_RUN_MIN_WAIT_MS, this.clock.toLocal(message.startAt) - Date.now());
@@ -195,8 +211,8 @@ export class WorkerNode {
         workerName: this.options.name,
         scenario: message.scenario,
         partition: message.partition,
-        data: message.data,
-        attachments: message.attachments,
+        data: files.data,
+        attachments: files.attachments,
         env: message.env,
         threads: this.options.threads,
         startAtLocal: this.clock.toLocal(message.startAt),

@@ -79,8 +79,16 @@ export async function recordRun(
   });
 }
 
-/** Sends each planned worker its slice (with the run's data, files and env) and marks it running. */
-export function sendSlices(registry: WorkerRegistry, run: LaunchedRun, inputs: RunInputs): void {
+/**
+ * Sends each planned worker its slice (with the run's env, and its data and files packed once,
+ * see `packRunFiles`) and marks it running.
+ */
+export function sendSlices(
+  registry: WorkerRegistry,
+  run: LaunchedRun,
+  inputs: RunInputs,
+  packedFiles: string | null,
+): void {
   for (const p of run.plan) {
     registry.send(p.workerId, {
       type: "start-run",
@@ -88,8 +96,9 @@ export function sendSlices(registry: WorkerRegistry, run: LaunchedRun, inputs: R
       scenario: run.input,
       partition: p.partition,
       startAt: run.startAt,
-      data: inputs.data,
-      attachments: inputs.attachments,
+      data: {},
+      attachments: {},
+      ...(packedFiles === null ? {} : { packedFiles }),
       env: inputs.env,
     });
     registry.assign(p.workerId, run.id);

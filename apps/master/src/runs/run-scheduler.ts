@@ -14,6 +14,7 @@ import type { WorkerRegistry } from "../workers/worker-registry.js";
 import { type ActiveRun, markAbsentWorkers, newActiveRun } from "./active-run.js";
 import { withKeptFiles } from "./kept-files.js";
 import { orphanedRuns, takeOver } from "./orphaned-runs.js";
+import { packRunFiles } from "./packed-files.js";
 import { resolveRunInputs } from "./run-data.js";
 import { runDetail } from "./run-details.js";
 import { finalizeRun } from "./run-finalizer.js";
@@ -96,6 +97,7 @@ export class RunScheduler {
       extras.filesFrom,
     );
     const inputs = resolveRunInputs(scenario, sent.files, extras.env ?? {}, sent.attachments);
+    const packedFiles = await packRunFiles({ data: inputs.data, attachments: inputs.attachments });
     if (this.active || this.creating) {
       const which = this.active ? `run ${this.active.id}` : "another run";
       throw new VolleyError("VOL_ERR_RUN_ACTIVE", `${which} is still active; stop it or wait for it to end`);
@@ -119,7 +121,7 @@ export class RunScheduler {
       this.options.ingest.open(id);
       this.active = newActiveRun(id, scenario, startAt, aggregator, this.options.overrunMs ?? 30_000);
       this.lastRenewal = Date.now();
-      sendSlices(this.options.registry, launched, inputs);
+      sendSlices(this.options.registry, launched, inputs, packedFiles);
       this.options.log.info({ runId: id, workers: plan.length, startAt }, "run started");
       await this.publishStatus(id);
       return { id, status: "running" };

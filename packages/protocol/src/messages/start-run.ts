@@ -3,6 +3,9 @@ import { partitionStepSchema } from "../plan/partition.js";
 import { runIdSchema } from "../queues.js";
 import { feederTableSchema } from "../scenario/data.js";
 
+/** Largest `packedFiles` (base64), well under a master message's limit. */
+const MAX_PACKED_BYTES = 128 * 1024 * 1024;
+
 /** Master → worker: run your slice of this scenario, starting at `startAt` (master clock, epoch ms). */
 export const startRunSchema = z.strictObject({
   type: z.literal("start-run"),
@@ -15,7 +18,19 @@ export const startRunSchema = z.strictObject({
   data: z.record(z.string(), feederTableSchema).default({}),
   /** Files multipart bodies send, base64, by the name the scenario gives them. */
   attachments: z.record(z.string(), z.string()).default({}),
+  /**
+   * `data` and `attachments` as gzip of their JSON, base64 (what the master sends: feeder tables
+   * compress several times). The worker unpacks and validates them with `runFilesSchema`.
+   */
+  packedFiles: z.string().max(MAX_PACKED_BYTES).optional(),
   /** Values of the scenario's `env` names, for this run only (never stored). */
   env: z.record(z.string(), z.string().max(65_536)).default({}),
 });
 export type StartRun = z.infer<typeof startRunSchema>;
+
+/** What `packedFiles` holds once unpacked. */
+export const runFilesSchema = z.strictObject({
+  data: z.record(z.string(), feederTableSchema).default({}),
+  attachments: z.record(z.string(), z.string()).default({}),
+});
+export type RunFiles = z.infer<typeof runFilesSchema>;
