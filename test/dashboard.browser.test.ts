@@ -89,7 +89,7 @@ describe("dashboard", () => {
     await page.locator("canvas").first().waitFor();
     await screenshot(page, "run-live");
     await page.getByRole("button", { name: "Stop" }).click();
-    await expectText(page.getByTestId("run-status"), "aborted", 20_000);
+    await expectText(page.getByTestId("run-status"), "stopped", 20_000);
     await page.getByTestId("download-json").waitFor();
     await screenshot(page, "run-report");
     const download = page.waitForEvent("download");
@@ -98,7 +98,11 @@ describe("dashboard", () => {
     const report = JSON.parse(readFileSync(file, "utf8"));
     expect(report.name).toBe("browser-run");
     expect(report.status).toBe("aborted");
+    expect(report.stopReason).toBe("user");
     expect(report.summary.total.requests).toBe(target.total());
+    // The history says it the same way: stopped by the user, not aborted by a fault.
+    await page.goto(`${master.url}/runs`);
+    await expectText(page.locator("tbody tr").first(), "stopped", 10_000);
   });
 
   it("compares two runs picked on the history page", async () => {

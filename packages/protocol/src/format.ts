@@ -9,10 +9,10 @@ export function formatMs(value: number | null | undefined): string {
   return `${value.toFixed(2)} ms`;
 }
 
-/** Bytes in binary units: 512 B, 1.5 KB, 20.3 MB. */
+/** Bytes in binary (IEC) units, labelled as such: 512 B, 1.5 KiB, 20.3 MiB. */
 export function formatBytes(value: number | null | undefined): string {
   if (value === null || value === undefined) return "–";
-  const units = ["B", "KB", "MB", "GB", "TB"];
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
   let v = value;
   let unit = 0;
   while (v >= 1024 && unit < units.length - 1) {

@@ -5,6 +5,7 @@ import {
   formatPassRate,
   LATENCY_COLUMNS,
   type RunDetail,
+  statusLabel,
   summaryLabel,
   type Timeseries,
   type TotalsSummary,
@@ -55,7 +56,7 @@ export function renderHtmlReport(run: RunDetail, series: Timeseries): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Volley report: ${escapeHtml(run.name)}</title><style>${STYLE}</style></head><body><main>
 <h1>${escapeHtml(run.name)}</h1>
-<div class="meta">Run ${escapeHtml(run.id)} · ${escapeHtml(run.status)} · ${escapeHtml(run.scenario.load?.executor ?? `${Object.keys(run.scenario.scenarios ?? {}).length} scenarios`)} · started ${escapeHtml(run.startedAt ?? "-")} · ended ${escapeHtml(run.finishedAt ?? "-")} ${verdict}</div>
+<div class="meta">Run ${escapeHtml(run.id)} · ${escapeHtml(statusLabel(run))} · ${escapeHtml(run.scenario.load?.executor ?? `${Object.keys(run.scenario.scenarios ?? {}).length} scenarios`)} · started ${escapeHtml(run.startedAt ?? "-")} · ended ${escapeHtml(run.finishedAt ?? "-")} ${verdict}</div>
 ${run.error ? `<div class="warn">${escapeHtml(run.error)}</div>` : ""}
 ${run.warnings.map((w) => `<div class="warn">${escapeHtml(w.message)}</div>`).join("")}
 <div class="cards">${cards}</div>

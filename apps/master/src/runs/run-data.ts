@@ -89,7 +89,7 @@ export function resolveRunInputs(
   if (bytes > MAX_DATA_BYTES) {
     issues.push({
       path: "data",
-      message: `the feeder and multipart files together pass ${MAX_DATA_BYTES / 1024 / 1024} MB`,
+      message: `the feeder and multipart files together pass ${MAX_DATA_BYTES / 1024 / 1024} MiB`,
     });
   }
   // One pass over the templates: feeder columns they read must exist; env names they read travel.

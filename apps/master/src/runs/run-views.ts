@@ -48,6 +48,7 @@ export function toListItem(run: RunRow): RunListItem {
     p95: run.p95Ms === null ? null : Math.round(run.p95Ms * 1000) / 1000,
     errorRate: run.requests ? run.failures / run.requests : 0,
     passed: run.passed,
+    stopReason: run.stopReason,
   };
 }
 

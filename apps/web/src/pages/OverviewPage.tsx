@@ -1,4 +1,5 @@
 import type { RunPage as RunPageData } from "@volley/protocol";
+import { statusLabel } from "@volley/protocol";
 import { Link } from "react-router-dom";
 import { useApi } from "../api/use-api.js";
 import { RunView } from "../components/RunView/RunView.js";
@@ -41,7 +42,7 @@ export function OverviewPage() {
           <h2>
             {data.live ? "Active run: " : "Last run: "}
             <Link to={`/runs/${data.run.id}`}>{data.run.name}</Link>{" "}
-            <span className={`badge state-${data.run.status}`}>{data.run.status}</span>
+            <span className={`badge state-${statusLabel(data.run)}`}>{statusLabel(data.run)}</span>
           </h2>
           <RunView
             run={data.run}

@@ -1,3 +1,4 @@
+import { statusLabel } from "@volley/protocol";
 import { useState } from "react";
 import { Link, useParams } from "react-router-dom";
 import { api } from "../api/client.js";
@@ -38,13 +39,13 @@ export function RunPage() {
         <div>
           <h1>{run.name}</h1>
           <p className="muted">
-            <span className={`badge state-${run.status}`} data-testid="run-status">
-              {run.status}
+            <span className={`badge state-${statusLabel(run)}`} data-testid="run-status">
+              {statusLabel(run)}
             </span>{" "}
             {run.scenario.load?.executor ?? `${Object.keys(run.scenario.scenarios ?? {}).length} scenarios`} ·{" "}
             {run.scenario.target} · started {formatDate(run.startedAt)}
             {run.finishedAt && ` · ended ${formatDate(run.finishedAt)}`}
-            {run.stopReason && ` · stopped (${run.stopReason})`}
+            {run.stopReason && run.stopReason !== "user" && ` · stopped by ${run.stopReason}`}
           </p>
         </div>
         <div className="actions">

@@ -1,4 +1,4 @@
-import { RUN_STATUSES, type RunPage as RunPageData } from "@volley/protocol";
+import { RUN_STATUSES, type RunPage as RunPageData, statusLabel } from "@volley/protocol";
 import { useState } from "react";
 import { Link, useNavigate } from "react-router-dom";
 import { useApi } from "../api/use-api.js";
@@ -105,7 +105,7 @@ export function RunsPage() {
                   <Link to={`/runs/${run.id}`}>{run.name}</Link>
                 </td>
                 <td className="left">
-                  <span className={`badge state-${run.status}`}>{run.status}</span>
+                  <span className={`badge state-${statusLabel(run)}`}>{statusLabel(run)}</span>
                 </td>
                 <td className="left">{formatDate(run.startedAt ?? run.createdAt)}</td>
                 <td>{formatSeconds(run.durationS)}</td>

@@ -12,6 +12,7 @@ import {
   type RunDetail,
   readScenarioText,
   type Scenario,
+  statusLabel,
   ValidationError,
 } from "@volley/protocol";
 import { startWorker } from "@volley/worker";
@@ -134,7 +135,7 @@ function readBeside(scenarioFile: string, name: string, where: string): Buffer {
     throw new UsageError(`${where}: cannot read ${name}: ${errorCode(error)}`);
   }
   if (size > MAX_DATA_BYTES) {
-    throw new UsageError(`${where}: ${name} is larger than ${MAX_DATA_BYTES / 1024 / 1024} MB`);
+    throw new UsageError(`${where}: ${name} is larger than ${MAX_DATA_BYTES / 1024 / 1024} MiB`);
   }
   return readFileSync(path);
 }
@@ -246,7 +247,7 @@ function progressLine(run: RunDetail): string {
 function printReport(run: RunDetail): void {
   const t = run.summary.total;
   console.log(
-    `\n${run.name}: ${run.status}${run.error ? ` (${run.error})` : ""}, ${t.requests} requests in ${run.summary.durationS.toFixed(1)}s, ${t.dropped} dropped`,
+    `\n${run.name}: ${statusLabel(run)}${run.error ? ` (${run.error})` : ""}, ${t.requests} requests in ${run.summary.durationS.toFixed(1)}s, ${t.dropped} dropped`,
   );
   console.log(formatSummaryTable(run));
   if (run.summary.errors.length) {

@@ -102,6 +102,16 @@ export interface RunListItem {
   errorRate: number;
   /** null until thresholds are evaluated (or when the run has none). */
   passed: boolean | null;
+  /** Why an aborted run stopped: "user", "threshold", ...; null otherwise. */
+  stopReason: string | null;
+}
+
+/**
+ * The status as people read it: a run the user stopped is "stopped"; `aborted` stays for stops
+ * by a threshold or a fault. The API keeps the contract's status; this is for display.
+ */
+export function statusLabel(run: { status: RunStatus; stopReason: string | null }): string {
+  return run.status === "aborted" && run.stopReason === "user" ? "stopped" : run.status;
 }
 
 export interface RunDetail {

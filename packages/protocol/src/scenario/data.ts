@@ -70,7 +70,7 @@ export function tableFromRows(rows: Array<Record<string, unknown>>): FeederTable
 /** A feeder file's text as a table: CSV (RFC 4180, header line, optional BOM) or a JSON array of objects. */
 export function parseDataFile(file: string, text: string): FeederTable {
   if (overDataLimit(text)) {
-    throw new DataFileError(file, `is larger than ${MAX_DATA_BYTES / 1024 / 1024} MB`);
+    throw new DataFileError(file, `is larger than ${MAX_DATA_BYTES / 1024 / 1024} MiB`);
   }
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const table = /\.json$/i.test(file) ? parseJson(file, body) : parseCsv(file, body);

@@ -46,7 +46,7 @@ export function RunFiles({ needed, contents, kept, onChange }: RunFilesProps) {
     if (!chosen) return;
     setError(null);
     if (chosen.size > 50 * 1024 * 1024) {
-      setError(`${chosen.name} is larger than 50 MB`);
+      setError(`${chosen.name} is larger than 50 MiB`);
       return;
     }
     if (file.kind === "feeder") {

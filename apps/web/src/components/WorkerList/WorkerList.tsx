@@ -45,7 +45,7 @@ export function WorkerList({ workers, onRetire, compact }: WorkerListProps) {
               <td>{w.threads}</td>
               <td>{formatCount(w.vus)}</td>
               <td>{Math.round(w.cpu)} %</td>
-              {!compact && <td>{Math.round(w.memoryMb)} MB</td>}
+              {!compact && <td>{Math.round(w.memoryMb)} MiB</td>}
               {!compact && <td>{w.eventLoopDelayMs.toFixed(0)} ms</td>}
               {!compact && <td>{new Date(w.lastSeenAt).toLocaleTimeString()}</td>}
               {onRetire && (
