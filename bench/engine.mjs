@@ -114,7 +114,7 @@ if (args.includes("--e2e")) {
   );
   const report = join(dir, "report.json");
   const [cmd, cmdArgs] = pinned(client, process.execPath, [
-    join(ROOT, "packages/cli/dist/bin.js"),
+    join(ROOT, "apps/cli/dist/bin.js"),
     ...["run", scenario, "--threads", "1", "--out", report],
   ]);
   await run(cmd, cmdArgs, {

@@ -5,7 +5,7 @@ import { execFileSync, spawn } from "node:child_process";
 
 const root = new URL("..", import.meta.url).pathname;
 execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: root, stdio: "inherit" });
-const child = spawn(process.execPath, ["packages/cli/dist/bin.js", "start", ...process.argv.slice(2)], {
+const child = spawn(process.execPath, ["apps/cli/dist/bin.js", "start", ...process.argv.slice(2)], {
   cwd: process.cwd(),
   stdio: "inherit",
 });

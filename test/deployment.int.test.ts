@@ -31,7 +31,7 @@ function variablesTheCodeReads(): Set<string> {
       }
     }
   };
-  for (const dir of ["apps/master/src", "apps/worker/src", "packages/cli/src", "packages/db/src"])
+  for (const dir of ["apps/master/src", "apps/worker/src", "apps/cli/src", "packages/db/src"])
     walk(join(ROOT, dir));
   return found;
 }
@@ -47,7 +47,7 @@ describe("docker/Dockerfile", () => {
     expect(file).toContain("pnpm build");
     expect(file).toContain("--prod");
     expect(file).toMatch(/^USER node$/m);
-    expect(file).toContain('ENTRYPOINT ["node", "packages/cli/dist/bin.js"]');
+    expect(file).toContain('ENTRYPOINT ["node", "apps/cli/dist/bin.js"]');
     expect(file).toContain('CMD ["master", "--host", "0.0.0.0", "--port", "8089"]');
     expect(file).toContain("EXPOSE 8089");
     expect(file).toContain("/api/health");

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const [url, vusText, threadsText, durationText, root] = process.argv.slice(2);
-const cli = join(root, "packages/cli/dist/bin.js");
+const cli = join(root, "apps/cli/dist/bin.js");
 const dir = mkdtempSync(join(tmpdir(), "volley-bench-"));
 const env = {
   ...process.env,

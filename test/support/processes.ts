@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
-export const CLI = join(ROOT, "packages/cli/dist/bin.js");
+export const CLI = join(ROOT, "apps/cli/dist/bin.js");
 
 const running = new Set<ChildProcess>();
 
