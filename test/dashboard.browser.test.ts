@@ -60,6 +60,19 @@ describe("dashboard", () => {
     expect(await page.getByTestId("start-run").isDisabled()).toBe(true);
     await screenshot(page, "new-run-error");
 
+    // Text that does not parse: where, with the line and a caret; the last parse's field errors go.
+    const text = page.getByLabel("Scenario text");
+    const valid = await text.inputValue();
+    await text.fill("name: demo\ntarget: [unclosed\n");
+    await expectText(page.getByTestId("syntax-error"), "Not valid YAML at line");
+    const syntax = (await page.getByTestId("syntax-error").textContent()) ?? "";
+    expect(syntax).not.toMatch(/:\s*$/);
+    expect(await page.locator(".syntax-snippet").textContent()).toMatch(/\n\s*\^$/);
+    expect(await page.getByTestId("validation-errors").count()).toBe(0);
+    await screenshot(page, "new-run-syntax-error");
+    await text.fill(valid);
+    await expectText(page.getByTestId("validation-errors"), "target");
+
     await targetField.fill(target.url);
     await page.locator('input[name="name"]').fill("browser-run");
     await page.locator('input[name="load.vus"]').fill("4");

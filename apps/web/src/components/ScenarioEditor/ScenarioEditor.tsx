@@ -5,6 +5,7 @@ import { type Draft, getAt, linesToRecord, recordToLines, setAt } from "./draft.
 import { Field } from "./Field.js";
 import { LoadFields } from "./LoadFields.js";
 import { RequestFields } from "./RequestFields.js";
+import { describeSyntaxError, type SyntaxProblem } from "./syntax-error.js";
 
 type Format = "yaml" | "json";
 
@@ -22,7 +23,7 @@ interface ScenarioEditorProps {
 export function ScenarioEditor({ draft, issues, byPath, onChange }: ScenarioEditorProps) {
   const [format, setFormat] = useState<Format>("yaml");
   const [text, setText] = useState(() => serialize(draft, "yaml"));
-  const [syntaxError, setSyntaxError] = useState<string | null>(null);
+  const [syntaxError, setSyntaxError] = useState<SyntaxProblem | null>(null);
   const [editingText, setEditingText] = useState(false);
 
   useEffect(() => {
@@ -38,7 +39,7 @@ export function ScenarioEditor({ draft, issues, byPath, onChange }: ScenarioEdit
       setSyntaxError(null);
       onChange(parsed as Draft);
     } catch (error) {
-      setSyntaxError((error as Error).message.split("\n")[0]);
+      setSyntaxError(describeSyntaxError(error, value));
     }
   };
   const requests = (Array.isArray(draft.requests) ? draft.requests : []) as unknown[];
@@ -122,6 +123,7 @@ export function ScenarioEditor({ draft, issues, byPath, onChange }: ScenarioEdit
         {!Array.isArray(draft.flows) && !isRecord(draft.scenarios) && (
           <button
             type="button"
+            className="add-request"
             onClick={() => set(["requests", requests.length], { method: "GET", path: "/" })}
           >
             Add request
@@ -186,11 +188,15 @@ export function ScenarioEditor({ draft, issues, byPath, onChange }: ScenarioEdit
           onChange={(e) => onText(e.target.value)}
         />
         {syntaxError && (
-          <div className="callout bad" role="alert">
-            Not valid {format.toUpperCase()}: {syntaxError}
+          <div className="callout bad" role="alert" data-testid="syntax-error">
+            Not valid {format.toUpperCase()}
+            {syntaxError.line !== undefined && ` at line ${syntaxError.line}, column ${syntaxError.column}`}:{" "}
+            {syntaxError.message}
+            {syntaxError.snippet && <pre className="syntax-snippet">{syntaxError.snippet}</pre>}
           </div>
         )}
-        {issues.length > 0 && (
+        {/* The field errors belong to the last text that parsed: hidden while this one does not. */}
+        {!syntaxError && issues.length > 0 && (
           <ul className="issue-list" data-testid="validation-errors">
             {issues.map((issue) => (
               <li key={`${issue.path}-${issue.message}`}>
