@@ -1,0 +1,94 @@
+import type { RunningMaster } from "@volley/master";
+import type { WorkerNode } from "@volley/worker";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, screenshot } from "./support/browser.js";
+import { startTestMaster, startTestWorker } from "./support/in-process.js";
+import { sendJson, waitForRunEnd } from "./support/processes.js";
+import { startTargetServer, type TargetServer } from "./support/target-server.js";
+
+let master: RunningMaster;
+let worker: WorkerNode;
+let target: TargetServer;
+let browser: Browser;
+let runId: string;
+
+// The downloadable HTML report, as a browser lays it out: a run with errors and checks.
+beforeAll(async () => {
+  target = await startTargetServer();
+  master = await startTestMaster();
+  worker = await startTestWorker(master, { threads: 1 });
+  browser = await launchBrowser();
+  const created = await sendJson("POST", `${master.url}/api/runs`, {
+    scenario: {
+      name: "report-layout",
+      target: target.url,
+      load: { executor: "per-vu-iterations", vus: 2, iterations: 20 },
+      requests: [
+        { name: "fine", path: "/hello", expect: { status: 200 } },
+        { name: "broken", path: "/status/503" },
+      ],
+    },
+  });
+  runId = created.body.id as string;
+  await waitForRunEnd(master.url, runId, 30_000);
+});
+afterAll(async () => {
+  await browser?.close();
+  await worker?.shutdown(3000);
+  await master?.close();
+  await target?.close();
+});
+
+describe("the HTML report", () => {
+  it.each([
+    ["desktop-light", { width: 1400, height: 900 }, "light"],
+    ["desktop-dark", { width: 1400, height: 900 }, "dark"],
+    ["phone-light", { width: 390, height: 844 }, "light"],
+    ["phone-dark", { width: 390, height: 844 }, "dark"],
+  ] as const)(
+    "%s: table headers sit over their columns; card values stay on one line",
+    async (name, viewport, scheme) => {
+      const page = await browser.newPage({ viewport, colorScheme: scheme });
+      // Served as a download: opened the way a browser opens the saved file.
+      await page.setContent(await (await fetch(`${master.url}/api/runs/${runId}/report.html`)).text());
+      const misaligned = await page.evaluate(() => {
+        const problems: string[] = [];
+        for (const table of document.querySelectorAll("table")) {
+          const heads = [...table.querySelectorAll("thead th")];
+          const row = table.querySelector("tbody tr");
+          if (!row) continue;
+          const cells = [...row.querySelectorAll("td")];
+          heads.forEach((th, i) => {
+            const td = cells[i];
+            if (!td) return;
+            const a = th.getBoundingClientRect();
+            const b = td.getBoundingClientRect();
+            const align = getComputedStyle(td).textAlign;
+            const thAlign = getComputedStyle(th).textAlign;
+            if (align !== thAlign) problems.push(`${th.textContent}: header ${thAlign}, cells ${align}`);
+            if (Math.abs(a.left - b.left) > 1) problems.push(`${th.textContent}: column edges differ`);
+          });
+        }
+        return problems;
+      });
+      expect(misaligned).toEqual([]);
+      const wrapped = await page.evaluate(() =>
+        [...document.querySelectorAll(".card b")]
+          .filter(
+            (b) => b.getBoundingClientRect().height > Number.parseFloat(getComputedStyle(b).lineHeight) * 1.5,
+          )
+          .map((b) => b.textContent),
+      );
+      expect(wrapped).toEqual([]);
+      // Nothing cut off: wide tables scroll in their box, the page does not scroll sideways.
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+      ).toBeLessThanOrEqual(0);
+      expect(await page.locator("h2", { hasText: "Errors" }).count()).toBe(1);
+      expect(await page.locator("h2", { hasText: "Checks" }).count()).toBe(1);
+      await screenshot(page, `html-report-${name}`);
+      await page.close();
+    },
+  );
+});
