@@ -99,10 +99,16 @@ describe("dashboard", () => {
       .locator("td")
       .allTextContents();
     expect(Number(cells[4].replace(/,/g, ""))).toBeGreaterThan(0);
+    // Active VUs of the worker's ceiling, and CPU now with the peak so far (never below now).
+    expect(cells[3]).toBe("4 of 4");
+    const cpu = /^(\d+) % · (\d+) %$/.exec(cells[6]);
+    expect(cpu, cells[6]).not.toBeNull();
+    expect(Number(cpu?.[2])).toBeGreaterThanOrEqual(Number(cpu?.[1]));
     await page.locator("canvas").first().waitFor();
     await screenshot(page, "run-live");
     await page.getByRole("button", { name: "Stop" }).click();
     await expectText(page.getByTestId("run-status"), "stopped", 20_000);
+    await expectText(page.getByTestId("run-workers").locator("thead"), "VUs (max)");
     await page.getByTestId("download-json").waitFor();
     await screenshot(page, "run-report");
     const download = page.waitForEvent("download");
