@@ -101,6 +101,8 @@ describe("dashboard", () => {
     expect(Number(cells[4].replace(/,/g, ""))).toBeGreaterThan(0);
     // Active VUs of the worker's ceiling, and CPU now with the peak so far (never below now).
     expect(cells[3]).toBe("4 of 4");
+    // The VUs card says the same as the workers' rows: active now.
+    expect(await statValue("stat-vus")).toBe("4");
     const cpu = /^(\d+) % · (\d+) %$/.exec(cells[6]);
     expect(cpu, cells[6]).not.toBeNull();
     expect(Number(cpu?.[2])).toBeGreaterThanOrEqual(Number(cpu?.[1]));

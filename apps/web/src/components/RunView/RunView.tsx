@@ -82,6 +82,10 @@ export function RunView({
     return current;
   }, [last, requestPoints]);
   const runWorkerIds = new Set(run.workers.map((w) => w.workerId));
+  // Live, VUs are what the run's workers say now (heartbeats), as in the workers table below;
+  // the merged seconds trail them by a second or two.
+  const runNodes = workers.filter((w) => runWorkerIds.has(w.id));
+  const activeVusNow = live && runNodes.length ? runNodes.reduce((sum, w) => sum + w.vus, 0) : null;
   const saturatedNow = live ? workers.filter((w) => runWorkerIds.has(w.id) && w.saturated) : [];
 
   return (
@@ -106,13 +110,13 @@ export function RunView({
           label="VUs"
           value={String(
             live
-              ? (last?.vus ?? 0)
+              ? (activeVusNow ?? last?.vus ?? 0)
               : maxOf(
                   points.map((p) => p.vus),
                   0,
                 ),
           )}
-          hint={live ? undefined : "peak"}
+          hint={live ? "active now" : "peak active"}
         />
         <StatCard testId="stat-p95" label="p95" value={formatMs(t.latencyMs.p95)} />
         {t.dropped > 0 && (
