@@ -13,10 +13,12 @@ import type { SlicePeriod } from "./slice-engine.js";
 import type { FromThread, ThreadStart } from "./thread-messages.js";
 
 /**
- * An engine thread's young generation is capped: V8's default lets each isolate grow it to tens
- * of MB, which at 10,000 VUs was 30 MB of a worker's RSS for no measured throughput (bench README).
+ * A thread with many VUs caps its young generation: V8's default lets each isolate grow it to
+ * tens of MB, which at 10,000 VUs was 30 MB of a worker's RSS. A thread with few VUs (a
+ * throughput test) keeps the default: the cap cost it about 6 % of its requests (bench README).
  */
-const THREAD_LIMITS = { maxYoungGenerationSizeMb: 12 };
+const MANY_VUS_PER_THREAD = 1000;
+const MANY_VUS_LIMITS = { maxYoungGenerationSizeMb: 12 };
 
 export interface EngineRunnerOptions {
   /** The scenario as written; validated again here, at the edge of the engine. */
@@ -85,7 +87,11 @@ export class EngineRunner {
         attachments: options.attachments ?? {},
         env: options.env ?? {},
       };
-      const thread = new Worker(THREAD_ENTRY, { workerData: data, resourceLimits: THREAD_LIMITS });
+      const many = vus / this.threadCount >= MANY_VUS_PER_THREAD;
+      const thread = new Worker(THREAD_ENTRY, {
+        workerData: data,
+        resourceLimits: many ? MANY_VUS_LIMITS : {},
+      });
       let started!: { resolve: () => void; reject: (error: Error) => void };
       const readiness = new Promise<void>((resolve, reject) => {
         started = { resolve, reject };
