@@ -142,8 +142,17 @@ describe("dashboard", () => {
     await screenshot(page, "history");
     await rows.nth(0).locator('input[type="checkbox"]').check();
     await rows.nth(1).locator('input[type="checkbox"]').check();
+    // The first tick is A, the second B; a swap turns them round, and the URL says so.
+    const [first, second] = await Promise.all([0, 1].map((i) => rows.nth(i).getAttribute("data-run")));
+    expect(await rows.nth(0).getByTestId("compare-role").textContent()).toBe("A");
+    expect(await rows.nth(1).getByTestId("compare-role").textContent()).toBe("B");
+    await page.getByTestId("swap-selected").click();
+    expect(await rows.nth(0).getByTestId("compare-role").textContent()).toBe("B");
+    expect(await page.getByTestId("compare-help").textContent()).toContain("A third tick replaces A.");
     await page.getByTestId("compare-selected").click();
     await page.waitForURL(/\/compare\?a=.+&b=.+/);
+    expect(new URL(page.url()).searchParams.get("a")).toBe(second);
+    expect(new URL(page.url()).searchParams.get("b")).toBe(first);
     await page.getByTestId("compare-table").first().waitFor();
     await expectText(page.getByTestId("compare-table").first(), "Throughput");
     await screenshot(page, "compare");

@@ -54,11 +54,11 @@ describe("the HTML report", () => {
       await page.setContent(await (await fetch(`${master.url}/api/runs/${runId}/report.html`)).text());
       const misaligned = await page.evaluate(() => {
         const problems: string[] = [];
-        for (const table of document.querySelectorAll("table")) {
-          const heads = [...table.querySelectorAll("thead th")];
+        for (const table of Array.from(document.querySelectorAll("table"))) {
+          const heads = Array.from(table.querySelectorAll("thead th"));
           const row = table.querySelector("tbody tr");
           if (!row) continue;
-          const cells = [...row.querySelectorAll("td")];
+          const cells = Array.from(row.querySelectorAll("td"));
           heads.forEach((th, i) => {
             const td = cells[i];
             if (!td) return;
@@ -74,7 +74,7 @@ describe("the HTML report", () => {
       });
       expect(misaligned).toEqual([]);
       const wrapped = await page.evaluate(() =>
-        [...document.querySelectorAll(".card b")]
+        Array.from(document.querySelectorAll(".card b"))
           .filter(
             (b) => b.getBoundingClientRect().height > Number.parseFloat(getComputedStyle(b).lineHeight) * 1.5,
           )

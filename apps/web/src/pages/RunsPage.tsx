@@ -34,6 +34,15 @@ export function RunsPage() {
       <div className="page-head">
         <h1>History</h1>
         <div className="actions">
+          {selected.length === 2 && (
+            <button
+              type="button"
+              onClick={() => setSelected([selected[1], selected[0]])}
+              data-testid="swap-selected"
+            >
+              Swap A and B
+            </button>
+          )}
           <button
             type="button"
             className="primary"
@@ -45,6 +54,9 @@ export function RunsPage() {
           </button>
         </div>
       </div>
+      <p className="field-note" data-testid="compare-help">
+        Tick two runs to compare: the first is A (the baseline), the second B. A third tick replaces A.
+      </p>
       <div className="filters">
         <input
           type="search"
@@ -100,6 +112,11 @@ export function RunsPage() {
                     checked={selected.includes(run.id)}
                     onChange={() => toggle(run.id)}
                   />
+                  {selected.includes(run.id) && (
+                    <span className="compare-role" data-testid="compare-role">
+                      {selected[0] === run.id ? "A" : "B"}
+                    </span>
+                  )}
                 </td>
                 <td className="left">
                   <Link to={`/runs/${run.id}`}>{run.name}</Link>
