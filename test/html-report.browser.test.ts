@@ -2,7 +2,7 @@ import type { RunningMaster } from "@volley/master";
 import type { WorkerNode } from "@volley/worker";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, screenshot } from "./support/browser.js";
+import { launchBrowser, screenshot, VIEWPORTS } from "./support/browser.js";
 import { startTestMaster, startTestWorker } from "./support/in-process.js";
 import { sendJson, waitForRunEnd } from "./support/processes.js";
 import { startTargetServer, type TargetServer } from "./support/target-server.js";
@@ -41,13 +41,8 @@ afterAll(async () => {
 });
 
 describe("the HTML report", () => {
-  it.each([
-    ["desktop-light", { width: 1400, height: 900 }, "light"],
-    ["desktop-dark", { width: 1400, height: 900 }, "dark"],
-    ["phone-light", { width: 390, height: 844 }, "light"],
-    ["phone-dark", { width: 390, height: 844 }, "dark"],
-  ] as const)(
-    "%s: table headers sit over their columns; card values stay on one line",
+  it.each(VIEWPORTS)(
+    "%s: table headers sit over their columns; card values stay on one line; nothing cut off",
     async (name, viewport, scheme) => {
       const page = await browser.newPage({ viewport, colorScheme: scheme });
       // Served as a download: opened the way a browser opens the saved file.

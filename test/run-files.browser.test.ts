@@ -5,7 +5,7 @@ import type { WorkerNode } from "@volley/worker";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { launchBrowser, screenshot, watchConsole } from "./support/browser.js";
+import { launchBrowser, screenshot, VIEWPORTS, watchConsole } from "./support/browser.js";
 import { startTestMaster, startTestWorker } from "./support/in-process.js";
 import { getJson, ROOT, sendJson, waitForRunEnd } from "./support/processes.js";
 import { startTargetServer, type TargetServer } from "./support/target-server.js";
@@ -151,12 +151,7 @@ describe("files a scenario names, chosen in the dashboard", () => {
     await page.close();
   });
 
-  it.each([
-    ["desktop-light", { width: 1400, height: 900 }, "light"],
-    ["desktop-dark", { width: 1400, height: 900 }, "dark"],
-    ["phone-light", { width: 390, height: 844 }, "light"],
-    ["phone-dark", { width: 390, height: 844 }, "dark"],
-  ] as const)("%s: the file list fits the screen", async (name, viewport, scheme) => {
+  it.each(VIEWPORTS)("%s: the file list fits the screen", async (name, viewport, scheme) => {
     const page = await browser.newPage({ viewport, colorScheme: scheme });
     await openWithScenario(page);
     await page

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { RunningMaster } from "@volley/master";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, screenshot, watchConsole } from "./support/browser.js";
+import { launchBrowser, screenshot, VIEWPORTS, watchConsole } from "./support/browser.js";
 import { FakeWorker, requestStats } from "./support/fake-worker.js";
 import { startTestMaster } from "./support/in-process.js";
 import { ROOT, sendJson, waitForRunEnd } from "./support/processes.js";
@@ -50,12 +50,7 @@ afterAll(async () => {
 });
 
 describe("run warnings on the run page", () => {
-  it.each([
-    ["desktop-light", { width: 1400, height: 900 }, "light"],
-    ["desktop-dark", { width: 1400, height: 900 }, "dark"],
-    ["phone-light", { width: 390, height: 844 }, "light"],
-    ["phone-dark", { width: 390, height: 844 }, "dark"],
-  ] as const)(
+  it.each(VIEWPORTS)(
     "%s: the lost and refusing workers are named above the figures",
     async (name, viewport, scheme) => {
       const page = await browser.newPage({ viewport, colorScheme: scheme });

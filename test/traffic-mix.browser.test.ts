@@ -3,7 +3,7 @@ import type { RunningMaster } from "@volley/master";
 import type { WorkerNode } from "@volley/worker";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, screenshot, watchConsole } from "./support/browser.js";
+import { launchBrowser, screenshot, VIEWPORTS, watchConsole } from "./support/browser.js";
 import { startTestMaster, startTestWorker } from "./support/in-process.js";
 import { ROOT, sendJson, waitForRunEnd } from "./support/processes.js";
 import { startTargetServer, type TargetServer } from "./support/target-server.js";
@@ -56,13 +56,6 @@ afterAll(async () => {
   await master?.close();
   await target?.close();
 });
-
-const VIEWPORTS = [
-  ["desktop-light", { width: 1400, height: 900 }, "light"],
-  ["desktop-dark", { width: 1400, height: 900 }, "dark"],
-  ["phone-light", { width: 390, height: 844 }, "light"],
-  ["phone-dark", { width: 390, height: 844 }, "dark"],
-] as const;
 
 describe("a traffic mix in the dashboard", () => {
   it.each(VIEWPORTS)(

@@ -36,3 +36,11 @@ export function watchConsole(page: Page): string[] {
   page.on("pageerror", (error) => errors.push(String(error)));
   return errors;
 }
+
+/** The four ways every page is looked at: 1400 px and 390 px wide, light and dark. */
+export const VIEWPORTS = [
+  ["desktop-light", { width: 1400, height: 900 }, "light"],
+  ["desktop-dark", { width: 1400, height: 900 }, "dark"],
+  ["phone-light", { width: 390, height: 844 }, "light"],
+  ["phone-dark", { width: 390, height: 844 }, "dark"],
+] as const;
