@@ -1,23 +1,21 @@
 import type { RunningMaster } from "@volley/master";
-import type { WorkerNode } from "@volley/worker";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, screenshot, VIEWPORTS } from "./support/browser.js";
-import { startTestMaster, startTestWorker } from "./support/in-process.js";
+import { startTestFleet, type TestFleet } from "./support/in-process.js";
 import { sendJson, waitForRunEnd } from "./support/processes.js";
-import { startTargetServer, type TargetServer } from "./support/target-server.js";
+import type { TargetServer } from "./support/target-server.js";
 
+let fleet: TestFleet;
 let master: RunningMaster;
-let worker: WorkerNode;
 let target: TargetServer;
 let browser: Browser;
 let runId: string;
 
 // The downloadable HTML report, as a browser lays it out: a run with errors and checks.
 beforeAll(async () => {
-  target = await startTargetServer();
-  master = await startTestMaster();
-  worker = await startTestWorker(master, { threads: 1 });
+  fleet = await startTestFleet();
+  ({ master, target } = fleet);
   browser = await launchBrowser();
   const created = await sendJson("POST", `${master.url}/api/runs`, {
     scenario: {
@@ -35,9 +33,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
-  await worker?.shutdown(3000);
-  await master?.close();
-  await target?.close();
+  await fleet?.close();
 });
 
 describe("the HTML report", () => {

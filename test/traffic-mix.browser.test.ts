@@ -1,24 +1,22 @@
 import { join } from "node:path";
 import type { RunningMaster } from "@volley/master";
-import type { WorkerNode } from "@volley/worker";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, screenshot, VIEWPORTS, watchConsole } from "./support/browser.js";
-import { startTestMaster, startTestWorker } from "./support/in-process.js";
+import { startTestFleet, type TestFleet } from "./support/in-process.js";
 import { ROOT, sendJson, waitForRunEnd } from "./support/processes.js";
-import { startTargetServer, type TargetServer } from "./support/target-server.js";
+import type { TargetServer } from "./support/target-server.js";
 
+let fleet: TestFleet;
 let master: RunningMaster;
-let worker: WorkerNode;
 let target: TargetServer;
 let browser: Browser;
 let runId: string;
 
 // A run with flows, a group and a think-time distribution, as the dashboard shows it.
 beforeAll(async () => {
-  target = await startTargetServer();
-  master = await startTestMaster({ webRoot: join(ROOT, "apps/web/dist") });
-  worker = await startTestWorker(master, { threads: 1 });
+  fleet = await startTestFleet({ master: { webRoot: join(ROOT, "apps/web/dist") } });
+  ({ master, target } = fleet);
   browser = await launchBrowser();
   const created = await sendJson("POST", `${master.url}/api/runs`, {
     scenario: {
@@ -52,9 +50,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
-  await worker?.shutdown(3000);
-  await master?.close();
-  await target?.close();
+  await fleet?.close();
 });
 
 describe("a traffic mix in the dashboard", () => {
