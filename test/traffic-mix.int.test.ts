@@ -66,7 +66,9 @@ describe("traffic mix: flows, groups, repeats", () => {
     const pay = run.summary.groups?.find((g) => g.name === "pay");
     expect(pay).toMatchObject({ method: "GROUP", requests: carts, failures: 0 });
     // A group lasts at least its slow request, and at least as long as its requests together.
-    expect(pay?.latencyMs.min).toBeGreaterThanOrEqual(15);
+    // (The server's 15 ms timer may fire up to a millisecond early: node times it from the
+    // event loop's cached clock. CI once read 14.89 ms.)
+    expect(pay?.latencyMs.min).toBeGreaterThanOrEqual(14);
     expect(pay?.latencyMs.mean).toBeGreaterThanOrEqual(
       byName.cart.latencyMs.mean + 2 * byName.poll.latencyMs.mean * 0.9,
     );
