@@ -193,6 +193,43 @@ describe("HTTP API", () => {
     );
   });
 
+  it("queues runs behind the active one, starts them in order and cancels one on request", async () => {
+    target.reset();
+    const holder = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: { ...quick("holder"), load: { executor: "constant-vus", vus: 1, duration: "3s" }, thinkTime: "20ms" },
+    });
+    expect(holder.status).toBe(201);
+    const queue = (name: string) =>
+      sendJson("POST", `${master.url}/api/runs`, { scenario: quick(name), queue: true });
+    const first = await queue("queued-first");
+    const second = await queue("queued-second");
+    expect([first.status, first.body.status, second.body.status]).toEqual([201, "queued", "queued"]);
+    // Without "queue", a run does not jump the line: 409, saying what is in progress and how to wait.
+    const jumper = await sendJson("POST", `${master.url}/api/runs`, { scenario: quick("jumper") });
+    expect(jumper.body.code).toBe("VOL_ERR_RUN_ACTIVE");
+    expect(jumper.body.error).toContain('run "holder"');
+    expect(jumper.body.error).toContain("queue this run behind it");
+    expect(
+      (await sendJson("POST", `${master.url}/api/runs`, { scenario: quick("bad"), queue: "yes" })).status,
+    ).toBe(400);
+    const waiting = await getJson<{ runs: Array<{ id: string }> }>(`${master.url}/api/runs?status=queued`);
+    expect(waiting.runs.map((r) => r.id).sort()).toEqual([first.body.id, second.body.id].sort());
+
+    const cancel = await sendJson("POST", `${master.url}/api/runs/${second.body.id}/stop`);
+    expect(cancel).toMatchObject({ status: 202, body: { status: "aborted" } });
+    const cancelled = await getJson<RunDetail>(`${master.url}/api/runs/${second.body.id}`);
+    expect(cancelled).toMatchObject({ status: "aborted", stopReason: "cancelled", startedAt: null });
+
+    const held = await waitForRunEnd(master.url, holder.body.id as string);
+    const run = await waitForRunEnd(master.url, first.body.id as string);
+    expect(run.status).toBe("finished");
+    expect(Date.parse(run.startedAt as string)).toBeGreaterThanOrEqual(Date.parse(held.finishedAt as string));
+    expect(run.summary.total.requests).toBe(20);
+    expect(target.total()).toBe(held.summary.total.requests + 20);
+    // The cancelled run never started.
+    expect((await getJson<RunDetail>(`${master.url}/api/runs/${second.body.id}`)).status).toBe("aborted");
+  });
+
   it("history pages newest first and filters by name and status", async () => {
     for (const name of ["page-a", "page-b", "page-c"]) await runToEnd(quick(name));
     const first = await getJson<{ runs: Array<{ name: string; id: string }>; nextCursor: string }>(
@@ -205,10 +242,14 @@ describe("HTTP API", () => {
     expect(second.runs[0].name).toBe("page-a");
     const named = await getJson<{ runs: Array<{ name: string }> }>(`${master.url}/api/runs?name=page-b`);
     expect(named.runs.map((r) => r.name)).toEqual(["page-b"]);
-    const aborted = await getJson<{ runs: Array<{ status: string }> }>(
+    const aborted = await getJson<{ runs: Array<{ status: string; name: string }> }>(
       `${master.url}/api/runs?status=aborted`,
     );
-    expect(aborted.runs.map((r) => r.status)).toEqual(["aborted"]);
+    // The run stopped by the user, and the queued run cancelled before its turn.
+    expect(aborted.runs.map((r) => `${r.name} ${r.status}`)).toEqual([
+      "queued-second aborted",
+      "long aborted",
+    ]);
     expect((await sendJson("GET", `${master.url}/api/runs?limit=0`)).body.details?.[0].path).toBe("limit");
   });
 

@@ -46,6 +46,8 @@ describe("dashboard", () => {
     workers.push(await startTestWorker(master, { name: "browser-worker", threads: 2 }));
     await page.locator('tr[data-worker="browser-worker"]').waitFor({ timeout: 5000 });
     await expectText(page.getByTestId("worker-command"), `pnpm volley worker --master ${master.url}`);
+    // A loopback master says plainly that it only takes workers on its own machine.
+    await expectText(page.getByTestId("worker-reach"), "only takes workers on this");
     await screenshot(page, "workers");
   });
 
@@ -108,6 +110,7 @@ describe("dashboard", () => {
     expect(Number(cpu?.[2])).toBeGreaterThanOrEqual(Number(cpu?.[1]));
     await page.locator("canvas").first().waitFor();
     await screenshot(page, "run-live");
+    await queueWhileBusy();
     await page.getByRole("button", { name: "Stop" }).click();
     await expectText(page.getByTestId("run-status"), "stopped", 20_000);
     await expectText(page.getByTestId("run-workers").locator("thead"), "VUs (max)");
@@ -123,7 +126,7 @@ describe("dashboard", () => {
     expect(report.summary.total.requests).toBe(target.total());
     // The history says it the same way: stopped by the user, not aborted by a fault.
     await page.goto(`${master.url}/runs`);
-    await expectText(page.locator("tbody tr").first(), "stopped", 10_000);
+    await expectText(page.locator("tbody tr", { hasText: "browser-run" }), "stopped", 10_000);
   });
 
   it("compares two runs picked on the history page", async () => {
@@ -171,6 +174,9 @@ describe("dashboard", () => {
     await expectText(page.getByTestId("workers-message"), "Starting local-");
     const row = page.locator("tr[data-worker^='local-']");
     await row.locator(".state-ready").waitFor({ timeout: 20_000 });
+    // The notice follows the workers: "ready" once they are, then it goes.
+    await expectText(page.getByTestId("workers-message"), "ready");
+    await page.getByTestId("workers-message").waitFor({ state: "detached", timeout: 8000 });
     expect(await row.locator(".badge").first().textContent()).toContain("local");
     await screenshot(page, "workers-local");
     await row.getByRole("button", { name: "Retire" }).click();
@@ -195,6 +201,17 @@ describe("dashboard", () => {
         await phone.waitForTimeout(300);
         const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         expect(overflow, path).toBeLessThanOrEqual(1);
+        if (path === "/workers") {
+          // The join command and its Copy button are whole on screen, not cut off.
+          for (const box of [
+            await phone.getByTestId("worker-command").boundingBox(),
+            await phone.getByRole("button", { name: "Copy" }).boundingBox(),
+          ]) {
+            expect(box && box.x >= 0 && box.x + box.width <= 390).toBe(true);
+          }
+          const command = phone.getByTestId("worker-command");
+          expect(await command.evaluate((el) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
+        }
         await screenshot(phone, name);
       }
       const background = await phone.evaluate(() => getComputedStyle(document.body).backgroundColor);
@@ -213,6 +230,44 @@ describe("dashboard", () => {
     expect(consoleErrors.filter((e) => !e.includes("WebSocket"))).toEqual([]);
   });
 });
+
+/**
+ * While "browser-run" is in progress: the New run page says so (with a link) and offers to queue;
+ * a queued run's page says where it stands, and Cancel takes it out of line.
+ */
+async function queueWhileBusy(): Promise<void> {
+  const other = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  try {
+    await other.goto(`${master.url}/new`);
+    await expectText(other.getByTestId("run-in-progress"), "A run is in progress: browser-run");
+    expect(await other.getByTestId("run-in-progress").locator("a").first().getAttribute("href")).toMatch(
+      /^\/runs\//,
+    );
+    expect(await other.getByTestId("start-run").textContent()).toBe("Queue");
+    await screenshot(other, "new-run-busy");
+    const queued = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: {
+        name: "browser-queued",
+        target: target.url,
+        load: { executor: "per-vu-iterations", vus: 1, iterations: 1 },
+        requests: [{ path: "/hello" }],
+      },
+      queue: true,
+    });
+    expect(queued.body.status).toBe("queued");
+    await expectText(other.getByTestId("run-in-progress"), "1 run is queued");
+    await expectText(page.getByTestId("queued-count"), "1 queued");
+    await other.goto(`${master.url}/runs/${queued.body.id}`);
+    await expectText(other.getByTestId("queued-note"), "number 1 in line");
+    await expectText(other.getByTestId("queued-note"), "browser-run");
+    await screenshot(other, "run-queued");
+    await other.getByTestId("stop-run").click();
+    await expectText(other.getByTestId("run-status"), "cancelled");
+    await page.getByTestId("queued-count").waitFor({ state: "detached" });
+  } finally {
+    await other.close();
+  }
+}
 
 async function expectText(
   locator: ReturnType<Page["locator"]>,
@@ -258,6 +313,8 @@ describe("dashboard behind a token", () => {
       await page.getByLabel("Token").fill(token);
       await page.getByRole("button", { name: "Log in" }).click();
       await page.locator("main h1", { hasText: "Workers" }).waitFor();
+      // Listening beyond loopback, the page offers the command to any machine.
+      await expectText(page.getByTestId("worker-reach"), "On any machine that can reach");
       expect((await page.context().cookies()).some((c) => c.name === "volley_token" && c.httpOnly)).toBe(
         true,
       );

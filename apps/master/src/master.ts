@@ -140,7 +140,7 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
   const close = () => {
     closing ??= (async () => {
       clearInterval(workersTimer);
-      scheduler.stop();
+      await scheduler.stop();
       registry.stop();
       live.closeAll();
       await Promise.all(apps.map((app) => app.close()));

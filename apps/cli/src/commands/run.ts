@@ -32,6 +32,7 @@ Options:
   --token T      the master's token (default VOLLEY_TOKEN)
   --threads N    threads of the local worker (default: cores)
   --out FILE     write the report (the JSON of GET /api/runs/:id)
+  --queue        when the master is busy, wait in its queue instead of failing
   -h, --help     this help
 
 Exit codes: 0 passed, 1 a threshold failed, 2 bad input or error.`;
@@ -46,6 +47,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       token: { type: "string" },
       threads: { type: "string" },
       out: { type: "string" },
+      queue: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
     1,
@@ -67,9 +69,10 @@ export async function runCommand(argv: string[]): Promise<number> {
     if (local) await waitForWorker(api);
     const created = await api.request<{
       id: string;
+      status: string;
       error?: string;
       details?: Array<{ path: string; message: string }>;
-    }>("POST", "/api/runs", { scenario, ...inputs });
+    }>("POST", "/api/runs", { scenario, ...inputs, ...(values.queue ? { queue: true } : {}) });
     if (created.status !== 201) {
       const details = created.body.details?.map((d) => `  ${d.path}: ${d.message}`).join("\n");
       throw new UsageError(
@@ -77,7 +80,12 @@ export async function runCommand(argv: string[]): Promise<number> {
       );
     }
     const runId = created.body.id;
-    console.log(`Run ${runId} started${values.master ? ` on ${values.master}` : ""}`);
+    const where = values.master ? ` on ${values.master}` : "";
+    console.log(
+      created.body.status === "queued"
+        ? `Run ${runId} queued${where}: it starts when the runs before it end`
+        : `Run ${runId} started${where}`,
+    );
     const run = await follow(api, runId);
     printReport(run);
     if (values.out) {

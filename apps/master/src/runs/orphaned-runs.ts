@@ -9,12 +9,17 @@ export type StartedRun = RunRow & { startAt: number };
 
 /**
  * The active runs this master may take over (no owner, its own, or an owner whose lease ran out),
- * except `exceptId`. An orphan that never started cannot be resumed: it is claimed and failed here.
+ * except those in `except` (its active and queued runs). An orphan that never started cannot be
+ * resumed: it is claimed and failed here.
  */
-export async function orphanedRuns(db: Database, lease: RunLease, exceptId?: string): Promise<StartedRun[]> {
+export async function orphanedRuns(
+  db: Database,
+  lease: RunLease,
+  except: readonly string[] = [],
+): Promise<StartedRun[]> {
   const started: StartedRun[] = [];
   for (const run of await db.runs.listActive()) {
-    if (run.id === exceptId || !lease.claimable(run)) continue;
+    if (except.includes(run.id) || !lease.claimable(run)) continue;
     if (run.status !== "queued" && run.startAt !== null) {
       started.push({ ...run, startAt: run.startAt });
     } else if (await lease.claim(run.id)) {

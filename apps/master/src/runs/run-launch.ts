@@ -23,7 +23,7 @@ export interface LaunchedRun {
  */
 export async function recordNewRun(
   deps: { db: Database; lease: RunLease; startDelayMs?: number },
-  run: { input: unknown; scenario: Scenario; inputs: RunInputs },
+  run: { input: unknown; scenario: Scenario; inputs: RunInputs; queuedId?: string },
   ready: WorkerInfo[],
 ): Promise<{ launched: LaunchedRun; aggregator: RunAggregator }> {
   const { scenario } = run;
@@ -32,8 +32,9 @@ export async function recordNewRun(
     ready.map((w) => ({ id: w.id, name: w.name, host: w.host, threads: w.threads })),
   );
   const startAt = Date.now() + (deps.startDelayMs ?? 1500);
-  const launched: LaunchedRun = { id: newRunId(), input: run.input, scenario, startAt, plan };
-  await recordRun(deps.db, deps.lease, launched, await RunFileRepository.pack(run.inputs.files));
+  const launched: LaunchedRun = { id: run.queuedId ?? newRunId(), input: run.input, scenario, startAt, plan };
+  if (run.queuedId) await recordQueuedStart(deps.db, deps.lease, launched);
+  else await recordRun(deps.db, deps.lease, launched, await RunFileRepository.pack(run.inputs.files));
   const aggregator = new RunAggregator({
     runId: launched.id,
     startAt,
@@ -64,19 +65,34 @@ export async function recordRun(
       startedAt: new Date(run.startAt),
       ...lease.newRun(),
     });
-    await tx.runWorkers.createMany(
-      run.plan.map((p) => ({
-        runId: run.id,
-        workerId: p.workerId,
-        name: p.name,
-        host: p.host,
-        threads: p.threads,
-        vus: p.vus,
-        status: "running",
-      })),
-    );
+    await tx.runWorkers.createMany(runWorkerRows(run));
     await tx.files.saveMany(run.id, files);
   });
+}
+
+/** A queued run's turn came: its row (and kept files) exist; it gets its start and its workers. */
+async function recordQueuedStart(db: Database, lease: RunLease, run: LaunchedRun): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.runs.updateOwned(run.id, lease.owner, {
+      status: "running",
+      startAt: run.startAt,
+      startedAt: new Date(run.startAt),
+      leaseUntil: Date.now() + lease.leaseMs,
+    });
+    await tx.runWorkers.createMany(runWorkerRows(run));
+  });
+}
+
+function runWorkerRows(run: LaunchedRun) {
+  return run.plan.map((p) => ({
+    runId: run.id,
+    workerId: p.workerId,
+    name: p.name,
+    host: p.host,
+    threads: p.threads,
+    vus: p.vus,
+    status: "running",
+  }));
 }
 
 /**

@@ -20,6 +20,7 @@ import { runDetail } from "./run-details.js";
 import { finalizeRun } from "./run-finalizer.js";
 import { recordNewRun, sendSlices } from "./run-launch.js";
 import type { RunLease } from "./run-lease.js";
+import { type QueuedRun, RunQueue } from "./run-queue.js";
 import { toListItem } from "./run-views.js";
 import { brokenAbortThreshold } from "./threshold-abort.js";
 
@@ -50,17 +51,21 @@ export interface RunIngest {
 
 /**
  * Runs from creation to report: plans and starts them across workers, follows their workers,
- * stops them, and writes the final status once every batch is merged. One run at a time.
+ * stops them, and writes the final status once every batch is merged. One run at a time; runs
+ * asked to wait queue behind it and start in order.
  */
 export class RunScheduler {
   private active: ActiveRun | null = null;
+  private readonly queue: RunQueue;
   private creating = false;
   private adopting: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private lastRenewal = 0;
   private lastAdoption = 0;
 
-  constructor(private readonly options: RunSchedulerOptions) {}
+  constructor(private readonly options: RunSchedulerOptions) {
+    this.queue = new RunQueue(options);
+  }
 
   get activeRunId(): string | null {
     return this.active?.id ?? null;
@@ -75,11 +80,16 @@ export class RunScheduler {
     this.timer = setInterval(() => void this.watch(), 1000);
   }
 
-  stop(): void {
+  /** At shutdown: timers off, and queued runs (which never started) failed with the reason. */
+  async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    await this.queue.abandon("the master stopped before the run's turn came");
   }
 
-  /** Validates and starts a run; throws VolleyError (400/409) before writing anything. */
+  /**
+   * Validates and starts a run; throws VolleyError (400/409) before writing anything. With
+   * `queue`, a run that cannot start now because another is active (or queued) waits its turn.
+   */
   async create(
     input: unknown,
     extras: {
@@ -88,6 +98,7 @@ export class RunScheduler {
       attachments?: Record<string, string>;
       /** A run whose kept files complete those sent ("Run again"). */
       filesFrom?: string;
+      queue?: boolean;
     } = {},
   ): Promise<{ id: string; status: string }> {
     const scenario = parseScenario(input);
@@ -98,22 +109,42 @@ export class RunScheduler {
     );
     const inputs = resolveRunInputs(scenario, sent.files, extras.env ?? {}, sent.attachments);
     const packedFiles = await packRunFiles({ data: inputs.data, attachments: inputs.attachments });
-    if (this.active || this.creating) {
-      const which = this.active ? `run ${this.active.id}` : "another run";
-      throw new VolleyError("VOL_ERR_RUN_ACTIVE", `${which} is still active; stop it or wait for it to end`);
+    if (this.active || this.creating || this.queue.size > 0) {
+      if (extras.queue) {
+        const queued = await this.queue.add({ input, scenario, inputs, packedFiles });
+        this.options.log.info({ runId: queued.id, position: this.queue.size }, "run queued");
+        await this.publishStatus(queued.id);
+        return { id: queued.id, status: "queued" };
+      }
+      throw new VolleyError("VOL_ERR_RUN_ACTIVE", this.busyMessage());
     }
+    return this.launch({ input, scenario, inputs, packedFiles });
+  }
+
+  private busyMessage(): string {
+    const run = this.active ? `run "${this.active.scenario.name}" (${this.active.id}) is in progress` : "";
+    const waiting = this.queue.size ? `${this.queue.size} run(s) are queued` : "";
+    const what = [run, waiting].filter(Boolean).join(" and ") || "another run is starting";
+    return `${what}: stop it, wait for it to end, or queue this run behind it ("queue": true)`;
+  }
+
+  /** Plans the run over the workers ready now and starts it; throws 409 when there are none. */
+  private async launch(
+    run: Omit<QueuedRun, "id"> & { queuedId?: string },
+  ): Promise<{ id: string; status: string }> {
+    const { scenario, inputs, packedFiles } = run;
     this.creating = true;
     try {
       const ready = await this.options.registry.readySoon(this.options.finishingWaitMs ?? 10_000);
       if (ready.length === 0) {
         throw new VolleyError(
           "VOL_ERR_NO_WORKERS",
-          "no worker is ready: start one with `pnpm volley worker --master URL`",
+          "no worker is ready: start one with `volley worker --master URL`",
         );
       }
       const { launched, aggregator } = await recordNewRun(
         this.options,
-        { input, scenario, inputs },
+        run,
         ready.map((e) => e.info),
       );
       const { id, startAt, plan } = launched;
@@ -130,10 +161,34 @@ export class RunScheduler {
     }
   }
 
-  /** Graceful stop; the run ends once the workers' final batches are merged. */
-  async stopRun(id: string, reason = "user"): Promise<void> {
+  /** The next queued run, once no run is active: started, or failed when no worker is ready. */
+  private async startQueued(): Promise<void> {
+    const next = this.queue.next();
+    if (!next) return;
+    try {
+      await this.launch({ ...next, queuedId: next.id });
+    } catch (error) {
+      const message = error instanceof VolleyError ? error.message : (error as Error).message;
+      this.options.log.error({ runId: next.id, err: message }, "the queued run could not start");
+      await this.options.db.runs
+        .update(next.id, { status: "failed", finishedAt: new Date(), error: `could not start: ${message}` })
+        .catch(() => undefined);
+      await this.publishStatus(next.id).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Graceful stop; the run ends once the workers' final batches are merged. A queued run is
+   * taken out of line instead (`aborted`, reason `cancelled`). Returns the run's new status.
+   */
+  async stopRun(id: string, reason = "user"): Promise<string> {
     const run = await this.options.db.runs.get(id);
     if (!run) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${id}`);
+    if (await this.queue.cancel(id)) {
+      this.options.log.info({ runId: id }, "queued run cancelled");
+      await this.publishStatus(id);
+      return "aborted";
+    }
     if (!this.active || this.active.id !== id) {
       const elsewhere = ["queued", "running", "stopping"].includes(run.status) && run.owner;
       throw new VolleyError(
@@ -147,6 +202,7 @@ export class RunScheduler {
     await this.options.db.runs.update(id, { status: "stopping", stopReason: this.active.stopReason });
     this.sendStop(this.active);
     await this.publishStatus(id);
+    return "stopping";
   }
 
   /**
@@ -163,7 +219,8 @@ export class RunScheduler {
 
   private async adoptOrphans(): Promise<void> {
     this.lastAdoption = Date.now();
-    for (const run of await orphanedRuns(this.options.db, this.options.lease, this.active?.id)) {
+    const mine = [...(this.active ? [this.active.id] : []), ...this.queue.ids()];
+    for (const run of await orphanedRuns(this.options.db, this.options.lease, mine)) {
       if (this.active || this.creating) continue;
       const taken = await takeOver(run, this.options);
       if (!taken) continue;
@@ -252,6 +309,7 @@ export class RunScheduler {
     this.active = null;
     await this.options.ingest.close(runId, true);
     if (ended) await this.publishStatus(runId);
+    if (!this.active && !this.creating) await this.startQueued();
   }
 
   /** Another master took the run over (this one could not renew its lease in time): let it go. */
@@ -270,8 +328,13 @@ export class RunScheduler {
   private async watch(): Promise<void> {
     const active = this.active;
     const now = Date.now();
+    if (now - this.lastRenewal >= this.options.lease.renewEveryMs && this.queue.size > 0) {
+      await this.queue.renew(now);
+      if (!active) this.lastRenewal = now;
+    }
     if (!active) {
-      if (now - this.lastAdoption >= this.options.lease.renewEveryMs) await this.adopt();
+      if (this.queue.size > 0 && !this.creating) await this.startQueued();
+      else if (now - this.lastAdoption >= this.options.lease.renewEveryMs) await this.adopt();
       return;
     }
     if (now - this.lastRenewal >= this.options.lease.renewEveryMs) {

@@ -27,6 +27,15 @@ export interface LiveFeed {
   runWorkers: LiveSecond["workers"];
   /** The last status change of any run (for pages following a run that just ended). */
   lastStatus: RunListItem | null;
+  /** The run started last (running, stopping, or just ended), with its current status. */
+  current: Pick<RunListItem, "id" | "name" | "status" | "stopReason"> | null;
+  /** Runs waiting for their turn, first in line first. */
+  queued: RunListItem[];
+}
+
+/** A run is in progress: it holds the workers (a queued one waits). */
+export function isInProgress(run: { status: string } | null): boolean {
+  return run !== null && (run.status === "running" || run.status === "stopping");
 }
 
 const EMPTY: LiveFeed = {
@@ -40,6 +49,8 @@ const EMPTY: LiveFeed = {
   summary: null,
   runWorkers: [],
   lastStatus: null,
+  current: null,
+  queued: [],
 };
 
 /**
@@ -92,12 +103,18 @@ function apply(feed: LiveFeed, message: LiveMessage): LiveFeed {
         requestPoints: {},
         scenarioPoints: {},
         summary: message.run?.summary ?? null,
+        current: message.run,
+        queued: message.queued ?? [],
       };
     case "workers":
       return { ...feed, workers: message.workers };
     case "run-status": {
-      const run = feed.run?.id === message.run.id ? { ...feed.run, status: message.run.status } : feed.run;
-      return { ...feed, lastStatus: message.run, run };
+      const changed = message.run;
+      const run = feed.run?.id === changed.id ? { ...feed.run, status: changed.status } : feed.run;
+      const others = feed.queued.filter((q) => q.id !== changed.id);
+      const queued = changed.status === "queued" ? [...others, changed] : others;
+      const current = isInProgress(changed) || feed.current?.id === changed.id ? changed : feed.current;
+      return { ...feed, lastStatus: changed, run, queued, current };
     }
     case "run-second": {
       const fresh = feed.liveRunId !== message.runId;

@@ -1,6 +1,6 @@
 import type { KeptRunFile, RunDetail, RunPage as RunPageData } from "@volley/protocol";
 import { useEffect, useMemo, useState } from "react";
-import { useNavigate, useSearchParams } from "react-router-dom";
+import { Link, useNavigate, useSearchParams } from "react-router-dom";
 import { ApiError, api } from "../api/client.js";
 import { useApi } from "../api/use-api.js";
 import { LoadPreview } from "../components/LoadPreview/LoadPreview.js";
@@ -17,6 +17,7 @@ import { DEFAULT_DRAFT, type Draft } from "../components/ScenarioEditor/draft.js
 import { validateDraft } from "../components/ScenarioEditor/issues.js";
 import { ScenarioEditor } from "../components/ScenarioEditor/ScenarioEditor.js";
 import { useLive } from "../live/live-context.js";
+import { isInProgress } from "../live/use-live-feed.js";
 
 /** /new — write or reuse a scenario, see its errors as you type, start it. */
 export function NewRunPage() {
@@ -30,6 +31,10 @@ export function NewRunPage() {
   const recent = useApi<RunPageData>("/api/runs?limit=20");
   const validation = useMemo(() => validateDraft(draft), [draft]);
   const ready = feed.workers.filter((w) => w.state === "ready").length;
+  const connected = feed.workers.filter((w) => w.state !== "lost").length;
+  const inProgress = isInProgress(feed.current) ? feed.current : null;
+  // Behind a run in progress (or runs already waiting), a new run queues and starts in its turn.
+  const queueing = inProgress !== null || feed.queued.length > 0;
 
   const [kept, setKept] = useState<KeptFiles | null>(null);
 
@@ -66,6 +71,7 @@ export function NewRunPage() {
           files: pick("feeder", contents.files),
           attachments: pick("attachment", contents.attachments),
           ...(reuse && kept ? { filesFrom: kept.runId } : {}),
+          ...(queueing ? { queue: true } : {}),
         },
       });
       navigate(`/runs/${created.id}`);
@@ -104,16 +110,43 @@ export function NewRunPage() {
             title={
               validation.issues.length
                 ? "Fix the errors first"
-                : ready === 0
-                  ? "No worker is ready"
-                  : undefined
+                : queueing
+                  ? "Starts when the runs before it end"
+                  : ready === 0
+                    ? "No worker is ready"
+                    : undefined
             }
           >
-            {starting ? "Starting…" : "Start"}
+            {starting ? (queueing ? "Queueing…" : "Starting…") : queueing ? "Queue" : "Start"}
           </button>
         </div>
       </div>
-      {ready === 0 && <div className="callout warn">No worker is ready: add one on the Workers page.</div>}
+      {queueing ? (
+        <div className="callout" data-testid="run-in-progress">
+          {inProgress ? (
+            <>
+              A run is in progress: <Link to={`/runs/${inProgress.id}`}>{inProgress.name}</Link>
+              {inProgress.status === "stopping" ? " (stopping)" : ""}.{" "}
+            </>
+          ) : null}
+          {feed.queued.length > 0 && (
+            <>
+              <Link to="/runs?status=queued">
+                {feed.queued.length} run{feed.queued.length === 1 ? " is" : "s are"} queued
+              </Link>
+              .{" "}
+            </>
+          )}
+          This one will be queued and start on the ready workers when the runs before it end; a queued run can
+          be cancelled from its page.
+        </div>
+      ) : (
+        connected === 0 && (
+          <div className="callout warn">
+            No worker is connected: add one on the <Link to="/workers">Workers page</Link>.
+          </div>
+        )
+      )}
       {serverError && (
         <div className="callout bad" role="alert" data-testid="server-error">
           {serverError.message}

@@ -4,16 +4,16 @@ import { Link } from "react-router-dom";
 import { useApi } from "../api/use-api.js";
 import { RunView } from "../components/RunView/RunView.js";
 import { WorkerList } from "../components/WorkerList/WorkerList.js";
-import { ACTIVE_STATUSES, useRunData } from "../hooks/use-run-data.js";
+import { useRunData } from "../hooks/use-run-data.js";
 import { useLive } from "../live/live-context.js";
 
 /** / — the active run live (or the last one), and the workers at a glance. */
 export function OverviewPage() {
   const feed = useLive();
-  const latest = useApi<RunPageData>("/api/runs?limit=1");
-  const activeId = feed.run && ACTIVE_STATUSES.has(feed.run.status) ? feed.run.id : null;
-  const followed = feed.lastStatus && ACTIVE_STATUSES.has(feed.lastStatus.status) ? feed.lastStatus.id : null;
-  const id = followed ?? activeId ?? latest.data?.runs[0]?.id ?? null;
+  const latest = useApi<RunPageData>("/api/runs?limit=20");
+  // The run started last while this page is open (live, or just ended), else the newest one that ran.
+  const lastRan = latest.data?.runs.find((r) => r.status !== "queued" && r.stopReason !== "cancelled");
+  const id = feed.current?.id ?? lastRan?.id ?? null;
   const data = useRunData(id);
   const counts = feed.workers.reduce<Record<string, number>>((acc, w) => {
     acc[w.state] = (acc[w.state] ?? 0) + 1;

@@ -6,6 +6,7 @@ import { RunView } from "../components/RunView/RunView.js";
 import { formatDate } from "../format/format.js";
 import { useRunData } from "../hooks/use-run-data.js";
 import { useLive } from "../live/live-context.js";
+import { isInProgress } from "../live/use-live-feed.js";
 
 /** /runs/:id — one run, live while it runs, the full report after. */
 export function RunPage() {
@@ -23,6 +24,9 @@ export function RunPage() {
   }
   if (!data.run || !data.summary) return <p className="muted">Loading…</p>;
   const run = data.run;
+  const queued = run.status === "queued";
+  const position = feed.queued.findIndex((q) => q.id === run.id) + 1;
+  const ahead = isInProgress(feed.current) ? feed.current : null;
   const stop = async () => {
     setStopping(true);
     setStopError(null);
@@ -43,9 +47,12 @@ export function RunPage() {
               {statusLabel(run)}
             </span>{" "}
             {run.scenario.load?.executor ?? `${Object.keys(run.scenario.scenarios ?? {}).length} scenarios`} ·{" "}
-            {run.scenario.target} · started {formatDate(run.startedAt)}
+            {run.scenario.target} ·{" "}
+            {queued ? `queued ${formatDate(run.createdAt)}` : `started ${formatDate(run.startedAt)}`}
             {run.finishedAt && ` · ended ${formatDate(run.finishedAt)}`}
-            {run.stopReason && run.stopReason !== "user" && ` · stopped by ${run.stopReason}`}
+            {run.stopReason &&
+              !["user", "cancelled"].includes(run.stopReason) &&
+              ` · stopped by ${run.stopReason}`}
           </p>
         </div>
         <div className="actions">
@@ -55,8 +62,15 @@ export function RunPage() {
               className="danger"
               onClick={stop}
               disabled={stopping || run.status === "stopping"}
+              data-testid="stop-run"
             >
-              {run.status === "stopping" || stopping ? "Stopping…" : "Stop"}
+              {queued
+                ? stopping
+                  ? "Cancelling…"
+                  : "Cancel"
+                : run.status === "stopping" || stopping
+                  ? "Stopping…"
+                  : "Stop"}
             </button>
           )}
           {!data.live && (
@@ -83,15 +97,30 @@ export function RunPage() {
         </div>
       </div>
       {stopError && <div className="callout bad">{stopError}</div>}
-      <RunView
-        run={run}
-        summary={data.summary}
-        points={data.points}
-        requestPoints={data.requestPoints}
-        scenarioPoints={data.scenarioPoints}
-        live={data.live}
-        workers={feed.workers}
-      />
+      {queued ? (
+        <div className="callout" data-testid="queued-note">
+          Queued{position > 0 ? ` (number ${position} in line)` : ""}: it starts on the ready workers when{" "}
+          {ahead ? (
+            <>
+              <Link to={`/runs/${ahead.id}`}>{ahead.name}</Link>
+              {position > 1 ? " and the runs queued before it end" : " ends"}
+            </>
+          ) : (
+            "the runs before it end"
+          )}
+          . Cancel takes it out of line.
+        </div>
+      ) : (
+        <RunView
+          run={run}
+          summary={data.summary}
+          points={data.points}
+          requestPoints={data.requestPoints}
+          scenarioPoints={data.scenarioPoints}
+          live={data.live}
+          workers={feed.workers}
+        />
+      )}
     </div>
   );
 }

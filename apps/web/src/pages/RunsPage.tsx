@@ -1,6 +1,6 @@
 import { RUN_STATUSES, type RunPage as RunPageData, statusLabel } from "@volley/protocol";
-import { useState } from "react";
-import { Link, useNavigate } from "react-router-dom";
+import { useEffect, useState } from "react";
+import { Link, useNavigate, useSearchParams } from "react-router-dom";
 import { useApi } from "../api/use-api.js";
 import {
   formatCount,
@@ -10,6 +10,7 @@ import {
   formatRate,
   formatSeconds,
 } from "../format/format.js";
+import { useLive } from "../live/live-context.js";
 
 const PAGE_SIZE = 20;
 
@@ -17,7 +18,8 @@ const PAGE_SIZE = 20;
 export function RunsPage() {
   const navigate = useNavigate();
   const [name, setName] = useState("");
-  const [status, setStatus] = useState("");
+  const [query] = useSearchParams();
+  const [status, setStatus] = useState(query.get("status") ?? "");
   const [cursors, setCursors] = useState<string[]>([]);
   const [selected, setSelected] = useState<string[]>([]);
   const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
@@ -25,6 +27,12 @@ export function RunsPage() {
   if (status) params.set("status", status);
   if (cursors.length) params.set("cursor", cursors[cursors.length - 1]);
   const page = useApi<RunPageData>(`/api/runs?${params}`);
+  // A run queued, started or ended elsewhere shows here at once.
+  const { lastStatus } = useLive();
+  const { reload } = page;
+  useEffect(() => {
+    if (lastStatus) reload();
+  }, [lastStatus, reload]);
   const toggle = (id: string) =>
     setSelected((current) =>
       current.includes(id) ? current.filter((s) => s !== id) : [...current, id].slice(-2),

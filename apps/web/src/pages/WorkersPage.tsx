@@ -1,5 +1,5 @@
 import type { WorkerInfo } from "@volley/protocol";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { api } from "../api/client.js";
 import { useApi } from "../api/use-api.js";
 import { WorkerList } from "../components/WorkerList/WorkerList.js";
@@ -8,8 +8,11 @@ import { useLive } from "../live/live-context.js";
 interface MasterConfig {
   workerCommand: string;
   workerUrl: string;
+  workersLocalOnly: boolean;
   maxLocalWorkers: number;
 }
+
+type Message = { tone: "good" | "bad"; text: string; starting?: string[]; fades?: boolean };
 
 /** /workers — every worker node, local workers on demand, and the command to add a machine. */
 export function WorkersPage() {
@@ -17,7 +20,7 @@ export function WorkersPage() {
   const config = useApi<MasterConfig>("/api/config");
   const [count, setCount] = useState(1);
   const [threads, setThreads] = useState(1);
-  const [message, setMessage] = useState<{ tone: "good" | "bad"; text: string } | null>(null);
+  const [message, setMessage] = useState<Message | null>(null);
   const [copied, setCopied] = useState(false);
   const addLocal = async () => {
     setMessage(null);
@@ -26,7 +29,7 @@ export function WorkersPage() {
         method: "POST",
         body: { count, threads },
       });
-      setMessage({ tone: "good", text: `Starting ${result.started.join(", ")}` });
+      setMessage({ tone: "good", text: `Starting ${result.started.join(", ")}…`, starting: result.started });
     } catch (error) {
       setMessage({ tone: "bad", text: (error as Error).message });
     }
@@ -40,6 +43,20 @@ export function WorkersPage() {
       setMessage({ tone: "bad", text: (error as Error).message });
     }
   };
+  // "Starting …" lasts until those workers are ready, then says so and goes away.
+  const starting = message?.starting;
+  const readyNames = feed.workers.filter((w) => w.state === "ready").map((w) => w.name);
+  const allReady = !!starting?.every((name) => readyNames.includes(name));
+  useEffect(() => {
+    if (!starting || !allReady) return;
+    const verb = starting.length === 1 ? "is" : "are";
+    setMessage({ tone: "good", text: `${starting.join(", ")} ${verb} ready`, fades: true });
+  }, [starting, allReady]);
+  useEffect(() => {
+    if (!message?.fades) return;
+    const timer = setTimeout(() => setMessage(null), 4000);
+    return () => clearTimeout(timer);
+  }, [message]);
   const copy = async () => {
     if (!config.data) return;
     await navigator.clipboard?.writeText(config.data.workerCommand).catch(() => {});
@@ -60,7 +77,17 @@ export function WorkersPage() {
       <div className="two-columns">
         <section className="panel">
           <h2>Add a worker machine</h2>
-          <p className="muted">On any machine that can reach this master and its Redis, run:</p>
+          {config.data?.workersLocalOnly ? (
+            <p className="muted" data-testid="worker-reach">
+              This master listens on loopback ({config.data.workerUrl}): it only takes workers on this
+              machine. To add other machines, restart it with <code>--host 0.0.0.0</code> and a{" "}
+              <code>--token</code>. Here, run:
+            </p>
+          ) : (
+            <p className="muted" data-testid="worker-reach">
+              On any machine that can reach {config.data?.workerUrl ?? "this master"} and its Redis, run:
+            </p>
+          )}
           <div className="command">
             <code data-testid="worker-command">{config.data?.workerCommand ?? "…"}</code>
             <button type="button" className="small" onClick={copy}>

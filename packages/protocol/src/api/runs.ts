@@ -21,6 +21,8 @@ export const createRunBodySchema = z.strictObject({
   filesFrom: z.string().min(1).max(64).optional(),
   /** Values of the scenario's `env` names, used for this run only and never stored. */
   env: z.record(z.string().max(200), z.string().max(65_536)).optional(),
+  /** Wait behind the active (and queued) runs instead of a 409; the answer's status is `queued`. */
+  queue: z.boolean().optional(),
 });
 
 export const listRunsQuerySchema = z.strictObject({
@@ -111,7 +113,9 @@ export interface RunListItem {
  * by a threshold or a fault. The API keeps the contract's status; this is for display.
  */
 export function statusLabel(run: { status: RunStatus; stopReason: string | null }): string {
-  return run.status === "aborted" && run.stopReason === "user" ? "stopped" : run.status;
+  if (run.status === "aborted" && run.stopReason === "user") return "stopped";
+  if (run.status === "aborted" && run.stopReason === "cancelled") return "cancelled";
+  return run.status;
 }
 
 export interface RunDetail {

@@ -22,6 +22,8 @@ export interface LiveState {
   workers: WorkerInfo[];
   /** The active run, or null. */
   run: RunDetail | null;
+  /** Runs waiting for their turn, first in line first. */
+  queued: RunListItem[];
   /** Seconds merged so far for the active run. */
   points: TimeseriesPoint[];
   serverTime: number;

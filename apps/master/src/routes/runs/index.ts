@@ -25,6 +25,7 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
       env: body.env,
       attachments: body.attachments,
       filesFrom: body.filesFrom,
+      queue: body.queue,
     });
     return reply.code(201).send(created);
   });
@@ -78,8 +79,8 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
   );
 
   app.post<{ Params: { id: string } }>("/:id/stop", async (request, reply) => {
-    await app.services.scheduler.stopRun(request.params.id);
-    return reply.code(202).send({ id: request.params.id, status: "stopping" });
+    const status = await app.services.scheduler.stopRun(request.params.id);
+    return reply.code(202).send({ id: request.params.id, status });
   });
 
   await app.register(reportRoutes);

@@ -1,6 +1,7 @@
 import { VOLLEY_VERSION, VolleyError } from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { isLoopback } from "../../options.js";
 import { TOKEN_COOKIE, tokensEqual } from "../../plugins/auth.js";
 import { PUBLIC_ROUTE } from "../../plugins/route-access.js";
 
@@ -15,6 +16,9 @@ export async function sessionRoutes(app: FastifyInstance): Promise<void> {
       authRequired: config.apiTokenRequired,
       tokenRequiredForWorkers: config.token !== undefined,
       workerUrl: config.workerUrl,
+      // A loopback master only takes workers on its own machine: the page says so instead of
+      // offering a command other machines cannot use.
+      workersLocalOnly: isLoopback(config.workerListenHost ?? config.listenHost),
       workerCommand: `pnpm volley worker --master ${config.workerUrl}${config.token ? " --token <token>" : ""}`,
       maxLocalWorkers: app.services.localWorkers.max,
     };

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { WORKER_ROUTE } from "../../plugins/route-access.js";
-import { toTimeseries } from "../../runs/run-views.js";
+import { toListItem, toTimeseries } from "../../runs/run-views.js";
 import { handleWorkerSocket } from "../../ws/worker-socket.js";
 
 /** WS /ws/worker: worker nodes. With a token set, a wrong or missing one gets 401 before the upgrade. */
@@ -24,13 +24,16 @@ export async function liveSocketRoutes(app: FastifyInstance): Promise<void> {
   app.get("/ws/live", { websocket: true }, async (socket) => {
     const { registry, scheduler, live, db } = app.services;
     const runId = scheduler.activeRunId;
-    const [run, seconds] = runId
-      ? await Promise.all([scheduler.detail(runId), db.seconds.list(runId)])
-      : [null, []];
+    const [run, seconds, queued] = await Promise.all([
+      runId ? scheduler.detail(runId) : null,
+      runId ? db.seconds.list(runId) : [],
+      db.runs.list({ status: "queued", limit: 200 }),
+    ]);
     live.add(socket, {
       type: "state",
       workers: registry.list(),
       run,
+      queued: queued.reverse().map(toListItem),
       points: toTimeseries(seconds).overall,
       serverTime: Date.now(),
     });

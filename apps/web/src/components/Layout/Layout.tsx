@@ -1,6 +1,7 @@
 import { type ReactNode, useEffect, useState } from "react";
 import { NavLink } from "react-router-dom";
 import { useLive } from "../../live/live-context.js";
+import { isInProgress } from "../../live/use-live-feed.js";
 import { applyTheme, storedTheme, type Theme } from "../../theme.js";
 import { ConnectionBanner } from "../ConnectionBanner/ConnectionBanner.js";
 
@@ -9,7 +10,7 @@ export function Layout({ children }: { children: ReactNode }) {
   const live = useLive();
   const [theme, setTheme] = useState<Theme>(storedTheme);
   useEffect(() => applyTheme(theme), [theme]);
-  const activeRun = live.run && ["queued", "running", "stopping"].includes(live.run.status) ? live.run : null;
+  const activeRun = isInProgress(live.current) ? live.current : null;
   const ready = live.workers.filter((w) => w.state !== "lost").length;
   return (
     <div className="app">
@@ -29,6 +30,11 @@ export function Layout({ children }: { children: ReactNode }) {
           {activeRun && (
             <NavLink to={`/runs/${activeRun.id}`} className="badge state-running">
               ● {activeRun.name}
+            </NavLink>
+          )}
+          {live.queued.length > 0 && (
+            <NavLink to="/runs?status=queued" className="badge state-queued" data-testid="queued-count">
+              {live.queued.length} queued
             </NavLink>
           )}
           <span className="muted" data-testid="worker-count">

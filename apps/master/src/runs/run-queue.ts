@@ -1,0 +1,95 @@
+import { type Database, RunFileRepository } from "@volley/db";
+import { runExecutorLabel, runPlannedMs, type Scenario } from "@volley/protocol";
+import type { RunInputs } from "./run-data.js";
+import { newRunId } from "./run-id.js";
+import type { RunLease } from "./run-lease.js";
+
+/** A run waiting for its turn, with everything starting it needs. */
+export interface QueuedRun {
+  id: string;
+  /** The scenario as the user wrote it. */
+  input: unknown;
+  scenario: Scenario;
+  /** Feeder tables, attachments and env values: held here, as env values are never stored. */
+  inputs: RunInputs;
+  packedFiles: string | null;
+}
+
+/**
+ * The runs this master accepted while another was active, in the order they came. Each has a row
+ * (status `queued`, owned by this master, its files kept) so the history shows it and another
+ * master leaves it alone while this one renews its lease. Started in order by the scheduler;
+ * cancelled runs end `aborted` with reason `cancelled`.
+ */
+export class RunQueue {
+  private readonly runs: QueuedRun[] = [];
+
+  constructor(private readonly deps: { db: Database; lease: RunLease }) {}
+
+  get size(): number {
+    return this.runs.length;
+  }
+
+  ids(): string[] {
+    return this.runs.map((r) => r.id);
+  }
+
+  has(id: string): boolean {
+    return this.runs.some((r) => r.id === id);
+  }
+
+  /** Writes the run as queued, then puts it last in line. */
+  async add(run: Omit<QueuedRun, "id">): Promise<QueuedRun> {
+    const queued: QueuedRun = { id: newRunId(), ...run };
+    const files = await RunFileRepository.pack(run.inputs.files);
+    await this.deps.db.transaction(async (tx) => {
+      await tx.runs.create({
+        id: queued.id,
+        name: run.scenario.name,
+        status: "queued",
+        executor: runExecutorLabel(run.scenario),
+        scenario: JSON.stringify(run.input),
+        plannedDurationMs: runPlannedMs(run.scenario),
+        ...this.deps.lease.newRun(),
+      });
+      await tx.files.saveMany(queued.id, files);
+    });
+    this.runs.push(queued);
+    return queued;
+  }
+
+  /** The first in line, taken out of the queue (its row stays `queued` until it starts or fails). */
+  next(): QueuedRun | undefined {
+    return this.runs.shift();
+  }
+
+  /** Takes a queued run out of line and records it cancelled; false when it is not queued here. */
+  async cancel(id: string): Promise<boolean> {
+    const index = this.runs.findIndex((r) => r.id === id);
+    if (index < 0) return false;
+    this.runs.splice(index, 1);
+    await this.deps.db.runs.update(id, {
+      status: "aborted",
+      stopReason: "cancelled",
+      finishedAt: new Date(),
+    });
+    return true;
+  }
+
+  /** Keeps this master's claim on its queued runs; drops any another master took. */
+  async renew(now = Date.now()): Promise<void> {
+    for (const run of [...this.runs]) {
+      const held = await this.deps.lease.renew(run.id, now).catch(() => true);
+      if (!held) this.runs.splice(this.runs.indexOf(run), 1);
+    }
+  }
+
+  /** At shutdown: runs that never started are failed, saying why. */
+  async abandon(reason: string): Promise<void> {
+    for (const run of this.runs.splice(0)) {
+      await this.deps.db.runs
+        .update(run.id, { status: "failed", finishedAt: new Date(), error: reason })
+        .catch(() => undefined);
+    }
+  }
+}
