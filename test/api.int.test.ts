@@ -196,7 +196,11 @@ describe("HTTP API", () => {
   it("queues runs behind the active one, starts them in order and cancels one on request", async () => {
     target.reset();
     const holder = await sendJson("POST", `${master.url}/api/runs`, {
-      scenario: { ...quick("holder"), load: { executor: "constant-vus", vus: 1, duration: "3s" }, thinkTime: "20ms" },
+      scenario: {
+        ...quick("holder"),
+        load: { executor: "constant-vus", vus: 1, duration: "3s" },
+        thinkTime: "20ms",
+      },
     });
     expect(holder.status).toBe(201);
     const queue = (name: string) =>
