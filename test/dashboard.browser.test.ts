@@ -140,7 +140,7 @@ describe("dashboard", () => {
     });
     await waitForRunEnd(master.url, created.body.id as string);
     await page.goto(`${master.url}/runs`);
-    const rows = page.locator("tr[data-run]");
+    const rows = page.locator("tr[data-run]").filter({ hasText: /browser-(second|run)/ });
     await rows.nth(1).waitFor();
     await screenshot(page, "history");
     await rows.nth(0).locator('input[type="checkbox"]').check();
@@ -158,6 +158,23 @@ describe("dashboard", () => {
     expect(new URL(page.url()).searchParams.get("b")).toBe(first);
     await page.getByTestId("compare-table").first().waitFor();
     await expectText(page.getByTestId("compare-table").first(), "Throughput");
+    // Every part in one table, and the whole run's table above it: A, B and Change share their
+    // columns down the page.
+    await expectText(page.getByTestId("compare-parts"), "GET /hello");
+    const columnX = await page.evaluate(() =>
+      Array.from(document.querySelectorAll(".compare-table tbody tr:not(.part-row)")).map((row) =>
+        Math.round((row as HTMLTableRowElement).cells[2].getBoundingClientRect().x),
+      ),
+    );
+    expect(columnX.length).toBeGreaterThan(11);
+    expect(new Set(columnX).size).toBe(1);
+    // The charts keep their distance from the table above them.
+    const tableBottom = (await page.getByTestId("compare-table").boundingBox()) as {
+      y: number;
+      height: number;
+    };
+    const chartTop = (await page.locator(".chart-grid").boundingBox()) as { y: number };
+    expect(chartTop.y - (tableBottom.y + tableBottom.height)).toBeGreaterThanOrEqual(12);
     await screenshot(page, "compare");
   });
 

@@ -60,9 +60,9 @@ export function ComparePage() {
       </p>
       <section>
         <h2>Whole run</h2>
-        <DeltaTable deltas={result.data.total} />
+        <DeltaTable testId="compare-table" sections={[{ deltas: result.data.total }]} />
       </section>
-      <div className="chart-grid">
+      <div className="chart-grid spaced">
         <Chart
           title="Throughput"
           unit="requests/s"
@@ -82,24 +82,31 @@ export function ComparePage() {
           ]}
         />
       </div>
-      {[
-        ...(result.data.scenarios ?? []).map((s) => ({ ...s, title: `Scenario ${s.name}` })),
-        ...result.data.requests.map((r) => ({ ...r, title: r.name })),
-        ...(result.data.groups ?? []).map((g) => ({ ...g, title: `Group ${g.name}` })),
-      ].map((section) => (
-        <section key={section.title}>
-          <h2>{section.title}</h2>
-          <DeltaTable deltas={section.metrics} />
-        </section>
-      ))}
+      {/* Every part in one table, so A, B and Change line up down the page. */}
+      <section>
+        <h2>By part</h2>
+        <DeltaTable
+          testId="compare-parts"
+          sections={[
+            ...(result.data.scenarios ?? []).map((s) => ({ title: `Scenario ${s.name}`, deltas: s.metrics })),
+            ...result.data.requests.map((r) => ({ title: r.name, deltas: r.metrics })),
+            ...(result.data.groups ?? []).map((g) => ({ title: `Group ${g.name}`, deltas: g.metrics })),
+          ]}
+        />
+      </section>
     </div>
   );
 }
 
-function DeltaTable({ deltas }: { deltas: Record<string, MetricDelta> }) {
+interface DeltaSection {
+  title?: string;
+  deltas: Record<string, MetricDelta>;
+}
+
+function DeltaTable({ sections, testId }: { sections: DeltaSection[]; testId: string }) {
   return (
     <div className="table-scroll">
-      <table className="data-table compact" data-testid="compare-table">
+      <table className="data-table compact compare-table" data-testid={testId}>
         <thead>
           <tr>
             <th>Metric</th>
@@ -108,28 +115,36 @@ function DeltaTable({ deltas }: { deltas: Record<string, MetricDelta> }) {
             <th>Change</th>
           </tr>
         </thead>
-        <tbody>
-          {METRICS.map(({ key, label, format }) => {
-            const d = deltas[key];
-            if (!d) return null;
-            const tone = d.better === null ? "" : d.better ? "good" : "bad";
-            return (
-              <tr key={key}>
-                <td>{label}</td>
-                <td>{format(d.a)}</td>
-                <td>{format(d.b)}</td>
-                <td className={tone}>
-                  {d.ratio === null
-                    ? d.delta === null || d.delta === 0
-                      ? "–"
-                      : format(d.delta)
-                    : `${d.ratio > 0 ? "+" : ""}${(d.ratio * 100).toFixed(1)} %`}
-                </td>
+        {sections.map((section) => (
+          <tbody key={section.title ?? ""}>
+            {section.title && (
+              <tr className="part-row">
+                <th colSpan={4} scope="rowgroup">
+                  {section.title}
+                </th>
               </tr>
-            );
-          })}
-        </tbody>
+            )}
+            {METRICS.map(({ key, label, format }) => {
+              const d = section.deltas[key];
+              if (!d) return null;
+              const tone = d.better === null ? "" : d.better ? "good" : "bad";
+              return (
+                <tr key={key}>
+                  <td>{label}</td>
+                  <td>{format(d.a)}</td>
+                  <td>{format(d.b)}</td>
+                  <td className={tone}>{change(d, format)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        ))}
       </table>
     </div>
   );
+}
+
+function change(d: MetricDelta, format: (v: number | null) => string): string {
+  if (d.ratio !== null) return `${d.ratio > 0 ? "+" : ""}${(d.ratio * 100).toFixed(1)} %`;
+  return d.delta === null || d.delta === 0 ? "–" : format(d.delta);
 }
