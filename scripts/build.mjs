@@ -3,7 +3,7 @@
 // Prisma clients (when prisma/schema.prisma changed), TypeScript (tsc -b is incremental),
 // the dashboard (when its sources or the protocol changed).
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -42,3 +42,6 @@ if (!existsSync(webDist) || webSources > newest(webDist) || process.argv.include
 } else {
   console.log("build: dashboard is up to date");
 }
+
+// The `volley` command runs dist/bin.js directly once linked onto PATH (`pnpm link-cli`).
+chmodSync(join(root, "apps/cli/dist/bin.js"), 0o755);

@@ -1,8 +1,9 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawn, spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isolatedSetup, ROOT, spawnCli } from "./support/processes.js";
+import { isolatedSetup, ROOT, spawnCli, waitFor } from "./support/processes.js";
 import { startTargetServer, type TargetServer } from "./support/target-server.js";
 
 let target: TargetServer;
@@ -69,6 +70,46 @@ describe("volley command", () => {
       expect(result.code, host).toBe(2);
       expect(result.output, host).toMatch(/is not an address to listen on|is not a known address/);
       expect(result.output, host).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  it("is a real command once linked onto PATH: no pnpm banner, and Ctrl-C of `volley start` exits 0", async () => {
+    const bin = mkdtempSync(join(tmpdir(), "volley-bin-"));
+    const linked = spawnSync(process.execPath, [join(ROOT, "scripts/link-cli.mjs"), bin], { encoding: "utf8" });
+    expect(linked.status, linked.stderr).toBe(0);
+    expect(linked.stdout).toContain(`linked as ${join(bin, "volley")}`);
+    const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, VOLLEY_LOG_LEVEL: "warn" };
+    const help = spawnSync("volley", ["--help"], { cwd: dir, env, encoding: "utf8" });
+    expect(help.status).toBe(0);
+    expect(help.stdout.startsWith("Usage: volley <command>")).toBe(true);
+    // Linking again is harmless.
+    expect(spawnSync(process.execPath, [join(ROOT, "scripts/link-cli.mjs"), bin]).status).toBe(0);
+
+    const setup = isolatedSetup();
+    const start = spawn("volley", ["start", "--port", "0"], {
+      cwd: mkdtempSync(join(tmpdir(), "volley-start-")),
+      env: { ...env, DATABASE_URL: setup.databaseUrl, VOLLEY_QUEUE_PREFIX: setup.queuePrefix },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    start.stdout.on("data", (d: Buffer) => {
+      output += d.toString();
+    });
+    start.stderr.on("data", (d: Buffer) => {
+      output += d.toString();
+    });
+    const exited = new Promise<number | string>((done) =>
+      start.on("exit", (code, signal) => done(code ?? signal ?? -1)),
+    );
+    try {
+      await waitFor(() => output.includes("Volley is running"), { what: "volley start", timeoutMs: 30_000 });
+      // A terminal's Ctrl-C reaches the whole group: the same signal twice must not cut the stop short.
+      start.kill("SIGINT");
+      start.kill("SIGINT");
+      expect(await exited).toBe(0);
+      expect(output).toContain("Stopping...");
+    } finally {
+      start.kill("SIGKILL");
     }
   });
 

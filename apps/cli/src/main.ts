@@ -1,16 +1,13 @@
-import { MasterConfigError } from "@volley/master";
-import { WorkerConfigError } from "@volley/worker";
 import { EXIT, UsageError } from "./cli-error.js";
-import { MASTER_HELP, masterCommand } from "./commands/master.js";
-import { RUN_HELP, runCommand } from "./commands/run.js";
-import { START_HELP, startCommand } from "./commands/start.js";
-import { WORKER_HELP, workerCommand } from "./commands/worker.js";
 
-const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help: string }> = {
-  master: { run: masterCommand, help: MASTER_HELP },
-  worker: { run: workerCommand, help: WORKER_HELP },
-  run: { run: runCommand, help: RUN_HELP },
-  start: { run: startCommand, help: START_HELP },
+type Command = (argv: string[]) => Promise<number>;
+
+// Each command loads the master or worker only when it runs: `volley --help` stays instant.
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  master: async () => (await import("./commands/master.js")).masterCommand,
+  worker: async () => (await import("./commands/worker.js")).workerCommand,
+  run: async () => (await import("./commands/run.js")).runCommand,
+  start: async () => (await import("./commands/start.js")).startCommand,
 };
 
 export const HELP = `Usage: volley <command> [options]
@@ -36,9 +33,13 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   try {
-    return await command.run(rest);
+    return await (await command())(rest);
   } catch (error) {
     // Bad input or an environment the command cannot work in: the message says what to do.
+    const [{ MasterConfigError }, { WorkerConfigError }] = await Promise.all([
+      import("@volley/master"),
+      import("@volley/worker"),
+    ]);
     if (
       error instanceof UsageError ||
       error instanceof MasterConfigError ||
