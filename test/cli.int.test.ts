@@ -1,9 +1,11 @@
+import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawn, spawnSync } from "node:child_process";
+import type { RunDetail } from "@volley/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isolatedSetup, ROOT, spawnCli, waitFor } from "./support/processes.js";
+import { startTestMaster, startTestWorker } from "./support/in-process.js";
+import { getJson, isolatedSetup, ROOT, sendJson, spawnCli, waitFor } from "./support/processes.js";
 import { startTargetServer, type TargetServer } from "./support/target-server.js";
 
 let target: TargetServer;
@@ -75,7 +77,9 @@ describe("volley command", () => {
 
   it("is a real command once linked onto PATH: no pnpm banner, and Ctrl-C of `volley start` exits 0", async () => {
     const bin = mkdtempSync(join(tmpdir(), "volley-bin-"));
-    const linked = spawnSync(process.execPath, [join(ROOT, "scripts/link-cli.mjs"), bin], { encoding: "utf8" });
+    const linked = spawnSync(process.execPath, [join(ROOT, "scripts/link-cli.mjs"), bin], {
+      encoding: "utf8",
+    });
     expect(linked.status, linked.stderr).toBe(0);
     expect(linked.stdout).toContain(`linked as ${join(bin, "volley")}`);
     const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, VOLLEY_LOG_LEVEL: "warn" };
@@ -110,6 +114,45 @@ describe("volley command", () => {
       expect(output).toContain("Stopping...");
     } finally {
       start.kill("SIGKILL");
+    }
+  });
+
+  it("run --master: refused while the master is busy, then --queue waits its turn and passes", async () => {
+    const master = await startTestMaster({ startDelayMs: 300 });
+    const worker = await startTestWorker(master, { name: "cli-queue-worker" });
+    try {
+      const holder = await sendJson("POST", `${master.url}/api/runs`, {
+        scenario: {
+          name: "cli-holder",
+          target: target.url,
+          load: { executor: "constant-vus", vus: 1, duration: "3s" },
+          thinkTime: "20ms",
+          requests: [{ path: "/hello" }],
+        },
+      });
+      const file = writeScenario("queued.json", {
+        name: "cli-queued",
+        target: target.url,
+        load: { executor: "per-vu-iterations", vus: 2, iterations: 5 },
+        requests: [{ path: "/hello" }],
+      });
+      const refused = await volley(["run", file, "--master", master.url]);
+      expect(refused.code).toBe(2);
+      expect(refused.output).toContain('run "cli-holder"');
+      expect(refused.output).toContain("queue this run behind it");
+      const queued = await volley(["run", file, "--master", master.url, "--queue"]);
+      expect(queued.code, queued.output).toBe(0);
+      expect(queued.output).toMatch(/Run \S+ queued on .*: it starts when the runs before it end/);
+      expect(queued.output).toContain("cli-queued: finished, 10 requests");
+      const held = await getJson<RunDetail>(`${master.url}/api/runs/${holder.body.id}`);
+      const runId = /Run (\S+) queued/.exec(queued.output)?.[1];
+      const run = await getJson<RunDetail>(`${master.url}/api/runs/${runId}`);
+      expect(Date.parse(run.startedAt as string)).toBeGreaterThanOrEqual(
+        Date.parse(held.finishedAt as string),
+      );
+    } finally {
+      await worker.shutdown(2000);
+      await master.close();
     }
   });
 

@@ -19,6 +19,7 @@ import { startWorker } from "@volley/worker";
 import { ApiClient } from "../api-client.js";
 import { intFlag, parseFlags } from "../args.js";
 import { EXIT, UsageError } from "../cli-error.js";
+import { LiveView } from "../live-view.js";
 import { ensureRedis } from "../redis-launcher.js";
 import { formatSummaryTable, formatThresholds } from "../summary-table.js";
 
@@ -226,33 +227,20 @@ async function follow(api: ApiClient, runId: string): Promise<RunDetail> {
     }
   };
   process.on("SIGINT", onSignal);
-  const tty = process.stdout.isTTY;
-  let lastPrinted = 0;
+  const view = new LiveView(process.stdout);
   try {
     for (;;) {
       const run = await api.run(runId);
       if (TERMINAL.has(run.status)) {
-        if (tty) process.stdout.write("\n");
+        view.finish();
         return run;
       }
-      const line = progressLine(run);
-      if (tty) process.stdout.write(`\r${line.padEnd(100)}`);
-      else if (Date.now() - lastPrinted >= 5000) {
-        console.log(line);
-        lastPrinted = Date.now();
-      }
+      view.update(run);
       await new Promise((r) => setTimeout(r, 1000));
     }
   } finally {
     process.off("SIGINT", onSignal);
   }
-}
-
-function progressLine(run: RunDetail): string {
-  const t = run.summary.total;
-  const elapsed = run.startedAt ? Math.max(0, (Date.now() - Date.parse(run.startedAt)) / 1000) : 0;
-  const errors = t.requests ? ((t.failures / t.requests) * 100).toFixed(2) : "0.00";
-  return `[${elapsed.toFixed(0).padStart(4)}s/${run.plannedDurationS.toFixed(0)}s] ${run.status.padEnd(8)} ${t.requests} requests  ${t.rps.toFixed(1)} req/s  errors ${errors}%  p95 ${formatMs(t.latencyMs.p95)}`;
 }
 
 function printReport(run: RunDetail): void {

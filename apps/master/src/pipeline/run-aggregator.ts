@@ -111,6 +111,9 @@ export class RunAggregator {
     );
   }
 
+  /** The last second merged, for "now" figures while the run is live. */
+  lastPoint: TimeseriesPoint | null = null;
+
   workerList(): AggregatorWorker[] {
     return [...this.workers.values()];
   }
@@ -295,6 +298,7 @@ export class RunAggregator {
     const stats = entry?.stats ?? new StatsAggregate();
     const vus = entry?.vus ?? 0;
     const point = toPoint(second, stats.total(), vus);
+    this.lastPoint = point;
     const requests: Record<string, TimeseriesPoint> = {};
     this.pendingSeconds.push(toRow(this.runId, "", point));
     for (const aggregate of stats.list()) {

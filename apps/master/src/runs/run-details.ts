@@ -40,5 +40,6 @@ export async function runDetail(
         ...active.saturation.warnings(),
       ]
     : (JSON.parse(run.warnings) as SaturationWarning[]);
-  return toDetail(run, resolved, workers, warnings);
+  const detail = toDetail(run, resolved, workers, warnings);
+  return active ? { ...detail, now: active.aggregator.lastPoint } : detail;
 }

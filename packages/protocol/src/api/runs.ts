@@ -134,6 +134,8 @@ export interface RunDetail {
   stopReason: string | null;
   warnings: SaturationWarning[];
   plannedDurationS: number;
+  /** While the run is active: its last merged second (rps, VUs, percentiles of that second). */
+  now?: TimeseriesPoint | null;
 }
 
 export interface RunPage {
