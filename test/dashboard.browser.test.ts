@@ -255,6 +255,18 @@ describe("dashboard", () => {
 async function queueWhileBusy(): Promise<void> {
   const other = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   try {
+    // The overview, opened mid-run, follows the same live feed as the run page: the same VUs,
+    // and its charts reach the same second.
+    await other.goto(master.url);
+    await other.getByText("Active run:").waitFor();
+    await expectText(other.getByTestId("stat-vus").locator(".stat-value"), "4");
+    const lastSecond = (p: Page) => p.locator("figure.chart").first().getAttribute("data-last-t");
+    await waitFor(
+      async () =>
+        Number(await lastSecond(other)) >= Number(await lastSecond(page)) - 1 &&
+        Number(await lastSecond(other)) >= 2,
+      { what: "the overview's chart to reach the run page's second", timeoutMs: 10_000 },
+    );
     await other.goto(`${master.url}/new`);
     await expectText(other.getByTestId("run-in-progress"), "A run is in progress: browser-run");
     expect(await other.getByTestId("run-in-progress").locator("a").first().getAttribute("href")).toMatch(

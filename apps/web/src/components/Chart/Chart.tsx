@@ -86,7 +86,8 @@ export function Chart({ title, unit, x, series, height = 220 }: ChartProps) {
   }, [x, series]);
 
   return (
-    <figure className="chart" aria-label={title}>
+    // data-last-t: the last second drawn, for tests to read what a canvas shows.
+    <figure className="chart" aria-label={title} data-last-t={x.at(-1) ?? ""}>
       <figcaption>
         {title} <small>({unit})</small>
       </figcaption>
