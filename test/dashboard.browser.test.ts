@@ -218,6 +218,19 @@ describe("dashboard", () => {
         await phone.waitForTimeout(300);
         const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         expect(overflow, path).toBeLessThanOrEqual(1);
+        // Big numbers stay whole inside their cards ("1,769 req/s" on one line, not cut).
+        const cards = await phone.evaluate(() =>
+          Array.from(document.querySelectorAll(".stat-value")).map((el) => {
+            const style = getComputedStyle(el);
+            return {
+              fits: el.scrollWidth <= el.clientWidth + 1,
+              oneLine:
+                el.getBoundingClientRect().height <= Number.parseFloat(style.lineHeight || "0") * 1.5 ||
+                el.getBoundingClientRect().height < 40,
+            };
+          }),
+        );
+        for (const card of cards) expect(card, path).toEqual({ fits: true, oneLine: true });
         if (path === "/workers") {
           // The join command and its Copy button are whole on screen, not cut off.
           for (const box of [
