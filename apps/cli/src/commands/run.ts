@@ -4,7 +4,6 @@ import { startMaster } from "@volley/master";
 import {
   feederPath,
   formatFromFileName,
-  formatMs,
   formatPath,
   MAX_DATA_BYTES,
   multipartFiles,
