@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -43,6 +44,33 @@ describe("examples/ run for real", () => {
     expect(code, cli.output.join("")).toBe(0);
     return JSON.parse(readFileSync(out, "utf8")) as RunDetail;
   }
+
+  it("scripted-login.yaml: logs in, pages through orders, signs each order with an HMAC of its body", async () => {
+    copyFileSync(join(ROOT, "examples/scripted-login.ts"), join(dir, "scripted-login.ts"));
+    const key = "example-signing-key";
+    const report = await runExample(
+      "scripted-login.yaml",
+      { load: { executor: "per-vu-iterations", vus: 4, iterations: 3 } },
+      { SIGNING_KEY: key },
+    );
+    const iterations = 12;
+    const posts = target.log.filter((e) => e.method === "POST" && e.url === "/orders");
+    expect(target.log.filter((e) => e.url === "/login")).toHaveLength(iterations);
+    expect(target.log.filter((e) => e.method === "GET" && e.url.startsWith("/orders?page="))).toHaveLength(
+      5 * iterations,
+    );
+    expect(posts).toHaveLength(iterations);
+    for (const post of posts) {
+      expect(post.headers["x-signature"]).toBe(createHmac("sha256", key).update(post.body).digest("hex"));
+    }
+    expect(report.summary.total.requests).toBe(7 * iterations);
+    expect(report.summary.checks).toEqual([
+      { name: "logged in", passes: iterations, fails: 0 },
+      { name: "order accepted", passes: iterations, fails: 0 },
+    ]);
+    expect(report.summary.groups?.map((g) => [g.name, g.requests])).toEqual([["checkout", iterations]]);
+    expect(report.passed).toBe(true);
+  });
 
   it("service-registry.yaml: every instance registered, queried and deregistered exactly once", async () => {
     copyFileSync(join(ROOT, "examples/instances.csv"), join(dir, "instances.csv"));

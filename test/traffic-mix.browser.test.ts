@@ -177,7 +177,10 @@ describe("a traffic mix in the dashboard", () => {
       await page.goto(`${master.url}/compare?a=${runId}&b=${runId}`);
       await page.getByText("Group pay").waitFor();
       const headings = await page.locator("section h2").allTextContents();
-      expect(headings).toEqual(["Whole run", "look", "cart", "poll", "Group pay"]);
+      expect(headings).toEqual(["Whole run", "By part"]);
+      // One table, a row group per part: the group is a part of its own, after the requests.
+      const parts = await page.locator("[data-testid=compare-parts] .part-row").allTextContents();
+      expect(parts).toEqual(["look", "cart", "poll", "Group pay"]);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow).toBeLessThanOrEqual(0);
       await screenshot(page, `traffic-mix-compare-${name}`);

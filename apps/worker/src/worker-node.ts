@@ -175,7 +175,7 @@ export class WorkerNode {
   }
 
   private async startRun(message: StartRun): Promise<void> {
-    let files: RunFiles = { data: message.data, attachments: message.attachments };
+    let files: RunFiles = { data: message.data, attachments: message.attachments, scripts: {} };
     if (message.packedFiles !== undefined) {
       try {
         files = await unpackRunFiles(message.packedFiles);
@@ -214,6 +214,7 @@ export class WorkerNode {
         data: files.data,
         attachments: files.attachments,
         env: message.env,
+        scripts: files.scripts,
         threads: this.options.threads,
         startAtLocal: this.clock.toLocal(message.startAt),
         publisher: this.publisher,

@@ -1,8 +1,11 @@
 import {
+  CHECK_METHOD,
   GROUP_METHOD,
+  isRequestMethod,
   type RequestStats,
   type RequestSummary,
   type RunSummary,
+  SCRIPT_METHOD,
   type TotalsSummary,
 } from "@volley/protocol";
 import { RequestAggregate } from "./request-aggregate.js";
@@ -36,6 +39,11 @@ export class StatsAggregate {
     return this.byName.get(name);
   }
 
+  /** Names merged so far. */
+  get size(): number {
+    return this.byName.size;
+  }
+
   list(): RequestAggregate[] {
     return [...this.byName.values()];
   }
@@ -44,7 +52,7 @@ export class StatsAggregate {
   total(): RequestAggregate {
     const total = new RequestAggregate("total", "");
     for (const aggregate of this.byName.values()) {
-      if (aggregate.method !== GROUP_METHOD) total.addAggregate(aggregate);
+      if (isRequestMethod(aggregate.method)) total.addAggregate(aggregate);
     }
     return total;
   }
@@ -54,7 +62,7 @@ export class StatsAggregate {
     const merged = new RequestAggregate("subset", "");
     for (const name of names) {
       const aggregate = this.byName.get(name);
-      if (aggregate && aggregate.method !== GROUP_METHOD) merged.addAggregate(aggregate);
+      if (aggregate && isRequestMethod(aggregate.method)) merged.addAggregate(aggregate);
     }
     return totals(merged, durationS, 0);
   }
@@ -73,16 +81,22 @@ export class StatsAggregate {
     const all: RequestSummary[] = this.list()
       .sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name))
       .map((a) => ({ name: a.name, method: a.method, ...totals(a, durationS, 0) }));
-    const requests = all.filter((r) => r.method !== GROUP_METHOD);
+    const requests = all.filter((r) => isRequestMethod(r.method));
     const groups = all.filter((r) => r.method === GROUP_METHOD);
+    // A scripted VU's checks: one evaluation per record, a failure per false.
+    const checks = all
+      .filter((r) => r.method === CHECK_METHOD)
+      .map((r) => ({ name: r.name, passes: r.requests - r.failures, fails: r.failures }));
+    // Errors of requests, and the errors that ended a script's iterations (kind `script`).
     const errors = this.list()
-      .filter((a) => a.method !== GROUP_METHOD)
+      .filter((a) => isRequestMethod(a.method) || a.method === SCRIPT_METHOD)
       .flatMap((a) => a.errors.list().map((e) => ({ ...e, request: a.name })));
     errors.sort((a, b) => b.count - a.count);
     return {
       total: totals(total, durationS, this.dropped),
       requests,
       ...(groups.length ? { groups } : {}),
+      ...(checks.length ? { checks } : {}),
       statusCodes: { ...total.statusCodes },
       errors,
       durationS,

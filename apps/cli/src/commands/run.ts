@@ -20,6 +20,7 @@ import { intFlag, parseFlags } from "../args.js";
 import { EXIT, UsageError } from "../cli-error.js";
 import { LiveView } from "../live-view.js";
 import { ensureRedis } from "../redis-launcher.js";
+import { scriptSources } from "../script-sources.js";
 import { formatSummaryTable, formatThresholds } from "../summary-table.js";
 
 export const RUN_HELP = `Usage: volley run SCENARIO.(json|yaml) [options]
@@ -61,6 +62,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   const threads = intFlag("threads", values.threads, 1, 1024);
   const { input: scenario, scenario: parsed } = readScenario(file);
   const inputs = runInputs(parsed, file);
+  const scripts = await scriptSources(parsed, file);
   const token = values.token ?? (process.env.VOLLEY_TOKEN || undefined);
 
   const local = values.master ? null : await startLocal(threads);
@@ -72,7 +74,12 @@ export async function runCommand(argv: string[]): Promise<number> {
       status: string;
       error?: string;
       details?: Array<{ path: string; message: string }>;
-    }>("POST", "/api/runs", { scenario, ...inputs, ...(values.queue ? { queue: true } : {}) });
+    }>("POST", "/api/runs", {
+      scenario,
+      ...inputs,
+      ...(Object.keys(scripts).length ? { scripts } : {}),
+      ...(values.queue ? { queue: true } : {}),
+    });
     if (created.status !== 201) {
       const details = created.body.details?.map((d) => `  ${d.path}: ${d.message}`).join("\n");
       throw new UsageError(

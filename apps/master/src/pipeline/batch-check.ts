@@ -6,6 +6,11 @@ import type { AggregatorWorker } from "./merge-state.js";
 export interface BatchLimits {
   /** Request names of the scenario. */
   names: ReadonlySet<string>;
+  /**
+   * A scripted run names its requests as it goes: names beyond `names` are taken while fewer than
+   * `max` are known (`known` says whether one is), so a worker cannot grow the run without bound.
+   */
+  scriptNames?: { max: number; known(name: string): boolean; count(): number };
   /** Last second a batch may describe: the planned length, graceful stop and overrun, plus slack. */
   maxSecond: number;
 }
@@ -16,6 +21,11 @@ export const SEQ_WINDOW = 1024;
 export const MAX_REQUESTS_PER_BATCH = 100_000_000;
 const MAX_BYTES_PER_BATCH = 2 ** 48;
 const MAX_VUS_PER_BATCH = 10_000_000;
+
+function scriptName(limits: BatchLimits, name: string): boolean {
+  const names = limits.scriptNames;
+  return names !== undefined && (names.known(name) || names.count() < names.max);
+}
 
 /**
  * Why `batch` cannot be merged, or null. Everything is checked before anything is applied, so
@@ -45,7 +55,11 @@ export function batchProblem(
   const seen = new Set<string>();
   for (const stats of batch.requests) {
     const where = `request "${stats.name.slice(0, 80)}"`;
-    if (!limits.names.has(stats.name)) return `${where} is not in the scenario`;
+    if (!limits.names.has(stats.name) && !scriptName(limits, stats.name)) {
+      return limits.scriptNames
+        ? `${where} is one name too many (a scripted run has at most ${limits.scriptNames.max})`
+        : `${where} is not in the scenario`;
+    }
     if (seen.has(stats.name)) return `${where} appears twice`;
     seen.add(stats.name);
     if (stats.requests > MAX_REQUESTS_PER_BATCH) return `${where}: ${stats.requests} requests in a second`;

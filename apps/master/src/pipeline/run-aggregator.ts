@@ -1,6 +1,6 @@
 import type { RunAggregateRow, RunSecondRow, RunUpdate, RunWorkerUpdate } from "@volley/db";
 import {
-  GROUP_METHOD,
+  isRequestMethod,
   type LiveSecond,
   maxOf,
   type RunSummary,
@@ -43,6 +43,9 @@ export interface Checkpoint {
   /** The run's figures and, in `mergeState`, the workers' progress and the open seconds. */
   run: RunUpdate;
 }
+
+/** Most distinct names (requests, groups, checks, scripts) a scripted run may record. */
+export const MAX_SCRIPTED_RUN_NAMES = 5000;
 
 export interface RunAggregatorInit {
   runId: string;
@@ -91,9 +94,20 @@ export class RunAggregator {
     this.runId = init.runId;
     this.startAt = init.startAt;
     this.order = init.requestOrder;
-    this.limits = { names: new Set(init.requestOrder), maxSecond: init.maxSecond };
     this.closedThrough = init.closedThrough ?? -1;
     this.cumulative = init.cumulative ?? new StatsAggregate();
+    const scripted = init.scenario?.parts.some((part) => part.script !== null) ?? false;
+    this.limits = {
+      names: new Set(init.requestOrder),
+      maxSecond: init.maxSecond,
+      ...(scripted && {
+        scriptNames: {
+          max: MAX_SCRIPTED_RUN_NAMES,
+          known: (name: string) => this.cumulative.get(name) !== undefined,
+          count: () => this.cumulative.size,
+        },
+      }),
+    };
     this.lateMs = init.lateMs ?? DEFAULT_LATE_MS;
     this.scenario = init.scenario ?? null;
     this.scenarioSeries = new ScenarioSeries(init.scenario ? scenarioRequestNames(init.scenario) : []);
@@ -141,8 +155,8 @@ export class RunAggregator {
     if (!worker || worker.received.has(batch.seq)) return;
     worker.received.add(batch.seq);
     worker.lostBatches += batch.lostBatches;
-    // Group runs are not requests.
-    for (const stats of batch.requests) if (stats.method !== GROUP_METHOD) worker.requests += stats.requests;
+    // Group runs, checks and script errors are not requests.
+    for (const stats of batch.requests) if (isRequestMethod(stats.method)) worker.requests += stats.requests;
     if (batch.final) {
       worker.finalSeq = batch.seq;
       worker.finalElapsedMs = batch.elapsedMs;
@@ -332,7 +346,7 @@ export class RunAggregator {
     let failures = 0;
     for (const stats of batch.requests) {
       this.addLateCounts(stats.name, batch.second, stats.requests, stats.failures);
-      if (stats.method === GROUP_METHOD) continue; // group runs are not requests
+      if (!isRequestMethod(stats.method)) continue; // group runs, checks, script errors
       requests += stats.requests;
       failures += stats.failures;
     }

@@ -41,11 +41,12 @@ function withFlows(summary: RunSummary, scenario: Scenario): RunSummary {
 /** Each request with `expect` as a check: passes are its answers that met every expectation. */
 function withChecks(summary: RunSummary, scenario: Scenario): RunSummary {
   const names = checkNames(scenario);
+  // A script's checks (vu.check) are summarised with the statistics already.
   if (names.length === 0) return summary;
   const byName = new Map(summary.requests.map((r) => [r.name, r]));
   const checks = names.map((name) => {
     const request = byName.get(name);
     return { name, passes: request ? request.requests - request.failures : 0, fails: request?.failures ?? 0 };
   });
-  return { ...summary, checks };
+  return { ...summary, checks: [...checks, ...(summary.checks ?? [])] };
 }

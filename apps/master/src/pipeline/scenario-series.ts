@@ -1,4 +1,4 @@
-import { GROUP_METHOD, type StatsBatch, type TimeseriesPoint } from "@volley/protocol";
+import { isRequestMethod, type StatsBatch, type TimeseriesPoint } from "@volley/protocol";
 import { RequestAggregate, type StatsAggregate } from "@volley/stats";
 import { toPoint } from "./second-rows.js";
 
@@ -21,7 +21,7 @@ export class ScenarioSeries {
     const merged = new Map<string, RequestAggregate>();
     for (const aggregate of stats.list()) {
       const scenario = this.scenarioOf.get(aggregate.name);
-      if (scenario === undefined || aggregate.method === GROUP_METHOD) continue;
+      if (scenario === undefined || !isRequestMethod(aggregate.method)) continue;
       let into = merged.get(scenario);
       if (!into) {
         into = new RequestAggregate(scenario, "");
@@ -39,7 +39,7 @@ export class ScenarioSeries {
     const counts = new Map<string, { requests: number; failures: number }>();
     for (const stats of batch.requests) {
       const scenario = this.scenarioOf.get(stats.name);
-      if (scenario === undefined || stats.method === GROUP_METHOD) continue;
+      if (scenario === undefined || !isRequestMethod(stats.method)) continue;
       const entry = counts.get(scenario) ?? { requests: 0, failures: 0 };
       entry.requests += stats.requests;
       entry.failures += stats.failures;

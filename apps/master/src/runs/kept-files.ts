@@ -6,6 +6,8 @@ export interface SentFiles {
   files: Record<string, string>;
   /** Multipart files, base64, by name. */
   attachments: Record<string, string>;
+  /** Script sources, by path relative to the scenario file. */
+  scripts?: Record<string, string>;
 }
 
 /**
@@ -19,12 +21,15 @@ export async function withKeptFiles(db: Database, sent: SentFiles, fromRunId?: s
   }
   const files = { ...sent.files };
   const attachments = { ...sent.attachments };
+  const scripts = { ...sent.scripts };
   for (const kept of await db.files.contents(fromRunId)) {
     if (kept.kind === "feeder" && !Object.hasOwn(files, kept.name)) {
       files[kept.name] = kept.content.toString("utf8");
     } else if (kept.kind === "attachment" && !Object.hasOwn(attachments, kept.name)) {
       attachments[kept.name] = kept.content.toString("base64");
+    } else if (kept.kind === "script" && !Object.hasOwn(scripts, kept.name)) {
+      scripts[kept.name] = kept.content.toString("utf8");
     }
   }
-  return { files, attachments };
+  return { files, attachments, scripts };
 }

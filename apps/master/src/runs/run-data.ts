@@ -123,8 +123,10 @@ export function resolveRunInputs(
   return {
     data,
     attachments: sent,
-    // Only what the templates read travels to the workers.
-    env: Object.fromEntries(Object.entries(values).filter(([name]) => usedEnv.has(name))),
+    // Only what the templates read travels to the workers; a script may read any listed name.
+    env: scenario.parts.some((part) => part.script !== null)
+      ? values
+      : Object.fromEntries(Object.entries(values).filter(([name]) => usedEnv.has(name))),
     files: kept,
   };
 }

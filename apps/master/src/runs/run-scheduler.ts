@@ -21,6 +21,7 @@ import { finalizeRun } from "./run-finalizer.js";
 import { recordNewRun, sendSlices } from "./run-launch.js";
 import type { RunLease } from "./run-lease.js";
 import { type QueuedRun, RunQueue } from "./run-queue.js";
+import { bundleRunScripts } from "./run-scripts.js";
 import { toListItem } from "./run-views.js";
 import { brokenAbortThreshold } from "./threshold-abort.js";
 
@@ -98,6 +99,8 @@ export class RunScheduler {
       attachments?: Record<string, string>;
       /** A run whose kept files complete those sent ("Run again"). */
       filesFrom?: string;
+      /** Sources of the scenario's scripts, by path relative to the scenario file. */
+      scripts?: Record<string, string>;
       queue?: boolean;
     } = {},
   ): Promise<{ id: string; status: string }> {
@@ -107,8 +110,14 @@ export class RunScheduler {
       { files: extras.files ?? {}, attachments: extras.attachments ?? {} },
       extras.filesFrom,
     );
-    const inputs = resolveRunInputs(scenario, sent.files, extras.env ?? {}, sent.attachments);
-    const packedFiles = await packRunFiles({ data: inputs.data, attachments: inputs.attachments });
+    const resolved = resolveRunInputs(scenario, sent.files, extras.env ?? {}, sent.attachments);
+    const scripts = await bundleRunScripts(scenario, { ...sent.scripts, ...extras.scripts });
+    const inputs = { ...resolved, files: [...resolved.files, ...scripts.kept] };
+    const packedFiles = await packRunFiles({
+      data: inputs.data,
+      attachments: inputs.attachments,
+      scripts: scripts.bundles,
+    });
     if (this.active || this.creating || this.queue.size > 0) {
       if (extras.queue) {
         const queued = await this.queue.add({ input, scenario, inputs, packedFiles });

@@ -5,12 +5,14 @@ import { unpackRunFiles } from "./packed-files.js";
 const pack = (value: unknown) => gzipSync(Buffer.from(JSON.stringify(value))).toString("base64");
 
 describe("run files packed in start-run", () => {
-  it("unpacks feeder tables and attachments", async () => {
+  it("unpacks feeder tables, attachments and script bundles", async () => {
     const files = {
       data: { users: { columns: ["email"], rows: [["a@x"], ["b@x"]] } },
       attachments: { "a.txt": "aGk=" },
     };
-    expect(await unpackRunFiles(pack(files))).toEqual(files);
+    expect(await unpackRunFiles(pack(files))).toEqual({ ...files, scripts: {} });
+    const scripts = { "./flow.ts": "export default async () => {}" };
+    expect((await unpackRunFiles(pack({ ...files, scripts }))).scripts).toEqual(scripts);
   });
 
   it("refuses what is not gzip, and what does not match the schema, naming the field", async () => {

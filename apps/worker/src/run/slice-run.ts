@@ -12,6 +12,8 @@ export interface SliceRunOptions {
   data: Record<string, FeederTable>;
   attachments: Record<string, string>;
   env: Record<string, string>;
+  /** Script bundles by the path the scenario names them. */
+  scripts: Record<string, string>;
   threads: number;
   /** Scheduled start in this machine's clock. */
   startAtLocal: number;
@@ -39,6 +41,7 @@ export class SliceRun {
       data: options.data,
       attachments: options.attachments,
       env: options.env,
+      scripts: options.scripts,
       onPeriod: (period) => this.publish(period),
       onThreadError: options.onThreadError,
     });

@@ -5,7 +5,7 @@ import type { DbClient } from "./db-client.js";
 const pack = promisify(gzip);
 const unpack = promisify(gunzip);
 
-export type RunFileKind = "feeder" | "attachment";
+export type RunFileKind = "feeder" | "attachment" | "script";
 
 /** A file sent with a run: a feeder's text (UTF-8) or a multipart body's bytes. */
 export interface RunFileContent {

@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import type { ConstantArrivalRateConfig, RampingArrivalRateConfig } from "@volley/protocol";
-import type { VirtualUser } from "../vu/virtual-user.js";
+import type { EngineVu } from "../vu/engine-vu.js";
 import { BaseExecutor, type ExecutorContext } from "./base-executor.js";
 import type { RateProfile } from "./rate-profile.js";
 
@@ -33,7 +33,7 @@ export abstract class ArrivalRateExecutor<C extends ArrivalConfig> extends BaseE
     return this.pool.busyCount;
   }
 
-  protected afterIteration(vu: VirtualUser): void {
+  protected afterIteration(vu: EngineVu): void {
     this.pool.release(vu);
     // A unique feeder of this thread ran out: no later iteration could run.
     if (vu.exhausted) this.complete();

@@ -1,12 +1,12 @@
 import { performance } from "node:perf_hooks";
 import type { LoadConfig, Partition } from "@volley/protocol";
-import type { VirtualUser } from "../vu/virtual-user.js";
-import type { VuContext } from "../vu/vu-context.js";
+import type { EngineVu, VuFactory } from "../vu/engine-vu.js";
 import { VuPool } from "../vu/vu-pool.js";
 
 /** What an executor gets from the thread it runs in. */
 export interface ExecutorContext {
-  vu: VuContext;
+  /** Makes the part's VUs (declarative or scripted). */
+  createVu: VuFactory;
   /** This thread's slice of the whole load. */
   partition: Partition;
   /** Added to VU numbers: the VUs of the scenario's parts before this one. @defaultValue 0 */
@@ -36,7 +36,7 @@ export abstract class BaseExecutor<C extends LoadConfig = LoadConfig> {
     capacity: number,
   ) {
     this.pool = new VuPool(
-      ctx.vu,
+      ctx.createVu,
       ctx.partition,
       capacity,
       (vu) => this.iterationEnded(vu),
@@ -51,7 +51,7 @@ export abstract class BaseExecutor<C extends LoadConfig = LoadConfig> {
   abstract activeVus(): number;
 
   /** Decides what a VU does after an iteration while the executor runs. */
-  protected abstract afterIteration(vu: VirtualUser): void;
+  protected abstract afterIteration(vu: EngineVu): void;
 
   /** Milliseconds since the scheduled start. */
   protected elapsed(): number {
@@ -93,7 +93,7 @@ export abstract class BaseExecutor<C extends LoadConfig = LoadConfig> {
     if (this.pool.busyCount === 0) this.finish();
   }
 
-  private iterationEnded(vu: VirtualUser): void {
+  private iterationEnded(vu: EngineVu): void {
     if (this.stopped) {
       if (this.pool.busyCount === 0) this.finish();
       return;

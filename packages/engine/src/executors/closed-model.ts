@@ -1,5 +1,5 @@
 import type { LoadConfig } from "@volley/protocol";
-import type { VirtualUser } from "../vu/virtual-user.js";
+import type { EngineVu } from "../vu/engine-vu.js";
 import { BaseExecutor } from "./base-executor.js";
 
 /** How often VU targets are recomputed while they change. */
@@ -65,7 +65,7 @@ export abstract class ClosedModelExecutor<C extends LoadConfig> extends BaseExec
     super.stop();
   }
 
-  protected afterIteration(vu: VirtualUser): void {
+  protected afterIteration(vu: EngineVu): void {
     if (vu.exhausted) {
       // A unique feeder of this thread ran out: every later VU would find it empty too.
       this.looping[vu.index] = false;

@@ -35,6 +35,8 @@ export interface EngineRunnerOptions {
   attachments?: Record<string, string>;
   /** Values of the scenario's env names. @defaultValue none */
   env?: Record<string, string>;
+  /** Script bundles (one ES module each) by the path the scenario names them. @defaultValue none */
+  scripts?: Record<string, string>;
   /** One merged period per second of the run, in order; the last has `final`. */
   onPeriod: (period: SlicePeriod) => void;
   /** A thread's error; the slice goes on in the other threads. */
@@ -86,6 +88,7 @@ export class EngineRunner {
         data: threadTables(scenario.data, options.data ?? {}, partition),
         attachments: options.attachments ?? {},
         env: options.env ?? {},
+        scripts: options.scripts ?? {},
       };
       const many = vus / this.threadCount >= MANY_VUS_PER_THREAD;
       const thread = new Worker(THREAD_ENTRY, {

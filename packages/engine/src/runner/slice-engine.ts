@@ -16,7 +16,12 @@ import { createExecutor } from "../executors/registry.js";
 import { FeederSet } from "../feeders/feeder.js";
 import { createHttpPool, h2Sessions, type RequestDispatcher } from "../http/dispatcher.js";
 import { compileRequests, requestOrigins } from "../scenario/compiled-request.js";
+import type { LoadedScript } from "../script/load-scripts.js";
+import { ScriptRecorders } from "../script/script-recorders.js";
+import { ScriptedVu } from "../script/scripted-vu.js";
 import { ConnectionGate } from "../vu/connection-gate.js";
+import { VirtualUser } from "../vu/virtual-user.js";
+import type { VuContext, VuOrigin } from "../vu/vu-context.js";
 
 /** One second (or the final part of one) of a slice's measurements. */
 export interface SlicePeriod {
@@ -47,6 +52,8 @@ export interface SliceEngineOptions {
   onPeriod: (period: SlicePeriod) => void;
   /** False measures counts only, to price the histograms (`pnpm bench overhead`). @defaultValue true */
   latencyHistograms?: boolean;
+  /** The scripts scripted parts run, loaded (`loadScripts`), by the path the scenario names. */
+  scripts?: Record<string, LoadedScript>;
 }
 
 /**
@@ -60,6 +67,8 @@ export class SliceEngine {
   private readonly executors: BaseExecutor[];
   private readonly recorders: RequestRecorder[];
   private readonly uniqueRecorders: RequestRecorder[];
+  /** What scripted VUs record, under the names their scripts give. */
+  private readonly scriptRecorders: ScriptRecorders;
   private readonly startAt: number;
   private dropped = 0;
   private nextSecond = 0;
@@ -119,6 +128,41 @@ export class SliceEngine {
       gate: new ConnectionGate(inFlight),
     }));
     this.pools = origins.map((o) => o.dispatcher);
+    this.scriptRecorders = new ScriptRecorders(options.latencyHistograms ?? true);
+    // Scripts may call origins the scenario does not name: a pool for each, made on first use.
+    const byOrigin = new Map(origins.map((o) => [o.origin, o as VuOrigin]));
+    const originOf = (origin: string): VuOrigin => {
+      let found = byOrigin.get(origin);
+      if (found) return found;
+      const url = new URL(origin);
+      const dispatcher = createHttpPool({
+        origin,
+        connections: sockets,
+        keepAliveTimeoutMs: scenario.http.keepAliveTimeout,
+        connectTimeoutMs: scenario.http.connectTimeout,
+        insecureTls: scenario.http.insecureTls,
+        version: scenario.http.version,
+        client: scenario.http.client,
+      });
+      this.pools.push(dispatcher);
+      found = {
+        dispatcher,
+        gate: new ConnectionGate(inFlight),
+        host: url.host,
+        https: url.protocol === "https:",
+      };
+      byOrigin.set(origin, found);
+      return found;
+    };
+    const target = new URL(scenario.target);
+    const scriptHttp = {
+      target: { origin: target.origin, prefix: target.pathname.replace(/\/$/, "") },
+      originOf,
+      recorders: this.scriptRecorders,
+      timeoutMs: scenario.timeout,
+      maxBodyBytes: scenario.http.maxBodyBytes,
+      compression: scenario.http.compression,
+    };
     this.startAt = options.startAtEpochMs - performance.timeOrigin;
     this.done = new Promise((resolve) => {
       this.resolveDone = resolve;
@@ -147,14 +191,31 @@ export class SliceEngine {
         upTo += flow.weight;
         return { program: flow.program, upTo };
       });
+      const vuContext: VuContext = {
+        ...shared,
+        thinkTime: part.thinkTime,
+        thinks: hasThinkTime(part.thinkTime),
+        flows,
+        feederPicks: feeders.indexesOf(partFeeders[partIndex]),
+      };
+      const script = part.script === null ? null : options.scripts?.[part.script];
+      if (part.script !== null && !script) throw new Error(`script ${part.script} was not loaded`);
+      const scriptContext = script && {
+        script,
+        http: scriptHttp,
+        worker: options.workerName,
+        env: options.env ?? {},
+        feeders,
+        feederNames: Object.keys(scenario.data).filter((name) => {
+          const owner = scenario.feederScenarios[name];
+          return owner === undefined || owner === part.name;
+        }),
+        cookies: scenario.http.cookies,
+      };
       const executor = createExecutor(part.load, {
-        vu: {
-          ...shared,
-          thinkTime: part.thinkTime,
-          thinks: hasThinkTime(part.thinkTime),
-          flows,
-          feederPicks: feeders.indexesOf(partFeeders[partIndex]),
-        },
+        createVu: scriptContext
+          ? (number, index) => new ScriptedVu(number, index, scriptContext)
+          : (number, index) => new VirtualUser(number, index, vuContext),
         partition,
         vuNumberOffset,
         startAt: this.startAt,
@@ -213,6 +274,7 @@ export class SliceEngine {
   private emit(final: boolean): void {
     const requests: RequestStats[] = [];
     for (const recorder of this.uniqueRecorders) if (!recorder.isEmpty) requests.push(recorder.flush());
+    for (const recorder of this.scriptRecorders.all()) if (!recorder.isEmpty) requests.push(recorder.flush());
     const period = {
       second: this.nextSecond++,
       final,

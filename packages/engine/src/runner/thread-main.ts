@@ -1,5 +1,6 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { Partition, parseScenario } from "@volley/protocol";
+import { loadScripts } from "../script/load-scripts.js";
 import { SliceEngine } from "./slice-engine.js";
 import type { FromThread, ThreadStart, ToThread } from "./thread-messages.js";
 
@@ -18,6 +19,7 @@ try {
     data: start.data,
     attachments: start.attachments,
     env: start.env,
+    scripts: await loadScripts(start.scripts),
     onPeriod: (period) => post({ type: "period", period }),
   });
   port.on("message", (message: ToThread) => {

@@ -12,6 +12,8 @@ export interface ThreadStart {
   /** Files multipart bodies send, base64. */
   attachments: Record<string, string>;
   env: Record<string, string>;
+  /** Script bundles by the path the scenario names them (see `loadScripts`). */
+  scripts: Record<string, string>;
 }
 
 export type ToThread = { type: "stop" };

@@ -6,12 +6,11 @@ import type { HeadAwareHandler } from "../http/http1-connection.js";
 import type { HeaderSelection } from "../http/response-parser.js";
 import type { TemplateContext } from "../scenario/compiled-template.js";
 import type { GateEntrant } from "./connection-gate.js";
+import type { EngineVu, IterationEnd } from "./engine-vu.js";
 import { FlowCursor, pickFlow } from "./flow-cursor.js";
 import { HttpSession, needsSession } from "./http-session.js";
 import { checkResponse } from "./response-check.js";
 import type { VuContext, VuOrigin } from "./vu-context.js";
-
-export type IterationEnd = (vu: VirtualUser) => void;
 
 /** The whole request took longer than its timeout (a body that trickles in forever, say). */
 const DEADLINE = Object.assign(new Error("the request took longer than its timeout"), {
@@ -25,7 +24,7 @@ const ABORTED = Object.assign(new Error("aborted at the end of gracefulStop"), {
  * its own undici handler (legacy callbacks, the cheapest path), so a request allocates only its
  * dispatch options. Nothing here waits for stats: a request ends with one `record` call.
  */
-export class VirtualUser implements Dispatcher.DispatchHandler, HeadAwareHandler, GateEntrant {
+export class VirtualUser implements EngineVu, Dispatcher.DispatchHandler, HeadAwareHandler, GateEntrant {
   /** The response headers the request in flight reads: all for captures, the session's, or none. */
   wantsHeaders: HeaderSelection = false;
   /** Iterations completed. */

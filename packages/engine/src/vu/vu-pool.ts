@@ -1,6 +1,5 @@
 import type { Partition } from "@volley/protocol";
-import { VirtualUser } from "./virtual-user.js";
-import type { VuContext } from "./vu-context.js";
+import type { EngineVu, VuFactory } from "./engine-vu.js";
 
 /**
  * The VUs of one thread, created on first use. VU j of the thread carries the global number the
@@ -9,19 +8,19 @@ import type { VuContext } from "./vu-context.js";
 export class VuPool {
   /** VUs in an iteration now. */
   busyCount = 0;
-  private readonly vus: VirtualUser[] = [];
-  private readonly idle: VirtualUser[] = [];
-  private readonly ended = (vu: VirtualUser) => {
+  private readonly vus: EngineVu[] = [];
+  private readonly idle: EngineVu[] = [];
+  private readonly ended = (vu: EngineVu) => {
     this.busyCount--;
     this.onIterationEnd(vu);
   };
 
   constructor(
-    private readonly ctx: VuContext,
+    private readonly create: VuFactory,
     private readonly partition: Partition,
     /** Most VUs this thread may create. */
     readonly capacity: number,
-    private readonly onIterationEnd: (vu: VirtualUser) => void,
+    private readonly onIterationEnd: (vu: EngineVu) => void,
     /** Added to every VU number (parts of a scenario number their VUs one after another). */
     private readonly numberOffset = 0,
   ) {}
@@ -31,28 +30,28 @@ export class VuPool {
   }
 
   /** VU j of this thread (j < capacity). */
-  get(j: number): VirtualUser {
+  get(j: number): EngineVu {
     while (this.vus.length <= j) {
       const index = this.vus.length;
-      this.vus.push(new VirtualUser(this.numberOffset + this.partition.unitOf(index) + 1, index, this.ctx));
+      this.vus.push(this.create(this.numberOffset + this.partition.unitOf(index) + 1, index));
     }
     return this.vus[j];
   }
 
   /** Starts an iteration on `vu`; the pool's onIterationEnd hears when it ends. */
-  run(vu: VirtualUser, scheduledAt = -1): void {
+  run(vu: EngineVu, scheduledAt = -1): void {
     this.busyCount++;
     vu.startIteration(this.ended, scheduledAt);
   }
 
   /** A VU that is not in an iteration, creating one while under capacity; undefined when all are busy. */
-  acquire(): VirtualUser | undefined {
+  acquire(): EngineVu | undefined {
     const free = this.idle.pop();
     if (free) return free;
     return this.vus.length < this.capacity ? this.get(this.vus.length) : undefined;
   }
 
-  release(vu: VirtualUser): void {
+  release(vu: EngineVu): void {
     this.idle.push(vu);
   }
 

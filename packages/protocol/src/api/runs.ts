@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CONTROL_RE } from "../scenario/request.js";
 import type { ScenarioInput } from "../scenario/scenario.js";
 import type { RunSummary } from "../stats/summary.js";
 
@@ -21,6 +22,23 @@ export const createRunBodySchema = z.strictObject({
   filesFrom: z.string().min(1).max(64).optional(),
   /** Values of the scenario's `env` names, used for this run only and never stored. */
   env: z.record(z.string().max(200), z.string().max(65_536)).optional(),
+  /**
+   * The sources of the scenario's scripts and what they import, by path relative to the scenario
+   * file (`flow.ts`, `lib/sign.ts`, `node_modules/pkg/index.js`): the master bundles them.
+   */
+  scripts: z
+    .record(
+      z
+        .string()
+        .min(1)
+        .max(500)
+        .refine((path) => !CONTROL_RE.test(path), {
+          error: "must not contain control characters",
+        }),
+      z.string(),
+    )
+    .refine((files) => Object.keys(files).length <= 2000, { error: "at most 2000 script files" })
+    .optional(),
   /** Wait behind the active (and queued) runs instead of a 409; the answer's status is `queued`. */
   queue: z.boolean().optional(),
 });
@@ -35,7 +53,7 @@ export type ListRunsQuery = z.output<typeof listRunsQuerySchema>;
 
 /** A file kept with a run (`GET /api/runs/:id/files`): a feeder's or a multipart body's. */
 export interface KeptRunFile {
-  kind: "feeder" | "attachment";
+  kind: "feeder" | "attachment" | "script";
   name: string;
   /** Its size as sent. */
   bytes: number;

@@ -3,6 +3,9 @@ import { partitionStepSchema } from "../plan/partition.js";
 import { runIdSchema } from "../queues.js";
 import { feederTableSchema } from "../scenario/data.js";
 
+/** Largest bundle of one script (ES module with its inline source map). */
+export const MAX_SCRIPT_BUNDLE_BYTES = 16 * 1024 * 1024;
+
 /** Largest `packedFiles` (base64), well under a master message's limit. */
 const MAX_PACKED_BYTES = 128 * 1024 * 1024;
 
@@ -32,5 +35,7 @@ export type StartRun = z.infer<typeof startRunSchema>;
 export const runFilesSchema = z.strictObject({
   data: z.record(z.string(), feederTableSchema).default({}),
   attachments: z.record(z.string(), z.string()).default({}),
+  /** Each script the scenario names (by its path as written), bundled by the master to one ES module. */
+  scripts: z.record(z.string().max(500), z.string().max(MAX_SCRIPT_BUNDLE_BYTES)).default({}),
 });
 export type RunFiles = z.infer<typeof runFilesSchema>;

@@ -11,7 +11,7 @@ export type StatusRange = [number, number];
 
 const VARIABLE_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
-const CONTROL_RE = /[\u0000-\u001f\u007f]/;
+export const CONTROL_RE = /[\u0000-\u001f\u007f]/;
 
 /** A request's or group's name: statistics, reports and stored series are keyed by it. */
 export const statsNameSchema = z

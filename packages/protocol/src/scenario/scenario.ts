@@ -2,7 +2,7 @@ import { z } from "zod";
 import { durationSchema, positiveDurationSchema } from "../duration.js";
 import { dataSchema, tableFromRows } from "./data.js";
 import { type LoadConfig, loadSchema } from "./load.js";
-import { BODY_FIELDS, type RequestConfig } from "./request.js";
+import { BODY_FIELDS, CONTROL_RE, type RequestConfig } from "./request.js";
 import { forEachTemplate } from "./scenario-templates.js";
 import { type Flow, flowSchema, layOutSteps, stepsSchema, type WrittenPart } from "./steps.js";
 import {
@@ -71,12 +71,25 @@ const thresholdsSchema = z
 
 const PART_NAME_RE = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
+/** A script's path, relative to the scenario file: a TypeScript or JavaScript module. */
+export const scriptPathSchema = z
+  .string()
+  .min(1)
+  .max(500)
+  .refine((path) => !CONTROL_RE.test(path), { error: "must not contain control characters" })
+  .refine((path) => !/^([/\\]|[A-Za-z]:)/.test(path), {
+    error: "give a path relative to the scenario file (e.g. ./flow.ts)",
+  })
+  .refine((path) => /\.(ts|mts|js|mjs)$/.test(path), { error: "a script is a .ts, .mts, .js or .mjs file" });
+
 /** One of `scenarios:`: its own load, think time, and requests or flows. */
 const partSchema = z.strictObject({
   load: loadSchema,
   thinkTime: thinkTimeSchema.optional(),
   requests: stepsSchema.optional(),
   flows: z.array(flowSchema).min(1).max(50).optional(),
+  /** A module whose default export is one iteration of a VU (instead of requests or flows). */
+  script: scriptPathSchema.optional(),
   /** Feeders only this scenario reads; their names share one namespace with the top-level `data`. */
   data: dataSchema.optional(),
 });
@@ -87,7 +100,10 @@ export interface ScenarioPart {
   name: string | null;
   load: LoadConfig;
   thinkTime: ThinkTime;
+  /** Empty for a scripted part. */
   flows: Flow[];
+  /** The script its VUs run (path as written), or null for requests and flows. */
+  script: string | null;
 }
 
 // Field checks run first; the cross-field checks below run once every field is valid.
@@ -100,6 +116,8 @@ export const scenarioSchema = z
     requests: stepsSchema.optional(),
     /** Weighted alternatives: each iteration runs one flow, picked by weight. */
     flows: z.array(flowSchema).min(1).max(50).optional(),
+    /** A module whose default export is one iteration of a VU (instead of requests or flows). */
+    script: scriptPathSchema.optional(),
     /** Several named loads at once, each with its own executor (instead of load + requests). */
     scenarios: z
       .record(
@@ -168,17 +186,23 @@ export const scenarioSchema = z
   .transform((written, ctx) => {
     const issue = (path: Array<string | number>, message: string) =>
       ctx.addIssue({ code: "custom", path, message });
-    const oneOf = (part: { requests?: unknown; flows?: unknown }, at: Array<string | number>) => {
-      if ((part.requests === undefined) === (part.flows === undefined)) {
+    const oneOf = (
+      part: { requests?: unknown; flows?: unknown; script?: unknown },
+      at: Array<string | number>,
+    ) => {
+      const given = (["requests", "flows", "script"] as const).filter((field) => part[field] !== undefined);
+      if (given.length === 0)
+        issue([...at, "requests"], "a scenario needs at least one request (or a script)");
+      else if (given.length > 1) {
         issue(
-          part.flows ? [...at, "flows"] : [...at, "requests"],
-          part.flows ? "a scenario has requests or flows, not both" : "a scenario needs at least one request",
+          [...at, given[1]],
+          `a scenario has requests, flows or a script: ${given.join(" and ")} are both set`,
         );
       }
     };
     let writtenParts: Array<WrittenPart & { load: LoadConfig; thinkTime: ThinkTime }>;
     if (written.scenarios) {
-      for (const field of ["load", "requests", "flows"] as const) {
+      for (const field of ["load", "requests", "flows", "script"] as const) {
         if (written[field] !== undefined) issue([field], "goes inside each of scenarios, not beside them");
       }
       writtenParts = Object.entries(written.scenarios).map(([name, part]) => {
@@ -213,8 +237,18 @@ export const scenarioSchema = z
       load: part.load,
       thinkTime: part.thinkTime,
       flows: partFlows[i],
+      script: part.script ?? null,
     }));
-    const { flows: _f, requests: _r, scenarios: _s, load: _l, thinkTime: _t, thresholds, ...rest } = written;
+    const {
+      flows: _f,
+      requests: _r,
+      script: _sc,
+      scenarios: _s,
+      load: _l,
+      thinkTime: _t,
+      thresholds,
+      ...rest
+    } = written;
     return {
       ...rest,
       ...layout,
@@ -322,6 +356,8 @@ export const scenarioSchema = z
       }
     });
     const names = new Set([...scenario.requests.map(requestName), ...scenario.groups]);
+    // A script names its requests, groups and checks as it runs: their thresholds are judged then.
+    const scripted = scenario.parts.some((part) => part.script !== null);
     for (const [key, expression] of Object.entries(scenario.thresholds)) {
       let rule: ReturnType<typeof parseThreshold>;
       try {
@@ -329,6 +365,7 @@ export const scenarioSchema = z
       } catch {
         continue; // reported by the field check
       }
+      if (scripted && (rule.metric === "checks" || rule.request !== undefined)) continue;
       if (rule.metric === "checks") {
         const problem = checkThresholdProblem(scenario, rule.request);
         if (problem) ctx.addIssue({ code: "custom", path: ["thresholds", key], message: problem });

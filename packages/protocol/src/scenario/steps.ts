@@ -3,6 +3,15 @@ import { type RequestConfig, requestSchema, statsNameSchema } from "./request.js
 
 /** The `method` a group's statistics travel and are stored under (never an HTTP method). */
 export const GROUP_METHOD = "GROUP";
+/** The `method` of a scripted VU's `vu.check(name, ...)`: one evaluation per record, a failure per false. */
+export const CHECK_METHOD = "CHECK";
+/** The `method` a script's uncaught errors are counted under (one per iteration it ended). */
+export const SCRIPT_METHOD = "SCRIPT";
+
+/** Whether statistics of this method are requests (groups, checks and script errors are not). */
+export function isRequestMethod(method: string): boolean {
+  return method !== GROUP_METHOD && method !== CHECK_METHOD && method !== SCRIPT_METHOD;
+}
 
 /** Deepest nesting of groups and repeats. */
 export const MAX_STEP_DEPTH = 4;
@@ -99,6 +108,8 @@ export interface WrittenPart {
   name: string | null;
   requests?: Step[];
   flows?: Array<z.output<typeof flowSchema>>;
+  /** A scripted part: its VUs run this module's default export; it has no requests to lay out. */
+  script?: string;
   /** Where the part is written ([] for the top level, ["scenarios", NAME] for one of them). */
   path: Array<string | number>;
 }
@@ -116,6 +127,10 @@ export function layOutSteps(parts: WrittenPart[]): LaidOutSteps {
     problems: [],
   };
   for (const part of parts) {
+    if (part.script !== undefined) {
+      out.partFlows.push([]);
+      continue;
+    }
     const entries = part.flows
       ? part.flows.map((f, i) => ({
           name: f.name as string | null,

@@ -25,6 +25,7 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
       env: body.env,
       attachments: body.attachments,
       filesFrom: body.filesFrom,
+      scripts: body.scripts,
       queue: body.queue,
     });
     return reply.code(201).send(created);

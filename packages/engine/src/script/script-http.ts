@@ -1,0 +1,216 @@
+import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import { statusExpectationSchema } from "@volley/protocol";
+import type { HttpResponse, RequestOptions } from "@volley/script";
+import type { CookieJar } from "../http/cookie-jar.js";
+import { decodeBody } from "../vu/http-session.js";
+import type { VuOrigin } from "../vu/vu-context.js";
+import type { ScriptRecorders } from "./script-recorders.js";
+import { type RawAnswer, RequestFailedError, ScriptRequest } from "./script-request.js";
+
+/** What every scripted VU of a thread shares for HTTP. */
+export interface ScriptHttpSettings {
+  /** The scenario's target: origin and the path prefix of `target` (e.g. "/api"). */
+  target: { origin: string; prefix: string };
+  /** The pool and gate of an origin, made on first use (the target's is the engine's own). */
+  originOf: (origin: string) => VuOrigin;
+  recorders: ScriptRecorders;
+  timeoutMs: number;
+  maxBodyBytes: number;
+  compression: boolean;
+}
+
+/** One VU's side of a request: its cookies, and the request it may have to abort. */
+export interface ScriptRequester {
+  cookies: CookieJar | null;
+  /** performance.now() the first request of an arrival-rate iteration counts from; -1 otherwise. */
+  takeScheduledStart(): number;
+  track(request: ScriptRequest | null): void;
+  /** Throws when the iteration was aborted (no new request may start). */
+  assertRunning(): void;
+}
+
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+/** Sends one scripted request and gives the script its answer; every call is one recorded request. */
+export async function scriptRequest(
+  settings: ScriptHttpSettings,
+  vu: ScriptRequester,
+  method: string,
+  url: string,
+  options: RequestOptions = {},
+): Promise<HttpResponse> {
+  vu.assertRunning();
+  const verb = String(method).toUpperCase();
+  if (!METHODS.has(verb)) throw new TypeError(`vu.http: unknown method "${method}"`);
+  const { origin, path, host, https } = locate(settings, url);
+  const name = options.name ?? `${verb} ${path.split("?")[0]}`;
+  const recorder = settings.recorders.request(name, verb);
+  const expected =
+    options.expect?.status === undefined ? null : statusExpectationSchema.parse(options.expect.status);
+  const { headers, body } = encodeBody(options);
+  if (settings.compression && !hasHeader(headers, "accept-encoding"))
+    headers.push("accept-encoding", "gzip, br, deflate");
+  for (const [key, value] of Object.entries(options.headers ?? {})) headers.push(key, String(value));
+  const cookie = vu.cookies?.header(host, path, https) ?? null;
+  if (cookie !== null) headers.push("cookie", cookie);
+  const timeoutMs = options.timeout ?? settings.timeoutMs;
+  let bytesOut = verb.length + path.length + 12 + (body === null ? 0 : body.length);
+  for (let i = 0; i < headers.length; i++) bytesOut += headers[i].length + 2;
+  const scheduled = vu.takeScheduledStart();
+  const answer = await new Promise<RawAnswer>((resolve, reject) => {
+    const request = new ScriptRequest(
+      settings.originOf(origin),
+      { path, method: verb, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
+      recorder,
+      timeoutMs,
+      settings.maxBodyBytes,
+      bytesOut,
+      scheduled >= 0 ? scheduled : performance.now(),
+      resolve,
+      reject,
+    );
+    vu.track(request);
+    request.go();
+  }).finally(() => vu.track(null));
+  const responseHeaders = readHeaders(answer.rawHeaders);
+  if (vu.cookies !== null && responseHeaders["set-cookie"] !== undefined) {
+    for (const line of responseHeaders["set-cookie"].split("\n")) vu.cookies.store(line, host, path);
+  }
+  let text = "";
+  let failure: string | null = null;
+  if (answer.body === null)
+    failure = `response body is larger than http.maxBodyBytes (${settings.maxBodyBytes} bytes)`;
+  else {
+    try {
+      text = decodeBody(
+        answer.body,
+        settings.compression ? (responseHeaders["content-encoding"] ?? null) : null,
+      );
+    } catch (error) {
+      failure = `cannot decode the body: ${(error as Error).message}`;
+    }
+  }
+  const statusOk = expected
+    ? expected.some(([low, high]) => answer.status >= low && answer.status <= high)
+    : answer.status < 400;
+  const { status, bytesIn, latencyUs } = answer;
+  if (!statusOk)
+    recorder.record(latencyUs, status, bytesIn, bytesOut, "status", `unexpected status ${status}`);
+  else if (failure !== null) recorder.record(latencyUs, status, bytesIn, bytesOut, "expect", failure);
+  else if (options.expect?.body !== undefined && !text.includes(options.expect.body)) {
+    recorder.record(
+      latencyUs,
+      status,
+      bytesIn,
+      bytesOut,
+      "expect",
+      `body does not contain "${options.expect.body}"`,
+    );
+  } else recorder.record(latencyUs, status, bytesIn, bytesOut);
+  return {
+    status,
+    headers: responseHeaders,
+    body: text,
+    json<T>(): T {
+      return JSON.parse(text) as T;
+    },
+  };
+}
+
+/** The origin, path and host a script's `url` (a path on the target, or absolute) goes to. */
+function locate(settings: ScriptHttpSettings, url: string) {
+  if (url.startsWith("/")) {
+    const target = new URL(settings.target.origin);
+    return {
+      origin: settings.target.origin,
+      path: settings.target.prefix + url,
+      host: target.host,
+      https: target.protocol === "https:",
+    };
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new TypeError(`vu.http: "${url}" is neither a path ("/...") nor an absolute URL`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new TypeError(`vu.http: "${url}" must use http:// or https://`);
+  }
+  return {
+    origin: parsed.origin,
+    path: parsed.pathname + parsed.search,
+    host: parsed.host,
+    https: parsed.protocol === "https:",
+  };
+}
+
+function encodeBody(options: RequestOptions): { headers: string[]; body: string | Buffer | null } {
+  const given = ["body", "json", "form", "multipart"].filter(
+    (k) => options[k as keyof RequestOptions] !== undefined,
+  );
+  if (given.length > 1)
+    throw new TypeError(`vu.http: a request has one body: ${given.join(" and ")} are both set`);
+  if (options.json !== undefined)
+    return { headers: ["content-type", "application/json"], body: JSON.stringify(options.json) };
+  if (options.form !== undefined) {
+    return {
+      headers: ["content-type", "application/x-www-form-urlencoded"],
+      body: new URLSearchParams(options.form).toString(),
+    };
+  }
+  if (options.multipart !== undefined) return multipartBody(options.multipart);
+  if (options.body === undefined) return { headers: [], body: null };
+  return { headers: [], body: typeof options.body === "string" ? options.body : Buffer.from(options.body) };
+}
+
+function multipartBody(fields: NonNullable<RequestOptions["multipart"]>): {
+  headers: string[];
+  body: Buffer;
+} {
+  const boundary = `volley-${randomUUID()}`;
+  const parts: Buffer[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    const safe = name.replace(/["\r\n]/g, "_");
+    if (typeof value === "string") {
+      parts.push(
+        Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${safe}"\r\n\r\n${value}\r\n`),
+      );
+    } else {
+      const filename = (value.filename ?? safe).replace(/["\r\n]/g, "_");
+      const type = value.contentType ?? "application/octet-stream";
+      parts.push(
+        Buffer.from(
+          `--${boundary}\r\ncontent-disposition: form-data; name="${safe}"; filename="${filename}"\r\ncontent-type: ${type}\r\n\r\n`,
+        ),
+        typeof value.content === "string" ? Buffer.from(value.content) : Buffer.from(value.content),
+        Buffer.from("\r\n"),
+      );
+    }
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return {
+    headers: ["content-type", `multipart/form-data; boundary=${boundary}`],
+    body: Buffer.concat(parts),
+  };
+}
+
+function hasHeader(headers: string[], name: string): boolean {
+  for (let i = 0; i < headers.length; i += 2) if (headers[i].toLowerCase() === name) return true;
+  return false;
+}
+
+/** Lower-case names; repeats joined with ", " (set-cookie with "\n", as its values hold commas). */
+function readHeaders(raw: Buffer[] | string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i].toString().toLowerCase();
+    const value = raw[i + 1].toString();
+    const before = headers[name];
+    headers[name] = before === undefined ? value : `${before}${name === "set-cookie" ? "\n" : ", "}${value}`;
+  }
+  return headers;
+}
+
+export { RequestFailedError };

@@ -1,0 +1,48 @@
+import { CHECK_METHOD, GROUP_METHOD, SCRIPT_METHOD } from "@volley/protocol";
+import { RequestRecorder } from "@volley/stats";
+
+/** Most distinct names a thread's scripts may record under; past it new names share one. */
+export const MAX_SCRIPT_NAMES = 1000;
+
+/**
+ * The recorders of a thread's scripted VUs, made as the scripts name their requests, groups and
+ * checks. A script that makes a name per URL (`/orders/123`, `/orders/124`...) would grow the
+ * statistics without bound: past MAX_SCRIPT_NAMES, new names record under "METHOD (other names)".
+ */
+export class ScriptRecorders {
+  private readonly byKey = new Map<string, RequestRecorder>();
+
+  constructor(private readonly histograms = true) {}
+
+  request(name: string, method: string): RequestRecorder {
+    return this.get(name, method);
+  }
+
+  group(name: string): RequestRecorder {
+    return this.get(name, GROUP_METHOD);
+  }
+
+  check(name: string): RequestRecorder {
+    return this.get(name, CHECK_METHOD);
+  }
+
+  /** Where a script's uncaught errors are counted: under the script's path. */
+  scriptErrors(script: string): RequestRecorder {
+    return this.get(script, SCRIPT_METHOD);
+  }
+
+  all(): IterableIterator<RequestRecorder> {
+    return this.byKey.values();
+  }
+
+  private get(name: string, method: string): RequestRecorder {
+    const key = `${method} ${name}`;
+    let recorder = this.byKey.get(key);
+    if (recorder) return recorder;
+    const overflow = `${method} (other names)`;
+    if (this.byKey.size >= MAX_SCRIPT_NAMES && name !== overflow) return this.get(overflow, method);
+    recorder = new RequestRecorder(name, method, this.histograms);
+    this.byKey.set(key, recorder);
+    return recorder;
+  }
+}

@@ -1,0 +1,157 @@
+import { performance } from "node:perf_hooks";
+import type { ErrorKind } from "@volley/protocol";
+import type { RequestRecorder } from "@volley/stats";
+import type { Dispatcher } from "undici";
+import { classifyError, describeError } from "../http/classify-error.js";
+import type { HeadAwareHandler } from "../http/http1-connection.js";
+import type { GateEntrant } from "../vu/connection-gate.js";
+import type { VuOrigin } from "../vu/vu-context.js";
+
+/** A request that got no usable answer (refused, reset, timed out, aborted): already counted. */
+export class RequestFailedError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+  ) {
+    super(`${kind}: ${message}`);
+    this.name = "RequestFailedError";
+  }
+}
+
+/** What a script request settles with once its answer is complete. */
+export interface RawAnswer {
+  status: number;
+  rawHeaders: Buffer[] | string[];
+  /** Null when the body passed maxBodyBytes (the rest was read and discarded). */
+  body: Buffer | null;
+  bytesIn: number;
+  bytesOut: number;
+  latencyUs: number;
+}
+
+const DEADLINE = Object.assign(new Error("the request took longer than its timeout"), {
+  code: "UND_ERR_BODY_TIMEOUT",
+});
+
+/**
+ * One request of a scripted VU through the thread's pool, as an undici handler (the same client
+ * and connection gate as declarative VUs). A failure is recorded here and rejects; an answer
+ * resolves and is recorded by the caller once it has checked the expectations.
+ */
+export class ScriptRequest implements Dispatcher.DispatchHandler, HeadAwareHandler, GateEntrant {
+  readonly wantsHeaders = true;
+  waitingAtGate = false;
+  private status = 0;
+  private rawHeaders: Buffer[] | string[] = [];
+  private chunks: Buffer[] | null = [];
+  private kept = 0;
+  private bytesIn = 0;
+  private headBytes = -1;
+  private chunksSeen = 0;
+  private sentAt = 0;
+  private abortRequest: ((reason?: Error) => void) | null = null;
+  private aborted: Error | null = null;
+  /** Whether it was ever written (an abort before that is no request). */
+  sent = false;
+
+  constructor(
+    private readonly origin: VuOrigin,
+    private readonly options: Dispatcher.DispatchOptions,
+    private readonly recorder: RequestRecorder,
+    private readonly timeoutMs: number,
+    private readonly maxBodyBytes: number,
+    private readonly bytesOut: number,
+    /** performance.now() latency counts from (an arrival-rate iteration's schedule, or now). */
+    private readonly startedAt: number,
+    private readonly resolve: (answer: RawAnswer) => void,
+    private readonly reject: (error: Error) => void,
+  ) {}
+
+  /** Queues at the gate, or sends at once. */
+  go(): void {
+    if (this.origin.gate.enter(this)) this.admit();
+    else this.waitingAtGate = true;
+  }
+
+  admit(): void {
+    this.waitingAtGate = false;
+    if (this.aborted) {
+      this.origin.gate.leave();
+      this.reject(this.aborted);
+      return;
+    }
+    this.sent = true;
+    this.sentAt = performance.now();
+    this.origin.dispatcher.dispatch(this.options, this);
+  }
+
+  /** Ends it now: in flight it fails as `aborted`; still at the gate it was never a request. */
+  abort(reason: Error): void {
+    this.aborted = reason;
+    if (this.waitingAtGate) {
+      this.waitingAtGate = false;
+      this.reject(reason);
+    } else {
+      this.abortRequest?.(reason);
+    }
+  }
+
+  onConnect(abort: (reason?: Error) => void): void {
+    this.abortRequest = abort;
+    if (this.aborted) abort(this.aborted);
+  }
+
+  onHeaders(
+    status: number,
+    rawHeaders: Buffer[] | string[],
+    _resume: () => void,
+    statusText: string,
+  ): boolean {
+    this.status = status;
+    this.rawHeaders = rawHeaders;
+    if (this.headBytes >= 0) this.bytesIn += this.headBytes;
+    else {
+      let size = 17 + statusText.length;
+      for (const part of rawHeaders) size += part.length + 2;
+      this.bytesIn += size;
+    }
+    return true;
+  }
+
+  onHeadBytes(bytes: number): void {
+    this.headBytes = bytes;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.bytesIn += chunk.length;
+    if (this.chunks !== null) {
+      this.kept += chunk.length;
+      if (this.kept > this.maxBodyBytes) this.chunks = null;
+      else this.chunks.push(chunk);
+    }
+    if (++this.chunksSeen > 1 && performance.now() - this.sentAt > this.timeoutMs)
+      this.abortRequest?.(DEADLINE);
+    return true;
+  }
+
+  onComplete(): void {
+    this.origin.gate.leave();
+    this.resolve({
+      status: this.status,
+      rawHeaders: this.rawHeaders,
+      body: this.chunks === null ? null : Buffer.concat(this.chunks),
+      bytesIn: this.bytesIn,
+      bytesOut: this.bytesOut,
+      latencyUs: (performance.now() - this.startedAt) * 1000,
+    });
+  }
+
+  onError(error: Error): void {
+    this.origin.gate.leave();
+    const kind: ErrorKind = this.aborted ? "aborted" : classifyError(error);
+    const message = describeError(error);
+    const latencyUs = (performance.now() - this.startedAt) * 1000;
+    this.recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut, kind, message);
+    this.reject(new RequestFailedError(kind, message));
+  }
+}

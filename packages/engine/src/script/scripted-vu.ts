@@ -1,0 +1,205 @@
+import { performance } from "node:perf_hooks";
+import type { Feeder as ScriptFeeder, Vu } from "@volley/script";
+import type { FeederSet } from "../feeders/feeder.js";
+import { CookieJar } from "../http/cookie-jar.js";
+import type { EngineVu, IterationEnd } from "../vu/engine-vu.js";
+import { describeScriptError, type LoadedScript } from "./load-scripts.js";
+import {
+  RequestFailedError,
+  type ScriptHttpSettings,
+  type ScriptRequester,
+  scriptRequest,
+} from "./script-http.js";
+import type { ScriptRequest } from "./script-request.js";
+
+/** What the scripted VUs of one part share. */
+export interface ScriptVuContext {
+  script: LoadedScript;
+  http: ScriptHttpSettings;
+  worker: string;
+  env: Record<string, string>;
+  feeders: FeederSet;
+  /** Feeders this part may read (by name, within `feeders`). */
+  feederNames: readonly string[];
+  cookies: boolean;
+}
+
+const ABORTED = new RequestFailedError("aborted", "aborted at the end of gracefulStop");
+
+/**
+ * A virtual user running a script: each iteration awaits the script's default export with this
+ * VU's `vu` object. A throw ends the iteration and is counted (kind `script`, with the user's
+ * file and line); a request that got no answer was counted already and ends it quietly. An abort
+ * ends the iteration at once: whatever the script still does is ignored and sends nothing.
+ */
+export class ScriptedVu implements EngineVu, ScriptRequester {
+  iteration = 0;
+  busy = false;
+  exhausted = false;
+  cookies: CookieJar | null;
+  private readonly api: Vu;
+  private onEnd: IterationEnd | null = null;
+  /** Identifies the running iteration: a late settle of an aborted one is ignored. */
+  private token = 0;
+  private scheduledAt = -1;
+  private sent = 0;
+  private inFlight: ScriptRequest | null = null;
+  private sleeping: { timer: NodeJS.Timeout; reject: (e: Error) => void } | null = null;
+
+  constructor(
+    readonly number: number,
+    readonly index: number,
+    private readonly ctx: ScriptVuContext,
+  ) {
+    this.cookies = ctx.cookies ? new CookieJar() : null;
+    this.api = this.makeApi();
+  }
+
+  get unstarted(): boolean {
+    return this.busy && this.sent === 0 && (this.inFlight?.waitingAtGate ?? false);
+  }
+
+  startIteration(onEnd: IterationEnd, scheduledAt = -1): void {
+    this.busy = true;
+    this.onEnd = onEnd;
+    this.scheduledAt = scheduledAt;
+    this.sent = 0;
+    const token = ++this.token;
+    let result: unknown;
+    try {
+      result = this.ctx.script.run(this.api);
+    } catch (error) {
+      this.settle(token, error);
+      return;
+    }
+    Promise.resolve(result).then(
+      () => this.settle(token, null),
+      (error: unknown) => this.settle(token, error),
+    );
+  }
+
+  abort(): void {
+    if (!this.busy) return;
+    const request = this.inFlight;
+    this.inFlight = null;
+    request?.abort(ABORTED);
+    if (this.sleeping) {
+      clearTimeout(this.sleeping.timer);
+      this.sleeping.reject(ABORTED);
+      this.sleeping = null;
+    }
+    this.end();
+  }
+
+  takeScheduledStart(): number {
+    const at = this.sent === 0 ? this.scheduledAt : -1;
+    this.sent++;
+    return at;
+  }
+
+  track(request: ScriptRequest | null): void {
+    this.inFlight = request;
+  }
+
+  assertRunning(): void {
+    if (!this.busy) throw ABORTED;
+  }
+
+  private settle(token: number, error: unknown): void {
+    if (token !== this.token || !this.busy) return; // aborted already: ignored
+    if (error !== null && !(error instanceof RequestFailedError)) {
+      const message = describeScriptError(error, this.ctx.script.frameRoot);
+      this.ctx.http.recorders.scriptErrors(this.ctx.script.name).record(0, 0, 0, 0, "script", message);
+    }
+    this.end();
+  }
+
+  private end(): void {
+    this.busy = false;
+    this.iteration++;
+    this.token++;
+    const onEnd = this.onEnd;
+    this.onEnd = null;
+    onEnd?.(this);
+  }
+
+  private makeApi(): Vu {
+    const self = this;
+    const { ctx } = this;
+    const request = (method: string, url: string, options?: Parameters<Vu["http"]["get"]>[1]) =>
+      scriptRequest(ctx.http, self, method, url, options);
+    const data: Record<string, ScriptFeeder> = {};
+    for (const name of ctx.feederNames) {
+      const [index] = ctx.feeders.indexesOf([name]);
+      const feeder = ctx.feeders.feeders[index];
+      data[name] = {
+        next() {
+          const row = feeder.next(self.number, self.iteration);
+          if (row === null)
+            throw new Error(`feeder "${name}" ran out of rows (mode unique, onExhausted stop)`);
+          return Object.fromEntries(feeder.columns.map((column, i) => [column, row[i]]));
+        },
+      };
+    }
+    return {
+      get number() {
+        return self.number;
+      },
+      get iteration() {
+        return self.iteration;
+      },
+      worker: ctx.worker,
+      vars: {},
+      data,
+      env: ctx.env,
+      http: {
+        get: (url, options) => request("GET", url, options),
+        post: (url, options) => request("POST", url, options),
+        put: (url, options) => request("PUT", url, options),
+        patch: (url, options) => request("PATCH", url, options),
+        delete: (url, options) => request("DELETE", url, options),
+        request: (method, url, options) => request(method, url, options),
+      },
+      check(name, condition) {
+        const passed = Boolean(condition);
+        ctx.http.recorders
+          .check(String(name))
+          .record(0, 0, 0, 0, passed ? undefined : "expect", `check "${name}" failed`);
+        return passed;
+      },
+      async group(name, fn) {
+        const started = performance.now();
+        const recorder = ctx.http.recorders.group(String(name));
+        try {
+          const value = await fn();
+          recorder.record((performance.now() - started) * 1000, 0, 0, 0);
+          return value;
+        } catch (error) {
+          const why = error instanceof RequestFailedError ? error.kind : "script";
+          recorder.record(
+            (performance.now() - started) * 1000,
+            0,
+            0,
+            0,
+            why,
+            (error as Error).message ?? String(error),
+          );
+          throw error;
+        }
+      },
+      sleep(ms) {
+        self.assertRunning();
+        return new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(
+            () => {
+              self.sleeping = null;
+              resolve();
+            },
+            Math.max(0, Number(ms) || 0),
+          );
+          self.sleeping = { timer, reject };
+        });
+      },
+    };
+  }
+}

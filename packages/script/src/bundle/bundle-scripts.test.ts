@@ -1,0 +1,76 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import { bundleScripts, ScriptBundleError } from "./bundle-scripts.js";
+import { collectScriptSources } from "./collect-sources.js";
+
+/** A scenario folder with a script that imports a file above it and an npm package beside it. */
+function project(): string {
+  const root = mkdtempSync(join(tmpdir(), "volley-bundle-test-"));
+  const dir = join(root, "tests");
+  mkdirSync(join(dir, "node_modules/left-pad"), { recursive: true });
+  mkdirSync(join(root, "shared"));
+  writeFileSync(
+    join(dir, "flow.ts"),
+    [
+      'import pad from "left-pad";',
+      'import { greet } from "../shared/greet";',
+      "export default async function (vu: { number: number }): Promise<string> {",
+      "  return greet(pad(String(vu.number), 3));",
+      "}",
+      "",
+    ].join("\n"),
+  );
+  writeFileSync(join(root, "shared/greet.ts"), "export const greet = (who: string) => `hi ${who}`;\n");
+  // A CommonJS package that requires a Node built-in, as many on npm do.
+  writeFileSync(
+    join(dir, "node_modules/left-pad/package.json"),
+    JSON.stringify({ name: "left-pad", main: "index.js" }),
+  );
+  writeFileSync(
+    join(dir, "node_modules/left-pad/index.js"),
+    'const { strict } = require("node:assert"); strict.ok(true); module.exports = (s, n) => s.padStart(n, "0");\n',
+  );
+  return dir;
+}
+
+describe("scripts: collected where they are, bundled by the master", () => {
+  it("collects a script with a file above it and an npm package beside it, and bundles one module", async () => {
+    const dir = project();
+    const files = await collectScriptSources(dir, ["flow.ts"]);
+    expect(Object.keys(files).sort()).toEqual([
+      "../shared/greet.ts",
+      "flow.ts",
+      "node_modules/left-pad/index.js",
+      "node_modules/left-pad/package.json",
+    ]);
+    const { "flow.ts": bundle } = await bundleScripts(["flow.ts"], files);
+    expect(bundle).toContain("sourceMappingURL=data:application/json;base64,");
+    // The bundle runs on its own: nothing left to resolve but Node's built-ins.
+    const out = mkdtempSync(join(tmpdir(), "volley-bundle-out-"));
+    writeFileSync(join(out, "b.mjs"), bundle);
+    const module = (await import(pathToFileURL(join(out, "b.mjs")).href)) as {
+      default: (vu: { number: number }) => Promise<string>;
+    };
+    expect(await module.default({ number: 7 })).toBe("hi 007");
+  });
+
+  it("says where a script does not compile, and refuses paths that leave the folder", async () => {
+    const broken = bundleScripts(["a.ts"], { "a.ts": "export default () => {\n  let = 1;\n}\n" });
+    await expect(broken).rejects.toBeInstanceOf(ScriptBundleError);
+    const problems = await broken.catch((error: ScriptBundleError) => error.problems);
+    expect(problems[0].message).toMatch(/^a\.ts:2:\d+: /);
+    await expect(bundleScripts(["a.ts"], { "a.ts": "export const x = 1;" })).rejects.toThrow(
+      /no default export/,
+    );
+    await expect(bundleScripts(["a.ts"], {})).rejects.toThrow(/a\.ts was not sent/);
+    await expect(
+      bundleScripts(["a.ts"], { "a.ts": "export default () => {}", "/etc/passwd": "x" }),
+    ).rejects.toThrow(/must stay relative/);
+    await expect(collectScriptSources(mkdtempSync(join(tmpdir(), "v-")), ["none.ts"])).rejects.toThrow(
+      /cannot read none\.ts/,
+    );
+  });
+});

@@ -1,0 +1,136 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, normalize, relative, sep } from "node:path";
+import { build, type Message } from "esbuild";
+
+/** A script that does not bundle: where and what, for a 400 / exit 2. */
+export interface ScriptProblem {
+  /** The script (its path as the scenario writes it). */
+  script: string;
+  /** "file:line:column: message" (the file relative to the scenario's folder). */
+  message: string;
+}
+
+export class ScriptBundleError extends Error {
+  constructor(readonly problems: ScriptProblem[]) {
+    super(problems.map((p) => `${p.script}: ${p.message}`).join("; "));
+    this.name = "ScriptBundleError";
+  }
+}
+
+/** Most bytes of sources a run may send for its scripts. */
+export const MAX_SCRIPT_SOURCE_BYTES = 20 * 1024 * 1024;
+
+/**
+ * Bundles each script with what it imports (relative files and npm packages among `files`) into
+ * one ES module for Node, with an inline source map whose sources are relative to the scenario's
+ * folder, so an error's stack points at `flow.ts:12:7`. Node's built-ins stay imports. `files`
+ * holds the sources by path relative to the scenario's folder (as `collectScriptSources` gives
+ * them); they are written to a private temporary folder that is removed afterwards.
+ */
+export async function bundleScripts(
+  scripts: readonly string[],
+  files: Record<string, string>,
+): Promise<Record<string, string>> {
+  const bytes = Object.values(files).reduce((sum, text) => sum + Buffer.byteLength(text), 0);
+  if (bytes > MAX_SCRIPT_SOURCE_BYTES) {
+    throw new ScriptBundleError([
+      {
+        script: scripts[0] ?? "scripts",
+        message: `the sources are ${bytes} bytes; at most ${MAX_SCRIPT_SOURCE_BYTES}`,
+      },
+    ]);
+  }
+  const root = await mkdtemp(join(tmpdir(), "volley-bundle-"));
+  try {
+    // Files may sit above the scenario's folder (../lib/x.ts): the folder is nested deep enough
+    // inside the temporary root that every one of them still lands inside it.
+    const depth = Math.max(0, ...[...Object.keys(files), ...scripts].map(upLevels));
+    const base = join(root, ...Array.from({ length: depth }, (_, i) => `d${i}`));
+    for (const [path, text] of Object.entries(files)) {
+      const target = inside(root, base, path);
+      if (target === null) {
+        throw new ScriptBundleError([{ script: path, message: "a script file's path must stay relative" }]);
+      }
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(target, text);
+    }
+    const bundles: Record<string, string> = {};
+    const problems: ScriptProblem[] = [];
+    for (const script of scripts) {
+      const entry = inside(root, base, script);
+      if (entry === null || !(normalize(script) in normalizedKeys(files))) {
+        problems.push({ script, message: `${script} was not sent with the scenario` });
+        continue;
+      }
+      try {
+        bundles[script] = await bundleOne(base, entry, script);
+      } catch (error) {
+        const messages = (error as { errors?: Message[] }).errors;
+        if (!messages) throw error;
+        for (const m of messages.slice(0, 10)) problems.push({ script, message: describe(m) });
+      }
+    }
+    if (problems.length) throw new ScriptBundleError(problems);
+    return bundles;
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+async function bundleOne(base: string, entry: string, script: string): Promise<string> {
+  const result = await build({
+    absWorkingDir: base,
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    // Sources relative to the scenario's folder: the bundle is written there in thought.
+    outdir: base,
+    sourcemap: "inline",
+    sourcesContent: false,
+    metafile: true,
+    logLevel: "silent",
+    // A bundled CommonJS package may require() Node's built-ins from inside the ES module.
+    banner: {
+      js: 'import { createRequire as __volleyRequire } from "node:module"; const require = __volleyRequire(import.meta.url);',
+    },
+  });
+  const output = Object.values(result.metafile.outputs).find((o) => o.entryPoint !== undefined);
+  if (!output?.exports.includes("default")) {
+    throw {
+      errors: [{ text: `${script} has no default export: export default async function (vu) { ... }` }],
+    };
+  }
+  return result.outputFiles[0].text;
+}
+
+function describe(message: Message): string {
+  const at = message.location;
+  return at ? `${at.file}:${at.line}:${at.column + 1}: ${message.text}` : message.text;
+}
+
+/** How many folders above the scenario's a relative path reaches. */
+function upLevels(path: string): number {
+  let level = 0;
+  let deepest = 0;
+  for (const part of normalize(path).split(/[\\/]/)) {
+    if (part === "..") deepest = Math.max(deepest, ++level);
+    else if (part !== "." && part !== "") level--;
+  }
+  return deepest;
+}
+
+/** Where `path` goes under `base`, or null when it is absolute or leaves `root`. */
+function inside(root: string, base: string, path: string): string | null {
+  if (/^([/\\]|[A-Za-z]:)/.test(path) || path.includes("\0")) return null;
+  const target = join(base, path);
+  const rel = relative(root, target);
+  return rel.startsWith("..") || rel === "" || rel.split(sep).includes("..") ? null : target;
+}
+
+function normalizedKeys(files: Record<string, string>): Record<string, true> {
+  return Object.fromEntries(Object.keys(files).map((k) => [normalize(k), true]));
+}

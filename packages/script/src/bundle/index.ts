@@ -1,0 +1,7 @@
+export {
+  bundleScripts,
+  MAX_SCRIPT_SOURCE_BYTES,
+  ScriptBundleError,
+  type ScriptProblem,
+} from "./bundle-scripts.js";
+export { collectScriptSources } from "./collect-sources.js";

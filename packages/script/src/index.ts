@@ -1,0 +1,96 @@
+/**
+ * The scripted-VU API: what a script's default export receives. Types only, so an editor can
+ * check a script against them without Volley's internals:
+ *
+ * ```ts
+ * import type { Vu } from "@volley/script";
+ * export default async function (vu: Vu) {
+ *   const r = await vu.http.get("/hello", { name: "hello" });
+ *   vu.check("hello is 200", r.status === 200);
+ * }
+ * ```
+ *
+ * @packageDocumentation
+ */
+
+/** A JSON value: what `vu.vars` may hold across iterations and `setup()` may return. */
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+
+/** What one request sends besides its method and URL. */
+export interface RequestOptions {
+  /** The name its statistics are kept under. @defaultValue `METHOD path` (query string left out) */
+  name?: string;
+  headers?: Record<string, string>;
+  /** A body as is (a string or bytes). */
+  body?: string | Uint8Array;
+  /** A JSON body; sets `content-type: application/json`. */
+  json?: unknown;
+  /** An `application/x-www-form-urlencoded` body. */
+  form?: Record<string, string>;
+  /** A `multipart/form-data` body: a field is text, or a file's bytes with its type and name. */
+  multipart?: Record<
+    string,
+    string | { content: string | Uint8Array; contentType?: string; filename?: string }
+  >;
+  /** Milliseconds before the request fails with kind `timeout`. @defaultValue the scenario's `timeout` */
+  timeout?: number;
+  /**
+   * What the answer must be, else the request counts as failed (kind `expect`): a status, a list
+   * of statuses or `"2xx"`-style classes, and text the body must contain.
+   */
+  expect?: { status?: number | string | Array<number | string>; body?: string };
+}
+
+/** The answer to one request. A request that got no answer (refused, timed out) rejects instead. */
+export interface HttpResponse {
+  status: number;
+  /** Header names in lower case; repeated headers are joined with ", " (set-cookie with "\n"). */
+  headers: Record<string, string>;
+  /** The body as text (decoded when compressed and `http.compression` is on), up to `http.maxBodyBytes`. */
+  body: string;
+  /** The body parsed as JSON; throws (ending the iteration as a script error) when it is not JSON. */
+  json<T = unknown>(): T;
+}
+
+/** HTTP through the engine's pooled keep-alive connections; every call is one recorded request. */
+export interface VuHttp {
+  /** `url` is a path on the scenario's `target` ("/login") or an absolute http(s) URL. */
+  get(url: string, options?: RequestOptions): Promise<HttpResponse>;
+  post(url: string, options?: RequestOptions): Promise<HttpResponse>;
+  put(url: string, options?: RequestOptions): Promise<HttpResponse>;
+  patch(url: string, options?: RequestOptions): Promise<HttpResponse>;
+  delete(url: string, options?: RequestOptions): Promise<HttpResponse>;
+  request(method: string, url: string, options?: RequestOptions): Promise<HttpResponse>;
+}
+
+/** A feeder of the scenario's `data`: each call hands this iteration a row, as the feeder's mode says. */
+export interface Feeder {
+  /** The next row (by `mode`: unique across the fleet, sequential per VU, or random). */
+  next(): Record<string, string>;
+}
+
+/** One virtual user, as its script sees it. */
+export interface Vu {
+  /** The VU's number, unique across workers and threads (from 1). */
+  readonly number: number;
+  /** The iteration this VU is running (from 0). */
+  readonly iteration: number;
+  /** The name of the worker running it. */
+  readonly worker: string;
+  /** Kept across this VU's iterations (a token after login, a cart id...). */
+  readonly vars: Record<string, unknown>;
+  /** The scenario's feeders by name. */
+  readonly data: Record<string, Feeder>;
+  /** The run's env values (the names listed in the scenario's `env`). */
+  readonly env: Record<string, string>;
+  readonly http: VuHttp;
+  /** Counts a check (into `summary.checks`) and returns `condition`, so it can guard what follows. */
+  check(name: string, condition: boolean): boolean;
+  /** Runs `fn` as a group: its time (first request sent to last answered) is recorded under `name`. */
+  group<T>(name: string, fn: () => Promise<T> | T): Promise<T>;
+  /** Waits `ms` milliseconds (think time; not part of any request's latency). */
+  sleep(ms: number): Promise<void>;
+}
+
+/** A script module: its default export is one iteration of a VU. */
+export type VuScript = (vu: Vu) => Promise<void> | void;
