@@ -87,7 +87,12 @@ describe("steps: groups, repeats and flows", () => {
     ).toEqual([{ path: "flows[1].requests[0].requests[0].path", message: 'path must start with "/"' }]);
     expect(
       issuesOf({ ...base, requests: [{ path: "/a" }], flows: [{ name: "x", requests: [{ path: "/b" }] }] }),
-    ).toEqual([{ path: "flows", message: "a scenario has requests, flows or a script: requests and flows are both set" }]);
+    ).toEqual([
+      {
+        path: "flows",
+        message: "a scenario has requests, flows or a script: requests and flows are both set",
+      },
+    ]);
     expect(
       issuesOf({ ...base, requests: [{ group: "login", requests: [{ name: "login", path: "/l" }] }] }),
     ).toEqual([
