@@ -5,7 +5,7 @@ import type { RunningMaster } from "@volley/master";
 import type { RunDetail } from "@volley/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestFleet, type TestFleet } from "./support/in-process.js";
-import { isolatedSetup, sendJson, spawnCli, waitForRunEnd } from "./support/processes.js";
+import { isolatedSetup, sendJson, spawnCli, waitFor, waitForRunEnd } from "./support/processes.js";
 import type { TargetServer } from "./support/target-server.js";
 
 // Scripted VUs (`script:`) across two workers of two threads each, against a loopback server
@@ -118,6 +118,57 @@ describe("scripted virtual users", () => {
     expect(users.every((path) => (target.counts.get(path) ?? 0) === 1)).toBe(true);
     expect(report.summary.total.requests).toBeLessThanOrEqual(30);
     expect(report.summary.total.requests).toBeGreaterThanOrEqual(25);
+  });
+
+  it("setup() runs once on the master before the load, its result reaches every VU, teardown() after", async () => {
+    target.reset();
+    const script = `
+      export async function setup() {
+        const answer = await fetch(process.env.VOLLEY_TEST_TARGET + "/login", { method: "POST", body: JSON.stringify({ user: "setup" }) });
+        return { token: (await answer.json()).token };
+      }
+      export default async function (vu) {
+        await vu.http.post("/orders", { headers: { authorization: "Bearer " + vu.setupData.token }, name: "order" });
+      }
+      export async function teardown(data) {
+        await fetch(process.env.VOLLEY_TEST_TARGET + "/teardown?token=" + data.token);
+      }`;
+    process.env.VOLLEY_TEST_TARGET = target.url;
+    const report = await run(
+      {
+        name: "scripted-setup",
+        target: target.url,
+        load: { executor: "per-vu-iterations", vus: 4, iterations: 2 },
+        script: "setup.ts",
+      },
+      { "setup.ts": script },
+    );
+    // /orders answers 401 without the token setup() fetched.
+    expect(report.summary.total).toMatchObject({ requests: 8, failures: 0 });
+    expect(target.counts.get("/login")).toBe(1);
+    await waitFor(() => target.counts.get("/teardown") === 1, {
+      what: "teardown() to run",
+      timeoutMs: 10_000,
+    });
+    expect(target.log.find((e) => e.url.startsWith("/teardown"))?.url).toBe("/teardown?token=t-setup");
+
+    const failing = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: {
+        name: "bad-setup",
+        target: target.url,
+        load: { executor: "per-vu-iterations", vus: 1, iterations: 1 },
+        script: "s.ts",
+      },
+      scripts: {
+        "s.ts":
+          "export function setup() {\n  throw new Error('no test data');\n}\nexport default () => {};\n",
+      },
+    });
+    expect(failing.status).toBe(400);
+    expect(failing.body.details?.[0]).toEqual({
+      path: "script",
+      message: "setup() failed: no test data (s.ts:2:9)",
+    });
   });
 
   it("a request that gets no answer is one failure, not also a script error", async () => {

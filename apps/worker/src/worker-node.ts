@@ -175,7 +175,12 @@ export class WorkerNode {
   }
 
   private async startRun(message: StartRun): Promise<void> {
-    let files: RunFiles = { data: message.data, attachments: message.attachments, scripts: {} };
+    let files: RunFiles = {
+      data: message.data,
+      attachments: message.attachments,
+      scripts: {},
+      setupData: {},
+    };
     if (message.packedFiles !== undefined) {
       try {
         files = await unpackRunFiles(message.packedFiles);
@@ -215,6 +220,7 @@ export class WorkerNode {
         attachments: files.attachments,
         env: message.env,
         scripts: files.scripts,
+        setupData: files.setupData,
         threads: this.options.threads,
         startAtLocal: this.clock.toLocal(message.startAt),
         publisher: this.publisher,

@@ -69,8 +69,8 @@ export interface Feeder {
   next(): Record<string, string>;
 }
 
-/** One virtual user, as its script sees it. */
-export interface Vu {
+/** One virtual user, as its script sees it (`SetupData`: what the script's `setup()` returns). */
+export interface Vu<SetupData = unknown> {
   /** The VU's number, unique across workers and threads (from 1). */
   readonly number: number;
   /** The iteration this VU is running (from 0). */
@@ -79,6 +79,8 @@ export interface Vu {
   readonly worker: string;
   /** Kept across this VU's iterations (a token after login, a cart id...). */
   readonly vars: Record<string, unknown>;
+  /** What the script's exported `setup()` returned (run once on the master before the load), as JSON. */
+  readonly setupData: SetupData;
   /** The scenario's feeders by name. */
   readonly data: Record<string, Feeder>;
   /** The run's env values (the names listed in the scenario's `env`). */
@@ -94,3 +96,13 @@ export interface Vu {
 
 /** A script module: its default export is one iteration of a VU. */
 export type VuScript = (vu: Vu) => Promise<void> | void;
+
+/**
+ * An optional export `setup`: run once on the master, in a thread of its own, before the load
+ * starts (at most 60 s); its JSON-serialisable result (at most 1 MiB) reaches every VU as
+ * `vu.setupData`. A setup that throws refuses the run. Use `fetch` for any HTTP it needs.
+ */
+export type ScriptSetup<SetupData = unknown> = () => Promise<SetupData> | SetupData;
+
+/** An optional export `teardown`: run once on the master after the run ended, with setup's result. */
+export type ScriptTeardown<SetupData = unknown> = (setupData: SetupData) => Promise<void> | void;

@@ -16,6 +16,8 @@ export interface ActiveRun {
   rejected: Map<string, string>;
   stopReason: string | null;
   finishing: boolean;
+  /** The run's script bundles and setup() results, for teardown() once it ends (this master's runs). */
+  scripts?: { bundles: Record<string, string>; setupData: Record<string, string> };
 }
 
 export function newActiveRun(

@@ -9,7 +9,9 @@ const pack = promisify(gzip);
  * (off the event loop) and sent to every worker in `start-run`. Null when there are none.
  */
 export async function packRunFiles(files: RunFiles): Promise<string | null> {
-  const empty = [files.data, files.attachments, files.scripts].every((m) => Object.keys(m).length === 0);
+  const empty = [files.data, files.attachments, files.scripts, files.setupData].every(
+    (m) => Object.keys(m).length === 0,
+  );
   if (empty) return null;
   return (await pack(Buffer.from(JSON.stringify(files)))).toString("base64");
 }

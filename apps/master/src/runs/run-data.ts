@@ -25,6 +25,8 @@ export interface RunInputs {
   env: Record<string, string>;
   /** The files the scenario used, as sent: kept with the run so "Run again" can reuse them. */
   files: RunFileContent[];
+  /** Bundled scripts by the path the scenario names them (see `bundleRunScripts`). */
+  scripts: Record<string, string>;
 }
 
 /**
@@ -128,5 +130,6 @@ export function resolveRunInputs(
       ? values
       : Object.fromEntries(Object.entries(values).filter(([name]) => usedEnv.has(name))),
     files: kept,
+    scripts: {},
   };
 }

@@ -10,9 +10,8 @@ export interface QueuedRun {
   /** The scenario as the user wrote it. */
   input: unknown;
   scenario: Scenario;
-  /** Feeder tables, attachments and env values: held here, as env values are never stored. */
+  /** Feeder tables, attachments, script bundles and env values: held here, as env values are never stored. */
   inputs: RunInputs;
-  packedFiles: string | null;
 }
 
 /**

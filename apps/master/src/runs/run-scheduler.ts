@@ -21,7 +21,7 @@ import { finalizeRun } from "./run-finalizer.js";
 import { recordNewRun, sendSlices } from "./run-launch.js";
 import type { RunLease } from "./run-lease.js";
 import { type QueuedRun, RunQueue } from "./run-queue.js";
-import { bundleRunScripts } from "./run-scripts.js";
+import { bundleRunScripts, runSetups, runTeardowns } from "./run-scripts.js";
 import { toListItem } from "./run-views.js";
 import { brokenAbortThreshold } from "./threshold-abort.js";
 
@@ -112,22 +112,17 @@ export class RunScheduler {
     );
     const resolved = resolveRunInputs(scenario, sent.files, extras.env ?? {}, sent.attachments);
     const scripts = await bundleRunScripts(scenario, { ...sent.scripts, ...extras.scripts });
-    const inputs = { ...resolved, files: [...resolved.files, ...scripts.kept] };
-    const packedFiles = await packRunFiles({
-      data: inputs.data,
-      attachments: inputs.attachments,
-      scripts: scripts.bundles,
-    });
+    const inputs = { ...resolved, files: [...resolved.files, ...scripts.kept], scripts: scripts.bundles };
     if (this.active || this.creating || this.queue.size > 0) {
       if (extras.queue) {
-        const queued = await this.queue.add({ input, scenario, inputs, packedFiles });
+        const queued = await this.queue.add({ input, scenario, inputs });
         this.options.log.info({ runId: queued.id, position: this.queue.size }, "run queued");
         await this.publishStatus(queued.id);
         return { id: queued.id, status: "queued" };
       }
       throw new VolleyError("VOL_ERR_RUN_ACTIVE", this.busyMessage());
     }
-    return this.launch({ input, scenario, inputs, packedFiles });
+    return this.launch({ input, scenario, inputs });
   }
 
   private busyMessage(): string {
@@ -141,9 +136,17 @@ export class RunScheduler {
   private async launch(
     run: Omit<QueuedRun, "id"> & { queuedId?: string },
   ): Promise<{ id: string; status: string }> {
-    const { scenario, inputs, packedFiles } = run;
+    const { scenario, inputs } = run;
     this.creating = true;
     try {
+      // setup() of each script, once, before the load: its result reaches every VU as vu.setupData.
+      const setupData = await runSetups(scenario, inputs.scripts);
+      const packedFiles = await packRunFiles({
+        data: inputs.data,
+        attachments: inputs.attachments,
+        scripts: inputs.scripts,
+        setupData,
+      });
       const ready = await this.options.registry.readySoon(this.options.finishingWaitMs ?? 10_000);
       if (ready.length === 0) {
         throw new VolleyError(
@@ -160,6 +163,7 @@ export class RunScheduler {
       this.options.pipeline.register(aggregator);
       this.options.ingest.open(id);
       this.active = newActiveRun(id, scenario, startAt, aggregator, this.options.overrunMs ?? 30_000);
+      this.active.scripts = { bundles: inputs.scripts, setupData };
       this.lastRenewal = Date.now();
       sendSlices(this.options.registry, launched, inputs, packedFiles);
       this.options.log.info({ runId: id, workers: plan.length, startAt }, "run started");
@@ -316,6 +320,7 @@ export class RunScheduler {
     }
     // Free before anything else is awaited: a run posted as soon as this one reads as ended is taken.
     this.active = null;
+    if (active.scripts) void runTeardowns(active.scripts, runId, this.options.log);
     await this.options.ingest.close(runId, true);
     if (ended) await this.publishStatus(runId);
     if (!this.active && !this.creating) await this.startQueued();

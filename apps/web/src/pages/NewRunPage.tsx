@@ -16,6 +16,7 @@ import {
 import { DEFAULT_DRAFT, type Draft } from "../components/ScenarioEditor/draft.js";
 import { validateDraft } from "../components/ScenarioEditor/issues.js";
 import { ScenarioEditor } from "../components/ScenarioEditor/ScenarioEditor.js";
+import { SCRIPT_TEMPLATE, ScriptEditor } from "../components/ScriptEditor/ScriptEditor.js";
 import { useLive } from "../live/live-context.js";
 import { isInProgress } from "../live/use-live-feed.js";
 
@@ -28,6 +29,10 @@ export function NewRunPage() {
   const [serverError, setServerError] = useState<ApiError | null>(null);
   const [starting, setStarting] = useState(false);
   const [contents, setContents] = useState<RunFileContents>({ files: {}, attachments: {} });
+  // The script a scripted scenario runs, by the path `script:` names (one file from the dashboard).
+  const [scripts, setScripts] = useState<Record<string, string>>({});
+  const scriptName = typeof draft.script === "string" && draft.script ? draft.script : null;
+  const scriptSource = scriptName ? (scripts[scriptName] ?? SCRIPT_TEMPLATE) : null;
   const recent = useApi<RunPageData>("/api/runs?limit=20");
   const validation = useMemo(() => validateDraft(draft), [draft]);
   const ready = feed.workers.filter((w) => w.state === "ready").length;
@@ -39,11 +44,13 @@ export function NewRunPage() {
   const [kept, setKept] = useState<KeptFiles | null>(null);
 
   const load = async (id: string) => {
-    const [run, stored] = await Promise.all([
+    const [run, stored, kept] = await Promise.all([
       api<RunDetail>(`/api/runs/${id}`),
       api<{ files: KeptRunFile[] }>(`/api/runs/${id}/files`),
+      api<{ files: Record<string, string> }>(`/api/runs/${id}/scripts`),
     ]);
     setDraft(run.scenario as Draft);
+    setScripts(kept.files);
     setKept({ runId: id, files: stored.files });
   };
   const from = params.get("from");
@@ -71,6 +78,7 @@ export function NewRunPage() {
           files: pick("feeder", contents.files),
           attachments: pick("attachment", contents.attachments),
           ...(reuse && kept ? { filesFrom: kept.runId } : {}),
+          ...(scriptName && scriptSource !== null ? { scripts: { [scriptName]: scriptSource } } : {}),
           ...(queueing ? { queue: true } : {}),
         },
       });
@@ -174,6 +182,14 @@ export function NewRunPage() {
         byPath={validation.byPath}
         onChange={setDraft}
       />
+      {scriptName && scriptSource !== null && (
+        <ScriptEditor
+          name={scriptName}
+          source={scriptSource}
+          onChange={(source) => setScripts((current) => ({ ...current, [scriptName]: source }))}
+          problem={serverError?.details.find((d) => d.path.endsWith("script"))?.message}
+        />
+      )}
     </div>
   );
 }

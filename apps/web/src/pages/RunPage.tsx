@@ -2,6 +2,7 @@ import { statusLabel } from "@volley/protocol";
 import { useState } from "react";
 import { Link, useParams } from "react-router-dom";
 import { api } from "../api/client.js";
+import { RunScripts } from "../components/RunScripts/RunScripts.js";
 import { RunView } from "../components/RunView/RunView.js";
 import { formatDate } from "../format/format.js";
 import { useRunData } from "../hooks/use-run-data.js";
@@ -121,6 +122,16 @@ export function RunPage() {
           workers={feed.workers}
         />
       )}
+      {usesScripts(run.scenario) && <RunScripts runId={run.id} />}
     </div>
+  );
+}
+
+/** Whether the scenario (or one of its scenarios) runs a script. */
+function usesScripts(scenario: { script?: unknown; scenarios?: unknown }): boolean {
+  if (typeof scenario.script === "string") return true;
+  const parts = scenario.scenarios;
+  return (
+    !!parts && typeof parts === "object" && Object.values(parts).some((p) => typeof p?.script === "string")
   );
 }

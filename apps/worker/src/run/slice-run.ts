@@ -14,6 +14,8 @@ export interface SliceRunOptions {
   env: Record<string, string>;
   /** Script bundles by the path the scenario names them. */
   scripts: Record<string, string>;
+  /** What each script's setup() returned, as JSON. */
+  setupData: Record<string, string>;
   threads: number;
   /** Scheduled start in this machine's clock. */
   startAtLocal: number;
@@ -42,6 +44,7 @@ export class SliceRun {
       attachments: options.attachments,
       env: options.env,
       scripts: options.scripts,
+      setupData: options.setupData,
       onPeriod: (period) => this.publish(period),
       onThreadError: options.onThreadError,
     });

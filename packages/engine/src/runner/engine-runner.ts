@@ -37,6 +37,8 @@ export interface EngineRunnerOptions {
   env?: Record<string, string>;
   /** Script bundles (one ES module each) by the path the scenario names them. @defaultValue none */
   scripts?: Record<string, string>;
+  /** What each script's setup() returned, as JSON, by script path. @defaultValue none */
+  setupData?: Record<string, string>;
   /** One merged period per second of the run, in order; the last has `final`. */
   onPeriod: (period: SlicePeriod) => void;
   /** A thread's error; the slice goes on in the other threads. */
@@ -89,6 +91,7 @@ export class EngineRunner {
         attachments: options.attachments ?? {},
         env: options.env ?? {},
         scripts: options.scripts ?? {},
+        setupData: options.setupData ?? {},
       };
       const many = vus / this.threadCount >= MANY_VUS_PER_THREAD;
       const thread = new Worker(THREAD_ENTRY, {

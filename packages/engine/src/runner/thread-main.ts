@@ -19,7 +19,7 @@ try {
     data: start.data,
     attachments: start.attachments,
     env: start.env,
-    scripts: await loadScripts(start.scripts),
+    scripts: await loadScripts(start.scripts, start.setupData),
     onPeriod: (period) => post({ type: "period", period }),
   });
   port.on("message", (message: ToThread) => {

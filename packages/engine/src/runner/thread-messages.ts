@@ -14,6 +14,8 @@ export interface ThreadStart {
   env: Record<string, string>;
   /** Script bundles by the path the scenario names them (see `loadScripts`). */
   scripts: Record<string, string>;
+  /** What each script's setup() returned, as JSON. */
+  setupData: Record<string, string>;
 }
 
 export type ToThread = { type: "stop" };

@@ -9,6 +9,8 @@ export interface LoadedScript {
   /** The path the scenario names it by. */
   name: string;
   run: VuScript;
+  /** What the script's setup() returned on the master (undefined without one). */
+  setupData: unknown;
   /** Stack frames of the script's own files start with this folder (then `flow.ts:12:7`). */
   frameRoot: string;
 }
@@ -18,7 +20,10 @@ export interface LoadedScript {
  * thread. Source maps are switched on so an error's stack points at the user's file and line.
  * The module file is removed once imported (Node has read it and its map).
  */
-export async function loadScripts(bundles: Record<string, string>): Promise<Record<string, LoadedScript>> {
+export async function loadScripts(
+  bundles: Record<string, string>,
+  setupData: Record<string, string> = {},
+): Promise<Record<string, LoadedScript>> {
   const loaded: Record<string, LoadedScript> = {};
   if (Object.keys(bundles).length === 0) return loaded;
   process.setSourceMapsEnabled(true);
@@ -34,7 +39,8 @@ export async function loadScripts(bundles: Record<string, string>): Promise<Reco
           `${name}: the default export is not a function (export default async function (vu) { ... })`,
         );
       }
-      loaded[name] = { name, run: module.default as VuScript, frameRoot: `${dir}/` };
+      const data = Object.hasOwn(setupData, name) ? JSON.parse(setupData[name]) : undefined;
+      loaded[name] = { name, run: module.default as VuScript, setupData: data, frameRoot: `${dir}/` };
     }
     return loaded;
   } finally {

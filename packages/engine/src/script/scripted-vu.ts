@@ -150,6 +150,7 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
       },
       worker: ctx.worker,
       vars: {},
+      setupData: ctx.script.setupData,
       data,
       env: ctx.env,
       http: {

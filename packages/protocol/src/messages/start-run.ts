@@ -37,5 +37,7 @@ export const runFilesSchema = z.strictObject({
   attachments: z.record(z.string(), z.string()).default({}),
   /** Each script the scenario names (by its path as written), bundled by the master to one ES module. */
   scripts: z.record(z.string().max(500), z.string().max(MAX_SCRIPT_BUNDLE_BYTES)).default({}),
+  /** What each script's setup() returned, as JSON (at most 1 MiB each), by script path. */
+  setupData: z.record(z.string().max(500), z.string().max(1024 * 1024)).default({}),
 });
 export type RunFiles = z.infer<typeof runFilesSchema>;

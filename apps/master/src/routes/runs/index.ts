@@ -38,6 +38,19 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
     return { files: await db.files.list(request.params.id) };
   });
 
+  // The sources of the run's scripts, as sent: what ran, viewable on the run page and reused by "Run again".
+  app.get<{ Params: { id: string } }>("/:id/scripts", async (request) => {
+    const { db } = app.services;
+    if (!(await db.runs.get(request.params.id)))
+      throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${request.params.id}`);
+    const kept = await db.files.contents(request.params.id);
+    return {
+      files: Object.fromEntries(
+        kept.filter((f) => f.kind === "script").map((f) => [f.name, f.content.toString("utf8")]),
+      ),
+    };
+  });
+
   app.get("/", async (request) => {
     const query = parseWith(listRunsQuerySchema, request.query, "query");
     const rows = await app.services.db.runs.list({ ...query, limit: query.limit + 1 });

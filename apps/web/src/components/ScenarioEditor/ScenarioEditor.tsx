@@ -120,14 +120,26 @@ export function ScenarioEditor({ draft, issues, byPath, onChange }: ScenarioEdit
             <RequestFields key={index} draft={draft} index={index} issues={byPath} onChange={onChange} />
           ),
         )}
-        {!Array.isArray(draft.flows) && !isRecord(draft.scenarios) && (
-          <button
-            type="button"
-            className="add-request"
-            onClick={() => set(["requests", requests.length], { method: "GET", path: "/" })}
-          >
-            Add request
-          </button>
+        {typeof draft.script === "string" && (
+          <p className="callout" data-testid="script-note">
+            Each iteration runs the script <code>{draft.script}</code>, edited below.{" "}
+            <button type="button" className="small" onClick={() => onChange(withRequests(draft))}>
+              Use requests instead
+            </button>
+          </p>
+        )}
+        {!Array.isArray(draft.flows) && !isRecord(draft.scenarios) && typeof draft.script !== "string" && (
+          <div className="actions add-request">
+            <button
+              type="button"
+              onClick={() => set(["requests", requests.length], { method: "GET", path: "/" })}
+            >
+              Add request
+            </button>
+            <button type="button" onClick={() => onChange(withScript(draft))} data-testid="use-script">
+              Write a script instead
+            </button>
+          </div>
         )}
         {byPath.get("requests") && <span className="field-error">{byPath.get("requests")}</span>}
         <fieldset>
@@ -208,6 +220,18 @@ export function ScenarioEditor({ draft, issues, byPath, onChange }: ScenarioEdit
       </div>
     </div>
   );
+}
+
+/** The draft running a script instead of its requests. */
+function withScript(draft: Draft): Draft {
+  const { requests: _requests, ...rest } = draft;
+  return { ...rest, script: "flow.ts" };
+}
+
+/** The draft back on requests (one to start from). */
+function withRequests(draft: Draft): Draft {
+  const { script: _script, ...rest } = draft;
+  return { ...rest, requests: [{ name: "home", method: "GET", path: "/" }] };
 }
 
 function serialize(draft: Draft, format: Format): string {
