@@ -69,8 +69,7 @@ describe("scripted scenarios in the dashboard", () => {
     ].join("\n");
     await setScript(page, script);
     const lines = await page.locator("[data-testid=script-code] .cm-line").allTextContents();
-    expect(lines.join("
-").trim()).toBe(script.trim());
+    expect(lines.join("\n").trim()).toBe(script.trim());
     await screenshot(page, "new-run-script");
     await page.getByTestId("start-run").click();
     await page.waitForURL(/\/runs\/[^/]+$/);
@@ -99,7 +98,9 @@ describe("scripted scenarios in the dashboard", () => {
       await page.locator("[data-testid=script-code] .cm-content").waitFor();
       await waitFor(
         async () =>
-          ((await page.locator("[data-testid=script-code] .cm-content").textContent()) ?? "").includes("says hello"),
+          ((await page.locator("[data-testid=script-code] .cm-content").textContent()) ?? "").includes(
+            "says hello",
+          ),
         { what: "the run's script in the editor" },
       );
       expect(
