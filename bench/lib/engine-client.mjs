@@ -1,8 +1,9 @@
 // One Volley engine thread (in this process) driving constant VUs; prints its figures as JSON.
 // Statistics are recorded as in a real run (HDR histogram per request) unless --count-only.
 
-import { SliceEngine } from "@volley/engine";
+import { loadScripts, SliceEngine } from "@volley/engine";
 import { Partition, parseScenario } from "@volley/protocol";
+import { bundleScripts } from "@volley/script/bundle";
 
 const args = process.argv.slice(2);
 const get = (name, fallback) => {
@@ -20,6 +21,15 @@ const traffic = args.includes("--traffic");
 const client = get("client", "volley");
 // --http JSON: more http settings (version 2, insecureTls, maxConnections).
 const http = { client, ...JSON.parse(get("http", "{}")) };
+// --script: the same requests from a scripted VU (`await vu.http.get(path)`), bundled as a run's would be.
+const scripted = args.includes("--script");
+const scripts = scripted
+  ? await loadScripts(
+      await bundleScripts(["bench.js"], {
+        "bench.js": `export default async function (vu) { await vu.http.get(${JSON.stringify(path)}); }`,
+      }),
+    )
+  : {};
 const rows = Array.from({ length: 100_000 }, (_, i) => [`user${i}`, `s${i % 97}`]);
 let requests = 0;
 let failures = 0;
@@ -42,8 +52,11 @@ const engine = new SliceEngine({
             },
           ],
         }
-      : { requests: [{ path }] }),
+      : scripted
+        ? { script: "bench.js" }
+        : { requests: [{ path }] }),
   }),
+  scripts,
   data: traffic ? { users: { columns: ["id", "segment"], rows } } : {},
   partition: new Partition(),
   startAtEpochMs: Date.now() + 200,

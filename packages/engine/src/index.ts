@@ -8,3 +8,4 @@ export * from "./runner/engine-runner.js";
 export * from "./runner/slice-engine.js";
 export * from "./scenario/compiled-request.js";
 export * from "./scenario/compiled-template.js";
+export * from "./script/load-scripts.js";

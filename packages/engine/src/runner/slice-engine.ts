@@ -156,7 +156,12 @@ export class SliceEngine {
     };
     const target = new URL(scenario.target);
     const scriptHttp = {
-      target: { origin: target.origin, prefix: target.pathname.replace(/\/$/, "") },
+      target: {
+        origin: target.origin,
+        prefix: target.pathname.replace(/\/$/, ""),
+        host: target.host,
+        https: target.protocol === "https:",
+      },
       originOf,
       recorders: this.scriptRecorders,
       timeoutMs: scenario.timeout,

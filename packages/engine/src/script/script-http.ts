@@ -10,8 +10,8 @@ import { type RawAnswer, RequestFailedError, ScriptRequest } from "./script-requ
 
 /** What every scripted VU of a thread shares for HTTP. */
 export interface ScriptHttpSettings {
-  /** The scenario's target: origin and the path prefix of `target` (e.g. "/api"). */
-  target: { origin: string; prefix: string };
+  /** The scenario's target: origin, host, scheme and the path prefix of `target` (e.g. "/api"). */
+  target: { origin: string; prefix: string; host: string; https: boolean };
   /** The pool and gate of an origin, made on first use (the target's is the engine's own). */
   originOf: (origin: string) => VuOrigin;
   recorders: ScriptRecorders;
@@ -33,90 +33,133 @@ export interface ScriptRequester {
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 /** Sends one scripted request and gives the script its answer; every call is one recorded request. */
-export async function scriptRequest(
+export function scriptRequest(
   settings: ScriptHttpSettings,
   vu: ScriptRequester,
   method: string,
   url: string,
-  options: RequestOptions = {},
+  options: RequestOptions = NO_OPTIONS,
 ): Promise<HttpResponse> {
   vu.assertRunning();
-  const verb = String(method).toUpperCase();
+  const verb = METHODS.has(method) ? method : String(method).toUpperCase();
   if (!METHODS.has(verb)) throw new TypeError(`vu.http: unknown method "${method}"`);
   const { origin, path, host, https } = locate(settings, url);
-  const name = options.name ?? `${verb} ${path.split("?")[0]}`;
+  const query = path.indexOf("?");
+  const name = options.name ?? `${verb} ${query < 0 ? path : path.slice(0, query)}`;
   const recorder = settings.recorders.request(name, verb);
   const expected =
     options.expect?.status === undefined ? null : statusExpectationSchema.parse(options.expect.status);
-  const { headers, body } = encodeBody(options);
-  if (settings.compression && !hasHeader(headers, "accept-encoding"))
-    headers.push("accept-encoding", "gzip, br, deflate");
-  for (const [key, value] of Object.entries(options.headers ?? {})) headers.push(key, String(value));
+  const { headers: built, body } = encodeBody(options);
+  if (settings.compression && !hasHeader(built, "accept-encoding"))
+    built.push("accept-encoding", "gzip, br, deflate");
+  if (options.headers !== undefined) {
+    for (const [key, value] of Object.entries(options.headers)) built.push(key, String(value));
+  }
   const cookie = vu.cookies?.header(host, path, https) ?? null;
-  if (cookie !== null) headers.push("cookie", cookie);
+  if (cookie !== null) built.push("cookie", cookie);
+  // No headers of its own: the shared frozen list lets the client reuse the request's bytes.
+  const headers = built.length === 0 ? NO_HEADERS : built;
   const timeoutMs = options.timeout ?? settings.timeoutMs;
   let bytesOut = verb.length + path.length + 12 + (body === null ? 0 : body.length);
   for (let i = 0; i < headers.length; i++) bytesOut += headers[i].length + 2;
   const scheduled = vu.takeScheduledStart();
-  const answer = await new Promise<RawAnswer>((resolve, reject) => {
+  return new Promise<HttpResponse>((resolve, reject) => {
     const request = new ScriptRequest(
       settings.originOf(origin),
-      { path, method: verb, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
+      {
+        path,
+        method: verb,
+        headers: headers as string[],
+        body,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      },
       recorder,
       timeoutMs,
       settings.maxBodyBytes,
       bytesOut,
       scheduled >= 0 ? scheduled : performance.now(),
-      resolve,
-      reject,
+      (answer) => {
+        vu.track(null);
+        if (vu.cookies !== null && answer.setCookies !== null) {
+          for (const line of answer.setCookies) vu.cookies.store(line, host, path);
+        }
+        const response = new ScriptResponse(answer, settings.compression ? answer.encoding : null);
+        const failure = response.problem(settings.maxBodyBytes, options.expect?.body);
+        const { status, bytesIn, latencyUs } = answer;
+        const statusOk = expected
+          ? expected.some(([low, high]) => status >= low && status <= high)
+          : status < 400;
+        if (!statusOk)
+          recorder.record(latencyUs, status, bytesIn, bytesOut, "status", `unexpected status ${status}`);
+        else if (failure !== null) recorder.record(latencyUs, status, bytesIn, bytesOut, "expect", failure);
+        else recorder.record(latencyUs, status, bytesIn, bytesOut);
+        resolve(response);
+      },
+      (error) => {
+        vu.track(null);
+        reject(error);
+      },
     );
     vu.track(request);
     request.go();
-  }).finally(() => vu.track(null));
-  const responseHeaders = readHeaders(answer.rawHeaders);
-  if (vu.cookies !== null && responseHeaders["set-cookie"] !== undefined) {
-    for (const line of responseHeaders["set-cookie"].split("\n")) vu.cookies.store(line, host, path);
-  }
-  let text = "";
-  let failure: string | null = null;
-  if (answer.body === null)
-    failure = `response body is larger than http.maxBodyBytes (${settings.maxBodyBytes} bytes)`;
-  else {
-    try {
-      text = decodeBody(
-        answer.body,
-        settings.compression ? (responseHeaders["content-encoding"] ?? null) : null,
-      );
-    } catch (error) {
-      failure = `cannot decode the body: ${(error as Error).message}`;
-    }
-  }
-  const statusOk = expected
-    ? expected.some(([low, high]) => answer.status >= low && answer.status <= high)
-    : answer.status < 400;
-  const { status, bytesIn, latencyUs } = answer;
-  if (!statusOk)
-    recorder.record(latencyUs, status, bytesIn, bytesOut, "status", `unexpected status ${status}`);
-  else if (failure !== null) recorder.record(latencyUs, status, bytesIn, bytesOut, "expect", failure);
-  else if (options.expect?.body !== undefined && !text.includes(options.expect.body)) {
-    recorder.record(
-      latencyUs,
-      status,
-      bytesIn,
-      bytesOut,
-      "expect",
-      `body does not contain "${options.expect.body}"`,
-    );
-  } else recorder.record(latencyUs, status, bytesIn, bytesOut);
-  return {
-    status,
-    headers: responseHeaders,
-    body: text,
-    json<T>(): T {
-      return JSON.parse(text) as T;
-    },
-  };
+  });
 }
+
+const NO_HEADERS: readonly string[] = Object.freeze([]);
+
+/**
+ * The answer as the script sees it. Headers and text are made when the script reads them: most
+ * scripts read the status only, and a million responses should not each build a header map.
+ */
+class ScriptResponse implements HttpResponse {
+  readonly status: number;
+  private text: string | null = null;
+  private headerMap: Record<string, string> | null = null;
+  private tooLarge: boolean;
+
+  constructor(
+    private readonly answer: RawAnswer,
+    private readonly encoding: string | null,
+  ) {
+    this.status = answer.status;
+    this.tooLarge = answer.body === null;
+  }
+
+  get headers(): Record<string, string> {
+    this.headerMap ??= readHeaders(this.answer.rawHeaders);
+    return this.headerMap;
+  }
+
+  get body(): string {
+    if (this.text === null) {
+      this.text = this.tooLarge ? "" : decodeBody(this.answer.body as Buffer, this.encoding);
+    }
+    return this.text;
+  }
+
+  json<T = unknown>(): T {
+    return JSON.parse(this.body) as T;
+  }
+
+  /** What makes it fail besides its status: too large, not decodable, or lacking `expectBody`. */
+  problem(maxBodyBytes: number, expectBody: string | undefined): string | null {
+    if (this.tooLarge) return `response body is larger than http.maxBodyBytes (${maxBodyBytes} bytes)`;
+    if (this.encoding === null && expectBody === undefined) return null;
+    let text: string;
+    try {
+      text = this.body;
+    } catch (error) {
+      this.text = "";
+      return `cannot decode the body: ${(error as Error).message}`;
+    }
+    return expectBody !== undefined && !text.includes(expectBody)
+      ? `body does not contain "${expectBody}"`
+      : null;
+  }
+}
+
+const NO_OPTIONS: RequestOptions = {};
 
 /** The origin, path and host a script's `url` (a path on the target, or absolute) goes to. */
 function locate(settings: ScriptHttpSettings, url: string) {
@@ -147,6 +190,14 @@ function locate(settings: ScriptHttpSettings, url: string) {
 }
 
 function encodeBody(options: RequestOptions): { headers: string[]; body: string | Buffer | null } {
+  if (
+    options.body === undefined &&
+    options.json === undefined &&
+    options.form === undefined &&
+    options.multipart === undefined
+  ) {
+    return { headers: [], body: null };
+  }
   const given = ["body", "json", "form", "multipart"].filter(
     (k) => options[k as keyof RequestOptions] !== undefined,
   );

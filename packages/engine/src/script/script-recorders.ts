@@ -11,11 +11,13 @@ export const MAX_SCRIPT_NAMES = 1000;
  */
 export class ScriptRecorders {
   private readonly byKey = new Map<string, RequestRecorder>();
+  /** The same recorders by method, then name: the request path looks up without building a key. */
+  private readonly byMethod = new Map<string, Map<string, RequestRecorder>>();
 
   constructor(private readonly histograms = true) {}
 
   request(name: string, method: string): RequestRecorder {
-    return this.get(name, method);
+    return this.byMethod.get(method)?.get(name) ?? this.get(name, method);
   }
 
   group(name: string): RequestRecorder {
@@ -43,6 +45,9 @@ export class ScriptRecorders {
     if (this.byKey.size >= MAX_SCRIPT_NAMES && name !== overflow) return this.get(overflow, method);
     recorder = new RequestRecorder(name, method, this.histograms);
     this.byKey.set(key, recorder);
+    let names = this.byMethod.get(method);
+    if (!names) this.byMethod.set(method, (names = new Map()));
+    names.set(name, recorder);
     return recorder;
   }
 }

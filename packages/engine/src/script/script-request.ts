@@ -22,6 +22,10 @@ export class RequestFailedError extends Error {
 export interface RawAnswer {
   status: number;
   rawHeaders: Buffer[] | string[];
+  /** Set-Cookie values, when the answer has any. */
+  setCookies: string[] | null;
+  /** Content-Encoding (lower case), or null. */
+  encoding: string | null;
   /** Null when the body passed maxBodyBytes (the rest was read and discarded). */
   body: Buffer | null;
   bytesIn: number;
@@ -43,6 +47,8 @@ export class ScriptRequest implements Dispatcher.DispatchHandler, HeadAwareHandl
   waitingAtGate = false;
   private status = 0;
   private rawHeaders: Buffer[] | string[] = [];
+  private setCookies: string[] | null = null;
+  private encoding: string | null = null;
   private chunks: Buffer[] | null = [];
   private kept = 0;
   private bytesIn = 0;
@@ -109,6 +115,15 @@ export class ScriptRequest implements Dispatcher.DispatchHandler, HeadAwareHandl
   ): boolean {
     this.status = status;
     this.rawHeaders = rawHeaders;
+    // Only the two headers the engine itself reads are looked at here (cheap length checks first).
+    for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+      const length = rawHeaders[i].length;
+      if (length === 10 && rawHeaders[i].toString().toLowerCase() === "set-cookie") {
+        (this.setCookies ??= []).push(rawHeaders[i + 1].toString());
+      } else if (length === 16 && rawHeaders[i].toString().toLowerCase() === "content-encoding") {
+        this.encoding = rawHeaders[i + 1].toString().trim().toLowerCase();
+      }
+    }
     if (this.headBytes >= 0) this.bytesIn += this.headBytes;
     else {
       let size = 17 + statusText.length;
@@ -139,6 +154,8 @@ export class ScriptRequest implements Dispatcher.DispatchHandler, HeadAwareHandl
     this.resolve({
       status: this.status,
       rawHeaders: this.rawHeaders,
+      setCookies: this.setCookies,
+      encoding: this.encoding,
       body: this.chunks === null ? null : Buffer.concat(this.chunks),
       bytesIn: this.bytesIn,
       bytesOut: this.bytesOut,
