@@ -46,7 +46,10 @@ export class ScriptRecorders {
     recorder = new RequestRecorder(name, method, this.histograms);
     this.byKey.set(key, recorder);
     let names = this.byMethod.get(method);
-    if (!names) this.byMethod.set(method, (names = new Map()));
+    if (!names) {
+      names = new Map();
+      this.byMethod.set(method, names);
+    }
     names.set(name, recorder);
     return recorder;
   }

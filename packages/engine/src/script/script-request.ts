@@ -119,7 +119,8 @@ export class ScriptRequest implements Dispatcher.DispatchHandler, HeadAwareHandl
     for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
       const length = rawHeaders[i].length;
       if (length === 10 && rawHeaders[i].toString().toLowerCase() === "set-cookie") {
-        (this.setCookies ??= []).push(rawHeaders[i + 1].toString());
+        this.setCookies ??= [];
+        this.setCookies.push(rawHeaders[i + 1].toString());
       } else if (length === 16 && rawHeaders[i].toString().toLowerCase() === "content-encoding") {
         this.encoding = rawHeaders[i + 1].toString().trim().toLowerCase();
       }
