@@ -15,7 +15,8 @@ let target: TargetServer;
 let master: RunningMaster;
 
 beforeAll(async () => {
-  fleet = await startTestFleet({ workers: 2, threads: 2 });
+  // A thread silent for 4 s is blocked (10 s by default): the busy-loop test need not wait long.
+  fleet = await startTestFleet({ workers: 2, threads: 2, threadStallMs: 4000 });
   ({ target, master } = fleet);
 });
 afterAll(() => fleet.close());
@@ -169,6 +170,35 @@ describe("scripted virtual users", () => {
       path: "script",
       message: "setup() failed: no test data (s.ts:2:9)",
     });
+  });
+
+  it("a script that never awaits is stopped: its thread is ended and the run aborts saying why", async () => {
+    target.reset();
+    const started = Date.now();
+    const report = await run(
+      {
+        name: "scripted-busy",
+        target: target.url,
+        load: { executor: "constant-vus", vus: 4, duration: "60s" },
+        script: "busy.ts",
+      },
+      {
+        "busy.ts": `export default async function (vu) {
+          await vu.http.get("/hello", { name: "hello" });
+          if (vu.number === 1 && vu.iteration === 3) for (;;) {}
+          await vu.sleep(20);
+        }`,
+      },
+    );
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(report.status).toBe("aborted");
+    expect(report.stopReason).toBe("script");
+    expect(report.error).toMatch(
+      /sent nothing for 4 s and was stopped: a script that never awaits \(a busy loop\)/,
+    );
+    // What the other threads measured is kept; what the blocked one sent before is too.
+    expect(report.summary.total.requests).toBeGreaterThan(4);
+    expect(report.summary.total.requests).toBeLessThanOrEqual(target.total());
   });
 
   it("a request that gets no answer is one failure, not also a script error", async () => {

@@ -20,7 +20,7 @@ export async function startTestMaster(options: MasterOptions = {}): Promise<Runn
 /** A worker node in this process, resolved once the master lists it as ready. */
 export async function startTestWorker(
   master: RunningMaster,
-  options: { name?: string; threads?: number; token?: string } = {},
+  options: { name?: string; threads?: number; token?: string; threadStallMs?: number } = {},
 ): Promise<WorkerNode> {
   const name = options.name ?? `iw-${Math.random().toString(36).slice(2, 8)}`;
   const node = startWorker({
@@ -28,6 +28,7 @@ export async function startTestWorker(
     name,
     threads: options.threads ?? 1,
     token: options.token,
+    threadStallMs: options.threadStallMs,
     logLevel: "error",
   });
   await waitFor(() => master.services.registry.list().some((w) => w.name === name && w.state === "ready"), {
@@ -46,13 +47,15 @@ export interface TestFleet {
 
 /** A counting loopback target, a master and `workers` in-process workers of `threads` threads each. */
 export async function startTestFleet(
-  options: { workers?: number; threads?: number; master?: MasterOptions } = {},
+  options: { workers?: number; threads?: number; master?: MasterOptions; threadStallMs?: number } = {},
 ): Promise<TestFleet> {
   const target = await startTargetServer();
   const master = await startTestMaster(options.master);
   const workers: WorkerNode[] = [];
   for (let i = 0; i < (options.workers ?? 1); i++) {
-    workers.push(await startTestWorker(master, { threads: options.threads ?? 1 }));
+    workers.push(
+      await startTestWorker(master, { threads: options.threads ?? 1, threadStallMs: options.threadStallMs }),
+    );
   }
   return {
     target,

@@ -18,6 +18,8 @@ export interface WorkerOptions {
   maxBufferedBatches?: number;
   /** @defaultValue "info" */
   logLevel?: string;
+  /** An engine thread silent this long while its slice runs is blocked, and stopped. @defaultValue 10000 */
+  threadStallMs?: number;
 }
 
 export interface ResolvedWorkerOptions extends Required<Omit<WorkerOptions, "token" | "redisUrl">> {
@@ -56,6 +58,7 @@ export function resolveWorkerOptions(options: WorkerOptions, env = process.env):
     local: options.local ?? false,
     maxBufferedBatches: options.maxBufferedBatches ?? 600,
     logLevel: options.logLevel ?? env.VOLLEY_LOG_LEVEL ?? "info",
+    threadStallMs: options.threadStallMs ?? 10_000,
     workerId: randomUUID(),
     host: hostname(),
     cores,

@@ -170,6 +170,7 @@ export class WorkerNode {
       memoryMb: sample.memoryMb,
       // During a run the requests go through the engine threads: their loops are what delays them.
       eventLoopDelayMs: run ? run.loopDelayMs() : sample.eventLoopDelayMs,
+      ...(run?.blocked ? { blocked: run.blocked } : {}),
       sentAt: Date.now(),
     });
   }
@@ -222,6 +223,7 @@ export class WorkerNode {
         scripts: files.scripts,
         setupData: files.setupData,
         threads: this.options.threads,
+        stallMs: this.options.threadStallMs,
         startAtLocal: this.clock.toLocal(message.startAt),
         publisher: this.publisher,
         onThreadError: (error) => this.log.error({ runId: message.runId, error }, "engine thread error"),

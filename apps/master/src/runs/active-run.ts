@@ -15,6 +15,8 @@ export interface ActiveRun {
   seen: Map<string, number>;
   rejected: Map<string, string>;
   stopReason: string | null;
+  /** Why the run was stopped for a worker's blocked engine thread (shown as the run's error). */
+  blocked: string | null;
   finishing: boolean;
   /** The run's script bundles and setup() results, for teardown() once it ends (this master's runs). */
   scripts?: { bundles: Record<string, string>; setupData: Record<string, string> };
@@ -38,6 +40,7 @@ export function newActiveRun(
     seen: new Map(aggregator.workerList().map((w) => [w.workerId, Date.now()])),
     rejected: new Map(),
     stopReason: null,
+    blocked: null,
     finishing: false,
   };
 }

@@ -46,6 +46,7 @@ export async function finalizeRun(deps: FinalizeDeps, runId: string, active: Act
     } else {
       status = run.stopReason ? "aborted" : "finished";
     }
+    error ??= active.blocked;
   }
   await db.transaction(async (tx) => {
     await tx.runs.updateOwned(runId, deps.lease.owner, {

@@ -282,6 +282,15 @@ export class RunScheduler {
     active.seen.set(workerId, Date.now());
     const name = this.options.registry.get(workerId)?.info.name ?? workerId;
     active.saturation.record(workerId, name, heartbeat, saturated);
+    if (heartbeat.blocked && active.blocked === null) {
+      // A script that never awaits: the figures stop being true; the run stops, saying why.
+      active.blocked = `${name}: ${heartbeat.blocked}`;
+      this.options.log.error(
+        { runId: active.id, workerId, why: heartbeat.blocked },
+        "a script blocked an engine thread",
+      );
+      if (!active.stopReason) void this.stopRun(active.id, "script").catch(() => undefined);
+    }
   }
 
   workerLost(workerId: string): void {

@@ -17,6 +17,8 @@ export interface SliceRunOptions {
   /** What each script's setup() returned, as JSON. */
   setupData: Record<string, string>;
   threads: number;
+  /** See EngineRunnerOptions.stallMs. */
+  stallMs: number;
   /** Scheduled start in this machine's clock. */
   startAtLocal: number;
   publisher: StatsPublisher;
@@ -29,6 +31,8 @@ export class SliceRun {
   private readonly runner: EngineRunner;
   private lastSeq = -1;
   stopping = false;
+  /** Why an engine thread was stopped as blocked, for the heartbeat (the master stops the run). */
+  blocked: string | undefined;
   /** The final batch is queued: the master may already have released this worker. */
   finalPublished = false;
 
@@ -47,6 +51,11 @@ export class SliceRun {
       setupData: options.setupData,
       onPeriod: (period) => this.publish(period),
       onThreadError: options.onThreadError,
+      stallMs: options.stallMs,
+      onThreadBlocked: (message) => {
+        this.blocked ??= message;
+        options.onThreadError(message);
+      },
     });
   }
 

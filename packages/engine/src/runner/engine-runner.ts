@@ -43,7 +43,17 @@ export interface EngineRunnerOptions {
   onPeriod: (period: SlicePeriod) => void;
   /** A thread's error; the slice goes on in the other threads. */
   onThreadError?: (message: string) => void;
+  /**
+   * A thread that sent nothing for `stallMs` while its slice runs is blocked (a script that never
+   * awaits): it is terminated (what it measured since its last second is lost) and this says why.
+   */
+  onThreadBlocked?: (message: string) => void;
+  /** @defaultValue 10000 */
+  stallMs?: number;
 }
+
+/** A thread posts a period every second while it runs: this much silence means it is blocked. */
+const DEFAULT_STALL_MS = 10_000;
 
 const THREAD_ENTRY = new URL("./thread-main.js", import.meta.url);
 
@@ -59,6 +69,9 @@ export class EngineRunner {
   private readonly finished: Promise<void>;
   private lastVus = 0;
   private lastLoopDelayMs = 0;
+  /** When each thread was last heard from (epoch ms); -1 once it exited. */
+  private readonly lastHeard: number[] = [];
+  private readonly watchdog: NodeJS.Timeout;
 
   constructor(options: EngineRunnerOptions) {
     const scenario = parseScenario(options.scenario);
@@ -104,7 +117,9 @@ export class EngineRunner {
       });
       // Settled once; whoever awaits ready() sees the outcome, nobody else needs to.
       readiness.catch(() => {});
+      this.lastHeard.push(Date.now());
       thread.on("message", (message: FromThread) => {
+        if (this.lastHeard[index] >= 0) this.lastHeard[index] = Date.now();
         if (message.type === "period") this.merger.add(index, message.period);
         else if (message.type === "ready") started.resolve();
         else if (message.type === "failed") {
@@ -114,13 +129,31 @@ export class EngineRunner {
       });
       thread.on("error", (error) => options.onThreadError?.(error.message));
       thread.on("exit", () => {
+        this.lastHeard[index] = -1;
         started.reject(new Error("an engine thread exited before it was ready"));
         this.merger.threadEnded(index);
-        if (++exited === this.threadCount) resolveFinished();
+        if (++exited === this.threadCount) {
+          clearInterval(this.watchdog);
+          resolveFinished();
+        }
       });
       this.threads.push(thread);
       this.readiness.push(readiness);
     }
+    const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
+    this.watchdog = setInterval(() => {
+      const now = Date.now();
+      this.lastHeard.forEach((heard, index) => {
+        // Before the start a thread is silent by design: the clock runs from the start on.
+        if (heard < 0 || now - Math.max(heard, options.startAtEpochMs) <= stallMs) return;
+        this.lastHeard[index] = -1;
+        options.onThreadBlocked?.(
+          `engine thread ${index + 1} sent nothing for ${Math.round(stallMs / 1000)} s and was stopped: a script that never awaits (a busy loop) blocks its thread`,
+        );
+        void this.threads[index].terminate();
+      });
+    }, 1000);
+    this.watchdog.unref();
   }
 
   /** Resolves when every thread has compiled the scenario and waits for the start. */
@@ -150,6 +183,7 @@ export class EngineRunner {
 
   /** Stops the threads at once, without a final period (process shutdown). */
   async terminate(): Promise<void> {
+    clearInterval(this.watchdog);
     await Promise.all(this.threads.map((thread) => thread.terminate()));
   }
 }

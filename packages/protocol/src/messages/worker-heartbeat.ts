@@ -11,6 +11,8 @@ export const workerHeartbeatSchema = z.strictObject({
   machineCpu: z.number().min(0).max(100),
   memoryMb: z.number().min(0),
   eventLoopDelayMs: z.number().min(0),
+  /** An engine thread of the run was blocked (a script that never awaits) and stopped: why. */
+  blocked: z.string().max(500).optional(),
   sentAt: z.number(),
 });
 export type WorkerHeartbeat = z.infer<typeof workerHeartbeatSchema>;
