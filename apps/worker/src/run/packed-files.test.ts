@@ -10,7 +10,7 @@ describe("run files packed in start-run", () => {
       data: { users: { columns: ["email"], rows: [["a@x"], ["b@x"]] } },
       attachments: { "a.txt": "aGk=" },
     };
-    expect(await unpackRunFiles(pack(files))).toEqual({ ...files, scripts: {} });
+    expect(await unpackRunFiles(pack(files))).toEqual({ ...files, scripts: {}, setupData: {} });
     const scripts = { "./flow.ts": "export default async () => {}" };
     expect((await unpackRunFiles(pack({ ...files, scripts }))).scripts).toEqual(scripts);
   });
