@@ -121,6 +121,43 @@ describe("scripted virtual users", () => {
     expect(report.summary.total.requests).toBeGreaterThanOrEqual(25);
   });
 
+  it("a scripted scenario runs beside a declarative one under scenarios:, each with its own executor", async () => {
+    target.reset();
+    const report = await run(
+      {
+        name: "scripted-mix",
+        target: target.url,
+        scenarios: {
+          shoppers: {
+            load: {
+              executor: "ramping-vus",
+              stages: [
+                { duration: "1s", target: 3 },
+                { duration: "1s", target: 3 },
+              ],
+            },
+            script: "shop.ts",
+          },
+          pollers: {
+            load: { executor: "per-vu-iterations", vus: 2, iterations: 10 },
+            requests: [{ name: "poll", path: "/poll" }],
+          },
+        },
+      },
+      {
+        "shop.ts": `export default async (vu) => { await vu.http.get("/shop", { name: "shop" }); await vu.sleep(50); }`,
+      },
+    );
+    expect(report.status).toBe("finished");
+    expect(target.counts.get("/poll")).toBe(20);
+    const byName = Object.fromEntries(report.summary.requests.map((r) => [r.name, r.requests]));
+    expect(byName).toEqual({ poll: 20, shop: target.counts.get("/shop") });
+    expect(byName.shop).toBeGreaterThan(10);
+    // Per-scenario totals cover the declarative scenario only (a script names its requests as it runs).
+    expect(report.summary.scenarios?.map((s) => [s.name, s.requests])).toEqual([["pollers", 20]]);
+    expect(report.summary.total.requests).toBe(target.total());
+  });
+
   it("setup() runs once on the master before the load, its result reaches every VU, teardown() after", async () => {
     target.reset();
     const script = `

@@ -69,7 +69,8 @@ export function feederPath(scenario: Scenario, feeder: string): string {
 /** Each of `scenarios:` with the names of its requests (none for a scenario without parts). */
 export function scenarioRequestNames(scenario: Scenario): Array<{ name: string; requests: string[] }> {
   if (scenario.parts.length < 2) return [];
-  return scenario.parts.map((part) => ({
+  // A scripted part names its requests as it runs: it has no per-scenario breakdown (docs/scripting.md).
+  return scenario.parts.filter((part) => part.script === null).map((part) => ({
     name: part.name as string,
     requests: [
       ...new Set(
