@@ -14,14 +14,14 @@ import { RequestRecorder } from "@volley/stats";
 import type { BaseExecutor } from "../executors/base-executor.js";
 import { createExecutor } from "../executors/registry.js";
 import { FeederSet } from "../feeders/feeder.js";
-import { createHttpPool, h2Sessions, type RequestDispatcher } from "../http/dispatcher.js";
+import { h2Sessions } from "../http/dispatcher.js";
 import { compileRequests, requestOrigins } from "../scenario/compiled-request.js";
 import type { LoadedScript } from "../script/load-scripts.js";
+import { scriptedVus, scriptTarget } from "../script/script-part.js";
 import { ScriptRecorders } from "../script/script-recorders.js";
-import { ScriptedVu } from "../script/scripted-vu.js";
-import { ConnectionGate } from "../vu/connection-gate.js";
 import { VirtualUser } from "../vu/virtual-user.js";
-import type { VuContext, VuOrigin } from "../vu/vu-context.js";
+import type { VuContext } from "../vu/vu-context.js";
+import { ThreadPools } from "./thread-pools.js";
 
 /** One second (or the final part of one) of a slice's measurements. */
 export interface SlicePeriod {
@@ -61,8 +61,8 @@ export interface SliceEngineOptions {
  * and the per-second statistics. Usable in a worker thread or in-process.
  */
 export class SliceEngine {
-  /** One pool per origin (the target, and each `url`'s host). */
-  private readonly pools: RequestDispatcher[];
+  /** One pool per origin (the target, each `url`'s host, and any a script calls). */
+  private readonly pools: ThreadPools;
   /** One per part of the scenario (one, or each of `scenarios:`), side by side. */
   private readonly executors: BaseExecutor[];
   private readonly recorders: RequestRecorder[];
@@ -114,59 +114,24 @@ export class SliceEngine {
     // HTTP/1.1: a socket per request in flight. HTTP/2: every VU in flight at once, over a few sessions.
     const inFlight = h2 ? vus : Math.min(vus, scenario.http.maxConnections ?? vus);
     const sockets = h2 ? h2Sessions(vus, scenario.http.maxConnections) : inFlight;
-    const origins = requestOrigins(scenario).map((origin) => ({
-      ...origin,
-      dispatcher: createHttpPool({
-        origin: origin.origin,
-        connections: sockets,
-        keepAliveTimeoutMs: scenario.http.keepAliveTimeout,
-        connectTimeoutMs: scenario.http.connectTimeout,
-        insecureTls: scenario.http.insecureTls,
-        version: scenario.http.version,
-        client: scenario.http.client,
-      }),
-      gate: new ConnectionGate(inFlight),
-    }));
-    this.pools = origins.map((o) => o.dispatcher);
+    this.pools = new ThreadPools(scenario.http, sockets, inFlight);
+    // The scenario's origins, in the order its compiled requests refer to them.
+    const origins = requestOrigins(scenario).map((origin) => this.pools.get(origin.origin));
     this.scriptRecorders = new ScriptRecorders(options.latencyHistograms ?? true);
-    // Scripts may call origins the scenario does not name: a pool for each, made on first use.
-    const byOrigin = new Map(origins.map((o) => [o.origin, o as VuOrigin]));
-    const originOf = (origin: string): VuOrigin => {
-      let found = byOrigin.get(origin);
-      if (found) return found;
-      const url = new URL(origin);
-      const dispatcher = createHttpPool({
-        origin,
-        connections: sockets,
-        keepAliveTimeoutMs: scenario.http.keepAliveTimeout,
-        connectTimeoutMs: scenario.http.connectTimeout,
-        insecureTls: scenario.http.insecureTls,
-        version: scenario.http.version,
-        client: scenario.http.client,
-      });
-      this.pools.push(dispatcher);
-      found = {
-        dispatcher,
-        gate: new ConnectionGate(inFlight),
-        host: url.host,
-        https: url.protocol === "https:",
-      };
-      byOrigin.set(origin, found);
-      return found;
-    };
-    const target = new URL(scenario.target);
-    const scriptHttp = {
-      target: {
-        origin: target.origin,
-        prefix: target.pathname.replace(/\/$/, ""),
-        host: target.host,
-        https: target.protocol === "https:",
+    const scriptThread = {
+      scenario,
+      http: {
+        target: scriptTarget(scenario),
+        originOf: (origin: string) => this.pools.get(origin),
+        recorders: this.scriptRecorders,
+        timeoutMs: scenario.timeout,
+        maxBodyBytes: scenario.http.maxBodyBytes,
+        compression: scenario.http.compression,
       },
-      originOf,
-      recorders: this.scriptRecorders,
-      timeoutMs: scenario.timeout,
-      maxBodyBytes: scenario.http.maxBodyBytes,
-      compression: scenario.http.compression,
+      worker: options.workerName,
+      env: options.env ?? {},
+      feeders,
+      scripts: options.scripts ?? {},
     };
     this.startAt = options.startAtEpochMs - performance.timeOrigin;
     this.done = new Promise((resolve) => {
@@ -203,24 +168,11 @@ export class SliceEngine {
         flows,
         feederPicks: feeders.indexesOf(partFeeders[partIndex]),
       };
-      const script = part.script === null ? null : options.scripts?.[part.script];
-      if (part.script !== null && !script) throw new Error(`script ${part.script} was not loaded`);
-      const scriptContext = script && {
-        script,
-        http: scriptHttp,
-        worker: options.workerName,
-        env: options.env ?? {},
-        feeders,
-        feederNames: Object.keys(scenario.data).filter((name) => {
-          const owner = scenario.feederScenarios[name];
-          return owner === undefined || owner === part.name;
-        }),
-        cookies: scenario.http.cookies,
-      };
       const executor = createExecutor(part.load, {
-        createVu: scriptContext
-          ? (number, index) => new ScriptedVu(number, index, scriptContext)
-          : (number, index) => new VirtualUser(number, index, vuContext),
+        createVu:
+          part.script !== null
+            ? scriptedVus({ ...part, script: part.script }, scriptThread)
+            : (number, index) => new VirtualUser(number, index, vuContext),
         partition,
         vuNumberOffset,
         startAt: this.startAt,
@@ -303,7 +255,7 @@ export class SliceEngine {
     this.loopDelay.disable();
     // close() lets nothing new start and closes every socket once in-flight requests are done;
     // by now none are in flight.
-    await Promise.all(this.pools.map((pool) => pool.close()));
+    await this.pools.close();
     this.resolveDone();
   }
 }

@@ -70,14 +70,16 @@ export function feederPath(scenario: Scenario, feeder: string): string {
 export function scenarioRequestNames(scenario: Scenario): Array<{ name: string; requests: string[] }> {
   if (scenario.parts.length < 2) return [];
   // A scripted part names its requests as it runs: it has no per-scenario breakdown (docs/scripting.md).
-  return scenario.parts.filter((part) => part.script === null).map((part) => ({
-    name: part.name as string,
-    requests: [
-      ...new Set(
-        scenario.requests.flatMap((r, i) =>
-          scenario.requestScenarios[i] === part.name ? [requestName(r)] : [],
+  return scenario.parts
+    .filter((part) => part.script === null)
+    .map((part) => ({
+      name: part.name as string,
+      requests: [
+        ...new Set(
+          scenario.requests.flatMap((r, i) =>
+            scenario.requestScenarios[i] === part.name ? [requestName(r)] : [],
+          ),
         ),
-      ),
-    ],
-  }));
+      ],
+    }));
 }

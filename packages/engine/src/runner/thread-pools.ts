@@ -1,0 +1,49 @@
+import type { Scenario } from "@volley/protocol";
+import { createHttpPool } from "../http/dispatcher.js";
+import { ConnectionGate } from "../vu/connection-gate.js";
+import type { VuOrigin } from "../vu/vu-context.js";
+
+/**
+ * A thread's connection pools, one per origin, each with the gate that admits requests into it:
+ * the scenario's origins at the start, and any other a script calls, made on first use. All of
+ * them close at the end of the slice.
+ */
+export class ThreadPools {
+  private readonly byOrigin = new Map<string, VuOrigin>();
+
+  constructor(
+    private readonly http: Scenario["http"],
+    /** Sockets per origin (HTTP/2: sessions). */
+    private readonly sockets: number,
+    /** Requests in flight per origin. */
+    private readonly inFlight: number,
+  ) {}
+
+  /** The pool and gate of `origin` ("https://host:port"), made on first use. */
+  get(origin: string): VuOrigin {
+    const known = this.byOrigin.get(origin);
+    if (known) return known;
+    const url = new URL(origin);
+    const made: VuOrigin = {
+      dispatcher: createHttpPool({
+        origin,
+        connections: this.sockets,
+        keepAliveTimeoutMs: this.http.keepAliveTimeout,
+        connectTimeoutMs: this.http.connectTimeout,
+        insecureTls: this.http.insecureTls,
+        version: this.http.version,
+        client: this.http.client,
+      }),
+      gate: new ConnectionGate(this.inFlight),
+      host: url.host,
+      https: url.protocol === "https:",
+    };
+    this.byOrigin.set(origin, made);
+    return made;
+  }
+
+  /** No new requests; resolves once every socket of every pool is closed. */
+  async close(): Promise<void> {
+    await Promise.all([...this.byOrigin.values()].map((origin) => origin.dispatcher.close()));
+  }
+}
