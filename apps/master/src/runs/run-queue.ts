@@ -92,3 +92,11 @@ export class RunQueue {
     }
   }
 }
+
+/** Why a run cannot start now, and how to wait: for the 409 of a run posted without `queue`. */
+export function busyMessage(active: { id: string; name: string } | null, queued: number): string {
+  const run = active ? `run "${active.name}" (${active.id}) is in progress` : "";
+  const waiting = queued ? `${queued} run(s) are queued` : "";
+  const what = [run, waiting].filter(Boolean).join(" and ") || "another run is starting";
+  return `${what}: stop it, wait for it to end, or queue this run behind it ("queue": true)`;
+}

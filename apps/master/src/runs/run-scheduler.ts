@@ -1,29 +1,20 @@
 import type { Database } from "@volley/db";
-import {
-  formatDuration,
-  type LiveMessage,
-  parseScenario,
-  type RunDetail,
-  VolleyError,
-  type WorkerHeartbeat,
-} from "@volley/protocol";
+import { type LiveMessage, type RunDetail, VolleyError, type WorkerHeartbeat } from "@volley/protocol";
 import type { Logger } from "pino";
-import { isWorkerDone } from "../pipeline/run-aggregator.js";
 import type { StatsPipeline } from "../pipeline/stats-pipeline.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
-import { type ActiveRun, markAbsentWorkers, newActiveRun } from "./active-run.js";
-import { withKeptFiles } from "./kept-files.js";
+import { type ActiveRun, newActiveRun } from "./active-run.js";
 import { orphanedRuns, takeOver } from "./orphaned-runs.js";
 import { packRunFiles } from "./packed-files.js";
-import { resolveRunInputs } from "./run-data.js";
+import { prepareRun, type RunExtras } from "./prepare-run.js";
 import { runDetail } from "./run-details.js";
 import { finalizeRun } from "./run-finalizer.js";
 import { recordNewRun, sendSlices } from "./run-launch.js";
 import type { RunLease } from "./run-lease.js";
-import { type QueuedRun, RunQueue } from "./run-queue.js";
-import { bundleRunScripts, runSetups, runTeardowns } from "./run-scripts.js";
+import { busyMessage, type QueuedRun, RunQueue } from "./run-queue.js";
+import { runSetups, runTeardowns } from "./run-scripts.js";
+import { sendStop, superviseRun } from "./run-supervision.js";
 import { toListItem } from "./run-views.js";
-import { brokenAbortThreshold } from "./threshold-abort.js";
 
 export interface RunSchedulerOptions {
   db: Database;
@@ -91,28 +82,8 @@ export class RunScheduler {
    * Validates and starts a run; throws VolleyError (400/409) before writing anything. With
    * `queue`, a run that cannot start now because another is active (or queued) waits its turn.
    */
-  async create(
-    input: unknown,
-    extras: {
-      files?: Record<string, string>;
-      env?: Record<string, string>;
-      attachments?: Record<string, string>;
-      /** A run whose kept files complete those sent ("Run again"). */
-      filesFrom?: string;
-      /** Sources of the scenario's scripts, by path relative to the scenario file. */
-      scripts?: Record<string, string>;
-      queue?: boolean;
-    } = {},
-  ): Promise<{ id: string; status: string }> {
-    const scenario = parseScenario(input);
-    const sent = await withKeptFiles(
-      this.options.db,
-      { files: extras.files ?? {}, attachments: extras.attachments ?? {} },
-      extras.filesFrom,
-    );
-    const resolved = resolveRunInputs(scenario, sent.files, extras.env ?? {}, sent.attachments);
-    const scripts = await bundleRunScripts(scenario, { ...sent.scripts, ...extras.scripts });
-    const inputs = { ...resolved, files: [...resolved.files, ...scripts.kept], scripts: scripts.bundles };
+  async create(input: unknown, extras: RunExtras = {}): Promise<{ id: string; status: string }> {
+    const { scenario, inputs } = await prepareRun(this.options.db, input, extras);
     if (this.active || this.creating || this.queue.size > 0) {
       if (extras.queue) {
         const queued = await this.queue.add({ input, scenario, inputs });
@@ -126,10 +97,10 @@ export class RunScheduler {
   }
 
   private busyMessage(): string {
-    const run = this.active ? `run "${this.active.scenario.name}" (${this.active.id}) is in progress` : "";
-    const waiting = this.queue.size ? `${this.queue.size} run(s) are queued` : "";
-    const what = [run, waiting].filter(Boolean).join(" and ") || "another run is starting";
-    return `${what}: stop it, wait for it to end, or queue this run behind it ("queue": true)`;
+    return busyMessage(
+      this.active && { id: this.active.id, name: this.active.scenario.name },
+      this.queue.size,
+    );
   }
 
   /** Plans the run over the workers ready now and starts it; throws 409 when there are none. */
@@ -213,7 +184,7 @@ export class RunScheduler {
     }
     this.active.stopReason ??= reason;
     await this.options.db.runs.update(id, { status: "stopping", stopReason: this.active.stopReason });
-    this.sendStop(this.active);
+    sendStop(this.active, this.options.registry);
     await this.publishStatus(id);
     return "stopping";
   }
@@ -369,44 +340,7 @@ export class RunScheduler {
       this.lastRenewal = now;
     }
     if (active.finishing) return;
-    if (!active.stopReason) {
-      const broken = brokenAbortThreshold(active, now);
-      if (broken) {
-        this.options.log.warn(
-          { runId: active.id, threshold: broken.key, actual: broken.actual },
-          `threshold ${broken.key} ${broken.expression} broken (abortOnFail): stopping the run`,
-        );
-        await this.stopRun(active.id, "threshold");
-      }
-    }
-    for (const workerId of markAbsentWorkers(
-      active,
-      this.options.registry,
-      now,
-      this.options.absentGraceMs,
-    )) {
-      this.options.log.warn({ runId: active.id, workerId }, "worker absent too long: lost");
-    }
-    const overrun = this.options.overrunMs ?? 30_000;
-    if (now > active.deadline && !active.stopReason) {
-      active.stopReason = "deadline";
-      this.options.log.warn(
-        { runId: active.id },
-        `run passed its planned end by ${formatDuration(overrun)}; stopping it`,
-      );
-      await this.options.db.runs.update(active.id, { status: "stopping" });
-      this.sendStop(active);
-    } else if (now > active.deadline + overrun) {
-      for (const worker of active.aggregator.workerList()) {
-        if (!isWorkerDone(worker)) active.aggregator.markLost(worker.workerId);
-      }
-    }
-  }
-
-  private sendStop(active: ActiveRun): void {
-    for (const worker of active.aggregator.workerList()) {
-      this.options.registry.send(worker.workerId, { type: "stop-run", runId: active.id });
-    }
+    await superviseRun(active, { ...this.options, stopRun: (id, reason) => this.stopRun(id, reason) }, now);
   }
 
   /** A run's report: from the live aggregator while it runs, from the database after. */

@@ -1,0 +1,59 @@
+import type { Database } from "@volley/db";
+import { formatDuration } from "@volley/protocol";
+import type { Logger } from "pino";
+import { isWorkerDone } from "../pipeline/run-aggregator.js";
+import type { WorkerRegistry } from "../workers/worker-registry.js";
+import { type ActiveRun, markAbsentWorkers } from "./active-run.js";
+import { brokenAbortThreshold } from "./threshold-abort.js";
+
+export interface SupervisionDeps {
+  db: Database;
+  registry: WorkerRegistry;
+  log: Logger;
+  absentGraceMs?: number;
+  overrunMs?: number;
+  /** Stops the run gracefully with a reason (the scheduler's stopRun). */
+  stopRun: (runId: string, reason: string) => Promise<unknown>;
+}
+
+/**
+ * What the scheduler checks on the active run once a second: a threshold with abortOnFail
+ * broken, workers absent too long (lost), the planned end passed (told to stop, then whatever
+ * is still silent past the overrun is lost so the run can end).
+ */
+export async function superviseRun(active: ActiveRun, deps: SupervisionDeps, now: number): Promise<void> {
+  if (!active.stopReason) {
+    const broken = brokenAbortThreshold(active, now);
+    if (broken) {
+      deps.log.warn(
+        { runId: active.id, threshold: broken.key, actual: broken.actual },
+        `threshold ${broken.key} ${broken.expression} broken (abortOnFail): stopping the run`,
+      );
+      await deps.stopRun(active.id, "threshold");
+    }
+  }
+  for (const workerId of markAbsentWorkers(active, deps.registry, now, deps.absentGraceMs)) {
+    deps.log.warn({ runId: active.id, workerId }, "worker absent too long: lost");
+  }
+  const overrun = deps.overrunMs ?? 30_000;
+  if (now > active.deadline && !active.stopReason) {
+    active.stopReason = "deadline";
+    deps.log.warn(
+      { runId: active.id },
+      `run passed its planned end by ${formatDuration(overrun)}; stopping it`,
+    );
+    await deps.db.runs.update(active.id, { status: "stopping" });
+    sendStop(active, deps.registry);
+  } else if (now > active.deadline + overrun) {
+    for (const worker of active.aggregator.workerList()) {
+      if (!isWorkerDone(worker)) active.aggregator.markLost(worker.workerId);
+    }
+  }
+}
+
+/** Tells every worker of the run to stop it. */
+export function sendStop(active: ActiveRun, registry: WorkerRegistry): void {
+  for (const worker of active.aggregator.workerList()) {
+    registry.send(worker.workerId, { type: "stop-run", runId: active.id });
+  }
+}
