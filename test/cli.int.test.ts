@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunDetail } from "@volley/protocol";
+import { XMLValidator } from "fast-xml-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestMaster, startTestWorker } from "./support/in-process.js";
 import { getJson, isolatedSetup, ROOT, sendJson, spawnCli, waitFor } from "./support/processes.js";
@@ -203,15 +204,31 @@ describe("volley command", () => {
       thresholds: { p95: "<2s", checks: "==100%" },
     });
     const out = join(dir, "report.json");
-    const result = await volley(["run", file, "--threads", "1", "--out", out]);
+    const junit = join(dir, "junit.xml");
+    const markdown = join(dir, "summary.md");
+    const args = ["run", file, "--threads", "1", "--out", out, "--junit", junit, "--summary-md", markdown];
+    const result = await volley(args);
     expect(result.code, result.output).toBe(0);
     expect(result.output).toMatch(/GET hello\s+30\s+0/);
     expect(result.output).toContain("Checks\n  ✓ hello  30 passed, 0 failed  (100.00 %)");
     expect(result.output).toContain("Thresholds passed");
+    expect(result.output).toMatch(/✓ p95 <2s {2}\(actual \d+\.\d+ ms\)/);
     const report = JSON.parse(readFileSync(out, "utf8"));
     expect(report).toMatchObject({ name: "cli-pass", status: "finished", passed: true });
     expect(report.summary.total.requests).toBe(30);
     expect(target.total()).toBe(30);
+    // 30 requests in well under 10 s: the figures are degraded (too short for p99), and say so.
+    expect(report.trust.verdict).toBe("degraded");
+    expect(report.trust.reasons.map((r: { kind: string }) => r.kind)).toEqual(["short-run"]);
+    expect(result.output).toContain("Figures: degraded");
+    const xml = readFileSync(junit, "utf8");
+    expect(XMLValidator.validate(xml)).toBe(true);
+    expect(xml).toContain('<testcase classname="cli-pass.thresholds" name="p95 &lt;2s"></testcase>');
+    expect(readFileSync(markdown, "utf8")).toContain("figures **degraded**");
+    // --strict: anything but trusted fails the build.
+    const strict = await volley(["run", file, "--threads", "1", "--strict"]);
+    expect(strict.code).toBe(1);
+    expect(strict.output).toContain("--strict: the figures are degraded, not trusted");
   });
 
   it("run: feeder files are read beside the scenario, env values from the shell", async () => {

@@ -59,7 +59,9 @@ describe("run warnings on the run page", () => {
       const warning = page.getByTestId("saturation-warning");
       await warning.waitFor();
       const text = (await warning.textContent()) ?? "";
-      expect(text).toContain("These figures are incomplete.");
+      // One worker lost and one refusing of the run's two: half the fleet is missing.
+      expect(text).toContain("Figures: untrusted.");
+      expect(await page.getByTestId("trust-verdict").textContent()).toBe("untrusted");
       expect(text).not.toContain("load generator");
       expect(text).toMatch(/was lost after \d+ s: what it sent later is missing/);
       expect(text).toContain("refused the run (not enough memory)");

@@ -1,4 +1,11 @@
-import { formatMs, formatPassRate, type RunDetail, summaryLabel, type TotalsSummary } from "@volley/protocol";
+import {
+  formatMs,
+  formatPassRate,
+  formatThresholdActual,
+  type RunDetail,
+  summaryLabel,
+  type TotalsSummary,
+} from "@volley/protocol";
 
 /** The final table of `volley run`: one row per request and a total, aligned for a terminal. */
 export function formatSummaryTable(run: RunDetail): string {
@@ -44,13 +51,6 @@ function cells(name: string, t: TotalsSummary): string[] {
 export function formatThresholds(run: RunDetail): string {
   if (!run.thresholds.length) return "";
   return run.thresholds
-    .map(
-      (t) =>
-        `  ${t.pass ? "✓" : "✗"} ${t.key} ${t.expression}  (actual ${t.actual === null ? "-" : round(t.actual)})`,
-    )
+    .map((t) => `  ${t.pass ? "✓" : "✗"} ${t.key} ${t.expression}  (actual ${formatThresholdActual(t)})`)
     .join("\n");
-}
-
-function round(value: number): string {
-  return Number.isInteger(value) ? String(value) : value.toFixed(3);
 }

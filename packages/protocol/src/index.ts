@@ -40,3 +40,4 @@ export * from "./stats/summary.js";
 export * from "./validation.js";
 export * from "./with-timeout.js";
 export const VOLLEY_VERSION = "0.1.0";
+export * from "./api/trust.js";

@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { startMaster } from "@volley/master";
 import {
@@ -20,6 +20,7 @@ import { intFlag, parseFlags } from "../args.js";
 import { EXIT, UsageError } from "../cli-error.js";
 import { LiveView } from "../live-view.js";
 import { ensureRedis } from "../redis-launcher.js";
+import { writeOutputs } from "../reports/run-outputs.js";
 import { scriptSources } from "../script-sources.js";
 import { formatSummaryTable, formatThresholds } from "../summary-table.js";
 
@@ -34,9 +35,13 @@ Options:
   --threads N    threads of the local worker (default: cores)
   --out FILE     write the report (the JSON of GET /api/runs/:id)
   --queue        when the master is busy, wait in its queue instead of failing
+  --strict       exit 1 unless the figures are trusted (no saturation, loss, drops, short run)
+  --junit FILE   write JUnit XML (a testcase per threshold and per check)
+  --summary-md FILE  write a Markdown summary (for $GITHUB_STEP_SUMMARY)
   -h, --help     this help
 
-Exit codes: 0 passed, 1 a threshold failed, 2 bad input or error.`;
+Exit codes: 0 passed, 1 a threshold failed (or, with --strict, the figures are not trusted),
+2 bad input or error.`;
 
 const TERMINAL = new Set(["finished", "failed", "aborted"]);
 
@@ -49,6 +54,9 @@ export async function runCommand(argv: string[]): Promise<number> {
       threads: { type: "string" },
       out: { type: "string" },
       queue: { type: "boolean" },
+      strict: { type: "boolean" },
+      junit: { type: "string" },
+      "summary-md": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     1,
@@ -95,12 +103,14 @@ export async function runCommand(argv: string[]): Promise<number> {
     );
     const run = await follow(api, runId);
     printReport(run);
-    if (values.out) {
-      writeFileSync(resolve(values.out), `${JSON.stringify(run, null, 2)}\n`);
-      console.log(`Report written to ${values.out}`);
-    }
+    writeOutputs(run, { out: values.out, junit: values.junit, summaryMd: values["summary-md"] });
     if (run.status === "failed") return EXIT.usage;
-    return run.passed === false ? EXIT.thresholdsFailed : EXIT.ok;
+    if (run.passed === false) return EXIT.thresholdsFailed;
+    if (values.strict && run.trust.verdict !== "trusted") {
+      console.log(`\n--strict: the figures are ${run.trust.verdict}, not trusted`);
+      return EXIT.thresholdsFailed;
+    }
+    return EXIT.ok;
   } finally {
     await local?.close();
   }
@@ -260,7 +270,8 @@ function printReport(run: RunDetail): void {
     for (const e of run.summary.errors.slice(0, 10))
       console.log(`  ${e.count}x ${e.kind} ${e.request ?? ""}: ${e.message}`);
   }
-  for (const warning of run.warnings) console.log(`\nWarning: ${warning.message}`);
+  console.log(`\nFigures: ${run.trust.verdict}`);
+  for (const reason of run.trust.reasons) console.log(`  - ${reason.message}`);
   const thresholds = formatThresholds(run);
   if (thresholds) console.log(`\nThresholds ${run.passed ? "passed" : "FAILED"}:\n${thresholds}`);
 }

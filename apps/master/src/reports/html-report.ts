@@ -3,6 +3,7 @@ import {
   formatMs,
   formatNumber,
   formatPassRate,
+  formatThresholdActual,
   LATENCY_COLUMNS,
   type RunDetail,
   statusLabel,
@@ -28,8 +29,10 @@ th:first-child,td:first-child,th.text,td.text{text-align:left} td.wrap{white-spa
 .chart svg{width:100%;height:auto}.chart text{font-size:11px;fill:#5b6475}.chart .grid{stroke:#edf0f4}
 .key{margin-left:12px;font-size:12px}.key i{display:inline-block;width:10px;height:3px;margin-right:4px;vertical-align:middle}
 .warn{background:#fff4e5;border:1px solid #f5c26b;border-radius:8px;padding:8px 12px;margin:8px 0}
+.trust{border:1px solid #d7dbe2;border-radius:8px;padding:8px 12px;margin:8px 0}.trust ul{margin:4px 0 0;padding-left:18px}
+.trust-trusted b{color:#188038}.trust-degraded{background:#fff4e5;border-color:#f5c26b}.trust-untrusted{background:#fdecea;border-color:#f1a59c}
 @media (prefers-color-scheme:dark){body{background:#12151b;color:#e5e8ee}.card,table,.chart{background:#1b1f27;border-color:#2b313c}
-th{background:#222835}td,th{border-color:#2b313c}.meta,.card span{color:#9aa3b2}.warn{background:#3a2c12;border-color:#7a5a1c}}`;
+th{background:#222835}td,th{border-color:#2b313c}.meta,.card span{color:#9aa3b2}.trust{border-color:#2b313c}.warn,.trust-degraded{background:#3a2c12;border-color:#7a5a1c}.trust-untrusted{background:#3d1d1a;border-color:#7a2f28}}`;
 
 /** A self-contained HTML report: summary, thresholds, tables and SVG charts, no external files. */
 export function renderHtmlReport(run: RunDetail, series: Timeseries): string {
@@ -59,7 +62,7 @@ export function renderHtmlReport(run: RunDetail, series: Timeseries): string {
 <h1>${escapeHtml(run.name)}</h1>
 <div class="meta">Run ${escapeHtml(run.id)} · ${escapeHtml(statusLabel(run))} · ${escapeHtml(run.scenario.load?.executor ?? `${Object.keys(run.scenario.scenarios ?? {}).length} scenarios`)} · started ${escapeHtml(run.startedAt ?? "-")} · ended ${escapeHtml(run.finishedAt ?? "-")} ${verdict}</div>
 ${run.error ? `<div class="warn">${escapeHtml(run.error)}</div>` : ""}
-${run.warnings.map((w) => `<div class="warn">${escapeHtml(w.message)}</div>`).join("")}
+<div class="trust trust-${run.trust.verdict}" data-verdict="${run.trust.verdict}"><b>Figures: ${run.trust.verdict}</b>${run.trust.reasons.length ? `<ul>${run.trust.reasons.map((r) => `<li>${escapeHtml(r.message)}</li>`).join("")}</ul>` : " (no saturation, loss, drops or short run)"}</div>
 <div class="cards">${cards}</div>
 ${thresholdTable(run)}
 <h2>Charts</h2>
@@ -144,7 +147,7 @@ function thresholdTable(run: RunDetail): string {
   return `<h2>Thresholds</h2><table><thead><tr><th>Metric</th><th>Rule</th><th>Actual</th><th>Result</th></tr></thead><tbody>${run.thresholds
     .map(
       (r) =>
-        `<tr><td>${escapeHtml(r.key)}</td><td>${escapeHtml(r.expression)}</td><td>${r.actual === null ? "-" : fmt(r.actual)}</td><td class="${r.pass ? "pass" : "fail"}">${r.pass ? "pass" : "fail"}</td></tr>`,
+        `<tr><td>${escapeHtml(r.key)}</td><td>${escapeHtml(r.expression)}</td><td>${escapeHtml(formatThresholdActual(r))}</td><td class="${r.pass ? "pass" : "fail"}">${r.pass ? "pass" : "fail"}</td></tr>`,
     )
     .join("")}</tbody></table>`;
 }

@@ -11,6 +11,7 @@ import {
   type ThresholdResult,
   type Timeseries,
   type TimeseriesPoint,
+  trustOf,
 } from "@volley/protocol";
 import type { StatsAggregate } from "@volley/stats";
 import { cumulativeFromRows } from "../pipeline/merge-state.js";
@@ -78,7 +79,7 @@ export function toDetail(
   workers: RunWorkerInfo[],
   warnings: SaturationWarning[],
 ): RunDetail {
-  return {
+  const detail: Omit<RunDetail, "trust"> = {
     id: run.id,
     name: run.name,
     status: run.status as RunStatus,
@@ -95,6 +96,7 @@ export function toDetail(
     warnings,
     plannedDurationS: run.plannedDurationMs / 1000,
   };
+  return { ...detail, trust: trustOf(detail) };
 }
 
 export function toTimeseries(rows: RunSecondRow[]): Timeseries {

@@ -47,6 +47,18 @@ export function RunPage() {
             <span className={`badge state-${statusLabel(run)}`} data-testid="run-status">
               {statusLabel(run)}
             </span>{" "}
+            {!queued && (
+              <span
+                className={`badge trust-${run.trust.verdict}`}
+                data-testid="trust-verdict"
+                title={
+                  run.trust.reasons.map((r) => r.message).join("\n") ||
+                  "no saturation, loss, drops or short run"
+                }
+              >
+                {run.trust.verdict}
+              </span>
+            )}{" "}
             {run.scenario.load?.executor ?? `${Object.keys(run.scenario.scenarios ?? {}).length} scenarios`} ·{" "}
             {run.scenario.target} ·{" "}
             {queued ? `queued ${formatDate(run.createdAt)}` : `started ${formatDate(run.startedAt)}`}

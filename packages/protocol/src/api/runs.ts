@@ -2,6 +2,7 @@ import { z } from "zod";
 import { CONTROL_RE } from "../scenario/request.js";
 import type { ScenarioInput } from "../scenario/scenario.js";
 import type { RunSummary } from "../stats/summary.js";
+import type { Trust } from "./trust.js";
 
 export const RUN_STATUSES = ["queued", "running", "stopping", "finished", "failed", "aborted"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -154,6 +155,8 @@ export interface RunDetail {
   plannedDurationS: number;
   /** While the run is active: its last merged second (rps, VUs, percentiles of that second). */
   now?: TimeseriesPoint | null;
+  /** How far the figures can be trusted, with every reason (see `trustOf`). */
+  trust: Trust;
 }
 
 export interface RunPage {

@@ -1,3 +1,4 @@
+import { formatMs } from "../format.js";
 /**
  * Threshold expressions: `{ "p95": "<200ms", "errorRate": "<1%", "login.p99": "<=500ms" }`.
  * A key is a metric, for one request or group either as `name.metric` or `metric[name]`; a value
@@ -79,4 +80,27 @@ export function compareThreshold(actual: number, operator: ThresholdOperator, ex
     case "==":
       return actual === expected;
   }
+}
+
+/**
+ * A threshold's measured value in the unit of its rule, as every report shows it: "51.8 ms" for
+ * a latency, "3.35 %" for errorRate or checks, "1,048.4 req/s" for rps, a count otherwise.
+ */
+export function formatThresholdActual(result: {
+  key: string;
+  expression: string;
+  actual: number | null;
+}): string {
+  if (result.actual === null) return "nothing measured";
+  const value = result.actual;
+  let metric: ThresholdMetric;
+  try {
+    metric = parseThreshold(result.key, result.expression).metric;
+  } catch {
+    return String(value);
+  }
+  if ((RATIO_METRICS as readonly string[]).includes(metric)) return `${(value * 100).toFixed(2)} %`;
+  if ((LATENCY_METRICS as readonly string[]).includes(metric)) return formatMs(value);
+  if (metric === "rps") return `${value.toLocaleString("en-US", { maximumFractionDigits: 1 })} req/s`;
+  return value.toLocaleString("en-US", { maximumFractionDigits: 2 });
 }

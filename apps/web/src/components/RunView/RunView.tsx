@@ -14,10 +14,10 @@ import { Checks } from "../Checks/Checks.js";
 import { ErrorList } from "../ErrorList/ErrorList.js";
 import { RequestTable } from "../RequestTable/RequestTable.js";
 import { RunWorkers } from "../RunWorkers/RunWorkers.js";
-import { SaturationWarnings } from "../SaturationWarnings/SaturationWarnings.js";
 import { StatCard } from "../StatCard/StatCard.js";
 import { StatusCodes } from "../StatusCodes/StatusCodes.js";
 import { Thresholds } from "../Thresholds/Thresholds.js";
+import { TrustNotice } from "../TrustNotice/TrustNotice.js";
 
 interface RunViewProps {
   run: RunDetail;
@@ -90,7 +90,7 @@ export function RunView({
 
   return (
     <div className="run-view">
-      <SaturationWarnings warnings={run.warnings} liveSaturated={saturatedNow} />
+      <TrustNotice trust={run.trust} liveSaturated={saturatedNow} />
       {run.error && <div className="callout bad">{run.error}</div>}
       <div className="stat-grid">
         <StatCard

@@ -1,4 +1,4 @@
-import { LATENCY_METRICS, parseThreshold, RATIO_METRICS, type ThresholdResult } from "@volley/protocol";
+import { formatThresholdActual, type ThresholdResult } from "@volley/protocol";
 
 /** Threshold rules with the measured value and pass or fail. */
 export function Thresholds({ results }: { results: ThresholdResult[] }) {
@@ -8,17 +8,9 @@ export function Thresholds({ results }: { results: ThresholdResult[] }) {
       {results.map((r) => (
         <li key={r.key} className={r.pass ? "good" : "bad"}>
           <span className="mark">{r.pass ? "✓" : "✗"}</span> <code>{r.key}</code> {r.expression}
-          <span className="muted"> — actual {r.actual === null ? "nothing measured" : format(r)}</span>
+          <span className="muted"> — actual {formatThresholdActual(r)}</span>
         </li>
       ))}
     </ul>
   );
-}
-
-function format(r: ThresholdResult): string {
-  const value = r.actual ?? 0;
-  const { metric } = parseThreshold(r.key, r.expression);
-  if ((RATIO_METRICS as readonly string[]).includes(metric)) return `${(value * 100).toFixed(2)} %`;
-  if ((LATENCY_METRICS as readonly string[]).includes(metric)) return `${value.toFixed(2)} ms`;
-  return value.toLocaleString("en-US", { maximumFractionDigits: 2 });
 }

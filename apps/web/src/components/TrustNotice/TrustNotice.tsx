@@ -1,0 +1,44 @@
+import type { Trust, WorkerInfo } from "@volley/protocol";
+
+interface TrustNoticeProps {
+  trust: Trust;
+  /** Workers of the active run that look saturated right now. */
+  liveSaturated?: WorkerInfo[];
+}
+
+const HEADINGS: Record<Trust["verdict"], string> = {
+  trusted: "",
+  degraded: "Figures: degraded. Read them with these in mind.",
+  untrusted: "Figures: untrusted. They do not describe the target's capacity.",
+};
+
+/**
+ * The run's trust verdict with every reason: a saturated load generator, a worker lost or
+ * refusing, lost batches, dropped iterations, a run too short for its tail percentiles. Nothing
+ * shows for a trusted run.
+ */
+export function TrustNotice({ trust, liveSaturated = [] }: TrustNoticeProps) {
+  if (trust.verdict === "trusted" && !liveSaturated.length) return null;
+  const tone = trust.verdict === "untrusted" ? "bad" : "warn";
+  return (
+    <div
+      className={`callout ${tone}`}
+      role="alert"
+      data-testid="saturation-warning"
+      data-verdict={trust.verdict}
+    >
+      <strong>{HEADINGS[trust.verdict] || "Figures: trusted so far."}</strong>
+      <ul>
+        {liveSaturated.map((w) => (
+          <li key={`live-${w.id}`}>
+            {w.name} is saturated now: CPU {Math.round(w.cpu)} %, event-loop delay{" "}
+            {w.eventLoopDelayMs.toFixed(0)} ms.
+          </li>
+        ))}
+        {trust.reasons.map((r) => (
+          <li key={`${r.kind}-${r.worker ?? ""}-${r.from ?? ""}`}>{r.message}</li>
+        ))}
+      </ul>
+    </div>
+  );
+}

@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import type { RunDetail } from "./runs.js";
+import { trustOf } from "./trust.js";
+
+type TrustInput = Parameters<typeof trustOf>[0];
+
+function run(
+  overrides: Partial<TrustInput> = {},
+  total: Partial<RunDetail["summary"]["total"]> = {},
+): TrustInput {
+  return {
+    status: "finished",
+    error: null,
+    warnings: [],
+    workers: [{ workerId: "a" }, { workerId: "b" }] as RunDetail["workers"],
+    summary: {
+      durationS: 60,
+      total: { requests: 50_000, failures: 0, dropped: 0, ...total },
+    } as RunDetail["summary"],
+    ...overrides,
+  };
+}
+
+const warning = (
+  kind: "saturated" | "worker-lost" | "worker-refused" | "lost-batches",
+  fromS = 0,
+  toS = 0,
+) => ({
+  kind,
+  workerId: "a",
+  workerName: "w-a",
+  fromS,
+  toS,
+  peakCpu: 0,
+  peakEventLoopDelayMs: 0,
+  message: `${kind} message`,
+});
+
+describe("trust verdict", () => {
+  it("is trusted without a reason", () => {
+    expect(trustOf(run())).toEqual({ verdict: "trusted", reasons: [] });
+  });
+
+  it("is degraded by each reason a run's report gives, each with what it means", () => {
+    for (const kind of ["saturated", "worker-lost", "worker-refused", "lost-batches"] as const) {
+      const trust = trustOf(run({ warnings: [warning(kind, 10, 12)] }));
+      expect(trust.verdict, kind).toBe(
+        kind === "saturated" ? "degraded" : kind === "lost-batches" ? "degraded" : "untrusted",
+      );
+      expect(trust.reasons[0]).toMatchObject({ kind, message: `${kind} message`, worker: "w-a" });
+    }
+    const dropped = trustOf(run({}, { dropped: 500 }));
+    expect(dropped.verdict).toBe("degraded");
+    expect(dropped.reasons[0].message).toMatch(/^500 iterations \(1\.0 %\) found no free VU/);
+    const short = trustOf(
+      run({
+        summary: {
+          durationS: 4,
+          total: { requests: 20_000, failures: 0, dropped: 0 },
+        } as RunDetail["summary"],
+      }),
+    );
+    expect(short.reasons.map((r) => r.kind)).toEqual(["short-run"]);
+    expect(trustOf(run({}, { requests: 800 })).reasons[0].message).toContain(
+      "p99 and above rest on a handful",
+    );
+  });
+
+  it("is untrusted when the run failed, half its workers are missing, or it was saturated half the time", () => {
+    expect(trustOf(run({ status: "failed", error: "every worker refused the run" })).verdict).toBe(
+      "untrusted",
+    );
+    // One lost worker of two is half the fleet.
+    expect(trustOf(run({ warnings: [warning("worker-lost", 30, 60)] })).verdict).toBe("untrusted");
+    const fourWorkers = [{}, {}, {}, {}] as RunDetail["workers"];
+    expect(trustOf(run({ workers: fourWorkers, warnings: [warning("worker-lost", 30, 60)] })).verdict).toBe(
+      "degraded",
+    );
+    expect(trustOf(run({ warnings: [warning("saturated", 0, 30)] })).verdict).toBe("untrusted");
+    expect(trustOf(run({ warnings: [warning("saturated", 0, 29)] })).verdict).toBe("degraded");
+  });
+});
