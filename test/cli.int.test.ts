@@ -157,6 +157,53 @@ describe("volley command", () => {
     }
   });
 
+  it("run --baseline: a slower run than the last of its name exits 1, one line per regression", async () => {
+    const master = await startTestMaster({ startDelayMs: 300 });
+    const worker = await startTestWorker(master, { name: "cli-baseline-worker" });
+    try {
+      const scenario = (ms: number) =>
+        writeScenario(`baseline-${ms}.json`, {
+          name: "cli-baseline",
+          target: target.url,
+          load: { executor: "per-vu-iterations", vus: 2, iterations: 20 },
+          requests: [{ name: "slow", path: `/slow?ms=${ms}` }],
+        });
+      const first = await volley(["run", scenario(2), "--master", master.url]);
+      expect(first.code, first.output).toBe(0);
+      const firstId = /Run (\S+) started/.exec(first.output)?.[1] as string;
+      const noBaseline = await volley([
+        "run",
+        scenario(2),
+        "--master",
+        master.url,
+        "--max-regression",
+        "p95=10%",
+      ]);
+      expect(noBaseline.code).toBe(2);
+      expect(noBaseline.output).toContain("--max-regression needs --baseline");
+      const slower = await volley([
+        ...["run", scenario(40), "--master", master.url],
+        ...["--baseline", "last", "--max-regression", "p95=50%,rps=99%"],
+      ]);
+      expect(slower.code, slower.output).toBe(1);
+      expect(slower.output).toContain(`Baseline ${firstId}: REGRESSION`);
+      expect(slower.output).toMatch(/✗ p95 \d+\.\d ms vs \d+\.\d+ ms \(\+\d+\.\d %, allowed \+50 %\)/);
+      expect(slower.output).toMatch(/✓ rps /);
+      const lenient = await volley([
+        ...["run", scenario(40), "--master", master.url],
+        ...["--baseline", firstId, "--max-regression", "p95=100000%"],
+      ]);
+      expect(lenient.code, lenient.output).toBe(0);
+      expect(lenient.output).toContain(`Baseline ${firstId}: within the limits`);
+      const unknown = await volley(["run", scenario(2), "--master", master.url, "--baseline", "nope"]);
+      expect(unknown.code).toBe(2);
+      expect(unknown.output).toContain("--baseline: no run nope");
+    } finally {
+      await worker.shutdown(2000);
+      await master.close();
+    }
+  });
+
   it("run: a bad threshold exits 2 with one plain line per field, no stack", async () => {
     const file = writeScenario("bad-threshold.json", {
       name: "t",

@@ -20,6 +20,7 @@ import { intFlag, parseFlags } from "../args.js";
 import { EXIT, UsageError } from "../cli-error.js";
 import { LiveView } from "../live-view.js";
 import { ensureRedis } from "../redis-launcher.js";
+import { compareWithBaseline, findBaseline, parseRegressionLimits } from "../reports/baseline.js";
 import { writeOutputs } from "../reports/run-outputs.js";
 import { scriptSources } from "../script-sources.js";
 import { formatSummaryTable, formatThresholds } from "../summary-table.js";
@@ -38,6 +39,8 @@ Options:
   --strict       exit 1 unless the figures are trusted (no saturation, loss, drops, short run)
   --junit FILE   write JUnit XML (a testcase per threshold and per check)
   --summary-md FILE  write a Markdown summary (for $GITHUB_STEP_SUMMARY)
+  --baseline last|ID  compare with the newest earlier finished run of this name, or that run
+  --max-regression "p95=10%,rps=5%"  with --baseline: exit 1 when a metric is worse than this
   -h, --help     this help
 
 Exit codes: 0 passed, 1 a threshold failed (or, with --strict, the figures are not trusted),
@@ -57,6 +60,8 @@ export async function runCommand(argv: string[]): Promise<number> {
       strict: { type: "boolean" },
       junit: { type: "string" },
       "summary-md": { type: "string" },
+      baseline: { type: "string" },
+      "max-regression": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     1,
@@ -68,6 +73,9 @@ export async function runCommand(argv: string[]): Promise<number> {
   const file = positionals[0];
   if (!file) throw new UsageError("name a scenario file: volley run SCENARIO.json");
   const threads = intFlag("threads", values.threads, 1, 1024);
+  const limits =
+    values["max-regression"] === undefined ? null : parseRegressionLimits(values["max-regression"]);
+  if (limits && !values.baseline) throw new UsageError("--max-regression needs --baseline last|ID");
   const { input: scenario, scenario: parsed } = readScenario(file);
   const inputs = runInputs(parsed, file);
   const scripts = await scriptSources(parsed, file);
@@ -105,7 +113,15 @@ export async function runCommand(argv: string[]): Promise<number> {
     printReport(run);
     writeOutputs(run, { out: values.out, junit: values.junit, summaryMd: values["summary-md"] });
     if (run.status === "failed") return EXIT.usage;
-    if (run.passed === false) return EXIT.thresholdsFailed;
+    let regressed = false;
+    if (values.baseline) {
+      const baseline = await findBaseline(api, run, values.baseline);
+      const compared = compareWithBaseline(run, baseline, limits ?? { p95: 10, rps: 5, errorRate: 1 });
+      regressed = compared.some((c) => c.regressed);
+      console.log(`\nBaseline ${baseline.id}${regressed ? ": REGRESSION" : ": within the limits"}`);
+      for (const c of compared) console.log(`  ${c.regressed ? "✗" : "✓"} ${c.line}`);
+    }
+    if (run.passed === false || regressed) return EXIT.thresholdsFailed;
     if (values.strict && run.trust.verdict !== "trusted") {
       console.log(`\n--strict: the figures are ${run.trust.verdict}, not trusted`);
       return EXIT.thresholdsFailed;

@@ -1,8 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RunDetail } from "./runs.js";
-import { trustOf } from "./trust.js";
-
-type TrustInput = Parameters<typeof trustOf>[0];
+import { type TrustInput, trustOf } from "./trust.js";
 
 function run(
   overrides: Partial<TrustInput> = {},

@@ -1,5 +1,3 @@
-import type { RunDetail } from "./runs.js";
-
 export type TrustVerdict = "trusted" | "degraded" | "untrusted";
 
 export type TrustReasonKind =
@@ -26,6 +24,21 @@ export interface Trust {
   reasons: TrustReason[];
 }
 
+/** What the verdict reads of a run's report (a RunDetail has all of it). */
+export interface TrustInput {
+  status: string;
+  error: string | null;
+  warnings: ReadonlyArray<{
+    kind?: "saturated" | "worker-lost" | "worker-refused" | "lost-batches";
+    workerName: string;
+    fromS: number;
+    toS: number;
+    message: string;
+  }>;
+  summary: { durationS: number; total: { requests: number; dropped: number } };
+  workers: readonly unknown[];
+}
+
 /** Below these a run's tail percentiles rest on too few samples or too short a run to compare. */
 export const SHORT_RUN_S = 10;
 export const FEW_REQUESTS_FOR_P99 = 1000;
@@ -37,9 +50,7 @@ export const FEW_REQUESTS_FOR_P99 = 1000;
  * the run failed, half of its workers or more were lost or refused, or a load generator was
  * saturated for half of the run or more; `degraded` for any other reason; `trusted` without one.
  */
-export function trustOf(
-  run: Pick<RunDetail, "status" | "error" | "warnings" | "summary" | "workers">,
-): Trust {
+export function trustOf(run: TrustInput): Trust {
   const reasons: TrustReason[] = [];
   let untrusted = false;
   if (run.status === "failed") {

@@ -1,0 +1,94 @@
+import { formatMs, type RunDetail, type RunPage } from "@volley/protocol";
+import type { ApiClient } from "../api-client.js";
+import { UsageError } from "../cli-error.js";
+
+const LATENCY = ["mean", "p50", "p75", "p90", "p95", "p99", "p999", "max"] as const;
+type Metric = (typeof LATENCY)[number] | "rps" | "errorRate";
+
+/** `--max-regression "p95=10%,rps=5%"`: how much worse each metric may get, in percent. */
+export type RegressionLimits = Partial<Record<Metric, number>>;
+
+export function parseRegressionLimits(text: string): RegressionLimits {
+  const limits: RegressionLimits = {};
+  for (const part of text
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const match = /^([A-Za-z0-9]+)\s*=\s*(\d+(?:\.\d+)?)\s*%$/.exec(part);
+    const metric = match?.[1] as Metric | undefined;
+    if (!match || !metric || !([...LATENCY, "rps", "errorRate"] as string[]).includes(metric)) {
+      throw new UsageError(
+        `--max-regression: "${part}" is not METRIC=N% with a metric of ${[...LATENCY, "rps", "errorRate"].join(", ")}`,
+      );
+    }
+    limits[metric] = Number(match[2]);
+  }
+  if (Object.keys(limits).length === 0) throw new UsageError("--max-regression: give at least one METRIC=N%");
+  return limits;
+}
+
+/**
+ * The finished run `volley run --baseline` compares with: `last` is the newest other finished run
+ * of the same name; an id must name a finished run of the same name.
+ */
+export async function findBaseline(api: ApiClient, run: RunDetail, which: string): Promise<RunDetail> {
+  if (which === "last") {
+    const query = new URLSearchParams({ name: run.name, status: "finished", limit: "20" });
+    const page = await api.request<RunPage>("GET", `/api/runs?${query}`);
+    const previous = page.body?.runs?.find((r) => r.id !== run.id && r.name === run.name);
+    if (!previous) throw new UsageError(`--baseline last: no earlier finished run named "${run.name}"`);
+    return api.run(previous.id);
+  }
+  const found = await api.request<RunDetail>("GET", `/api/runs/${encodeURIComponent(which)}`);
+  if (found.status !== 200) throw new UsageError(`--baseline: no run ${which}`);
+  if (found.body.name !== run.name || found.body.status !== "finished") {
+    throw new UsageError(`--baseline: ${which} is not a finished run named "${run.name}"`);
+  }
+  return found.body;
+}
+
+export interface Regression {
+  metric: Metric;
+  line: string;
+  regressed: boolean;
+}
+
+/**
+ * Each limited metric of `run` against `baseline`. Latencies and the error rate are worse when
+ * higher, throughput when lower. Latencies and rps compare relatively (`p95=10%`: at most 10 %
+ * slower); the error rate compares in percentage points (`errorRate=1%`: at most one point more),
+ * as a relative change from 0 % would be infinite.
+ */
+export function compareWithBaseline(
+  run: RunDetail,
+  baseline: RunDetail,
+  limits: RegressionLimits,
+): Regression[] {
+  const out: Regression[] = [];
+  for (const [metric, allowed] of Object.entries(limits) as Array<[Metric, number]>) {
+    if (metric === "errorRate") {
+      const rate = (r: RunDetail) =>
+        r.summary.total.requests ? r.summary.total.failures / r.summary.total.requests : 0;
+      const points = (rate(run) - rate(baseline)) * 100;
+      out.push({
+        metric,
+        regressed: points > allowed,
+        line: `errorRate ${(rate(run) * 100).toFixed(2)} % vs ${(rate(baseline) * 100).toFixed(2)} % (${points >= 0 ? "+" : ""}${points.toFixed(2)} points, allowed +${allowed})`,
+      });
+      continue;
+    }
+    const value = (r: RunDetail) =>
+      metric === "rps" ? r.summary.total.rps : r.summary.total.latencyMs[metric];
+    const now = value(run);
+    const before = value(baseline);
+    const change = before > 0 ? ((now - before) / before) * 100 : 0;
+    const worse = metric === "rps" ? -change : change;
+    const show = (v: number) => (metric === "rps" ? `${v.toFixed(1)} req/s` : formatMs(v));
+    out.push({
+      metric,
+      regressed: worse > allowed,
+      line: `${metric} ${show(now)} vs ${show(before)} (${change >= 0 ? "+" : ""}${change.toFixed(1)} %, allowed ${metric === "rps" ? "-" : "+"}${allowed} %)`,
+    });
+  }
+  return out;
+}
