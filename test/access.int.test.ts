@@ -42,6 +42,8 @@ const GUARDED = [
   ["POST", "/%61pi/runs"],
   ["DELETE", "/api/workers/x"],
   ["GET", "/api/openapi.json"],
+  ["GET", "/api/trends?name=x"],
+  ["GET", "/api/runs/x/scripts"],
 ] as const;
 
 const wsStatus = wsUpgradeStatus;

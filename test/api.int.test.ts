@@ -269,6 +269,29 @@ describe("HTTP API", () => {
     expect((await sendJson("GET", `${master.url}/api/compare?a=${runs[0].id}&b=nope`)).status).toBe(404);
   });
 
+  it("trends: the last finished runs of a name, oldest first, with exact percentiles and a verdict", async () => {
+    const trend = await getJson<
+      Array<{ id: string; rps: number; p95: number; errorRate: number; verdict: string }>
+    >(`${master.url}/api/trends?name=page-b&limit=5`);
+    const { runs } = await getJson<{ runs: Array<{ id: string; name: string; status: string }> }>(
+      `${master.url}/api/runs?name=page-b&status=finished`,
+    );
+    expect(trend.map((p) => p.id)).toEqual(runs.map((r) => r.id).reverse());
+    for (const point of trend) {
+      const detail = await getJson<RunDetail>(`${master.url}/api/runs/${point.id}`);
+      expect(point).toMatchObject({
+        rps: detail.summary.total.rps,
+        p95: detail.summary.total.latencyMs.p95,
+        errorRate: detail.summary.total.failures / detail.summary.total.requests,
+        verdict: detail.trust.verdict,
+      });
+    }
+    // "page" names other runs too: only the exact name counts.
+    expect(await getJson(`${master.url}/api/trends?name=page`)).toEqual([]);
+    expect((await sendJson("GET", `${master.url}/api/trends`)).body.details?.[0].path).toBe("name");
+    expect((await sendJson("GET", `${master.url}/api/trends?name=x&limit=1000`)).status).toBe(400);
+  });
+
   it("serves OpenAPI and Prometheus metrics", async () => {
     const openapi = await getJson<{ paths: Record<string, unknown> }>(`${master.url}/api/openapi.json`);
     for (const path of [
@@ -278,6 +301,8 @@ describe("HTTP API", () => {
       "/api/runs/{id}",
       "/api/runs/{id}/stop",
       "/api/compare",
+      "/api/trends",
+      "/api/runs/{id}/scripts",
     ]) {
       expect(openapi.paths).toHaveProperty([path]);
     }

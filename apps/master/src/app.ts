@@ -18,6 +18,7 @@ import { openApiRoutes } from "./routes/openapi/index.js";
 import { runRoutes } from "./routes/runs/index.js";
 import { sessionRoutes } from "./routes/session/index.js";
 import { liveSocketRoutes, workerSocketRoutes } from "./routes/sockets/index.js";
+import { trendRoutes } from "./routes/trends/index.js";
 import { workerRoutes } from "./routes/workers/index.js";
 import type { Services } from "./services.js";
 
@@ -66,6 +67,7 @@ export async function buildApp(services: Services, workersOnly = false): Promise
   await app.register(workerRoutes, { prefix: "/api/workers" });
   await app.register(runRoutes, { prefix: "/api/runs" });
   await app.register(compareRoutes, { prefix: "/api/compare" });
+  await app.register(trendRoutes, { prefix: "/api/trends" });
   await app.register(metricsRoutes);
   await app.register(workerSocketRoutes);
   await app.register(liveSocketRoutes);

@@ -145,6 +145,31 @@ export function buildOpenApi(): Record<string, unknown> {
           responses: { 200: answer("{ a, b, total, requests }"), 404: failure("no such run") },
         },
       },
+      "/api/trends": {
+        get: {
+          summary: "The last finished runs of a scenario name, oldest first",
+          parameters: [
+            { name: "name", in: "query", required: true, schema: { type: "string" } },
+            {
+              name: "limit",
+              in: "query",
+              required: false,
+              schema: { type: "integer", minimum: 1, maximum: 100 },
+            },
+          ],
+          responses: {
+            200: answer("[{ id, startedAt, rps, errorRate, p50, p95, p99, verdict }]"),
+            400: failure("bad query"),
+          },
+        },
+      },
+      "/api/runs/{id}/scripts": {
+        get: {
+          summary: "The sources a scripted run was sent",
+          parameters: idParam,
+          responses: { 200: answer("{ files: { path: source } }"), 404: failure("no such run") },
+        },
+      },
     },
   };
 }
