@@ -63,6 +63,10 @@ describe("volley command", () => {
       code: 2,
       output: expect.stringContaining("http://"),
     });
+    expect(await volley(["master", "--port", "0", "--webhook", "ftp://hooks.example/x"])).toMatchObject({
+      code: 2,
+      output: expect.stringContaining('--webhook: "ftp://hooks.example/x" is not an http:// or https:// URL'),
+    });
     expect(await volley(["master", "--host", "0.0.0.0"])).toMatchObject({
       code: 2,
       output: expect.stringContaining("without a token"),

@@ -54,7 +54,11 @@ export async function startTestFleet(
   const workers: WorkerNode[] = [];
   for (let i = 0; i < (options.workers ?? 1); i++) {
     workers.push(
-      await startTestWorker(master, { threads: options.threads ?? 1, threadStallMs: options.threadStallMs }),
+      await startTestWorker(master, {
+        threads: options.threads ?? 1,
+        threadStallMs: options.threadStallMs,
+        token: options.master?.token,
+      }),
     );
   }
   return {

@@ -12,6 +12,7 @@ import { StatsConsumers } from "./pipeline/stats-consumers.js";
 import { StatsPipeline } from "./pipeline/stats-pipeline.js";
 import { RunLease } from "./runs/run-lease.js";
 import { RunScheduler } from "./runs/run-scheduler.js";
+import { RunWebhooks } from "./runs/run-webhooks.js";
 import type { Services } from "./services.js";
 import { LocalWorkers } from "./workers/local-workers.js";
 import { WorkerRegistry } from "./workers/worker-registry.js";
@@ -81,6 +82,12 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     intake,
     log,
   });
+  const webhooks = new RunWebhooks({
+    urls: opts.webhooks,
+    token: opts.token,
+    log,
+    retryDelayMs: opts.webhookRetryDelayMs,
+  });
   scheduler = new RunScheduler({
     db,
     registry,
@@ -90,6 +97,7 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     log,
     publish: (m) => live.publish(m),
     startDelayMs: opts.startDelayMs,
+    onRunEnded: (run) => webhooks.runFinished(run),
   });
   let localWorkerUrl = "";
   const localWorkers = new LocalWorkers({

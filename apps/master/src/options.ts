@@ -60,6 +60,10 @@ export interface MasterOptions {
   instanceId?: string;
   /** A run whose owner has not renewed its lease for this long is taken over by another master. @defaultValue VOLLEY_RUN_LEASE_MS or 15000 */
   runLeaseMs?: number;
+  /** URLs that get a POST `run.finished` when a run ends (signed with the token when set). @defaultValue none */
+  webhooks?: string[];
+  /** First retry delay of a webhook, doubled each attempt (5 attempts). @defaultValue 1000 */
+  webhookRetryDelayMs?: number;
 }
 
 export type ResolvedMasterOptions = Required<
@@ -107,7 +111,18 @@ export function resolveMasterOptions(options: MasterOptions, env = process.env):
     queuePrefix: options.queuePrefix ?? (env.VOLLEY_QUEUE_PREFIX || REDIS_PREFIX),
     instanceId: options.instanceId ?? (env.VOLLEY_INSTANCE_ID || undefined),
     runLeaseMs: options.runLeaseMs ?? (env.VOLLEY_RUN_LEASE_MS ? Number(env.VOLLEY_RUN_LEASE_MS) : 15_000),
+    webhooks: options.webhooks ?? [],
+    webhookRetryDelayMs: options.webhookRetryDelayMs ?? 1000,
   };
+  for (const url of resolved.webhooks) {
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(url);
+    } catch {}
+    if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+      throw new MasterConfigError(`--webhook: "${url.slice(0, 200)}" is not an http:// or https:// URL`);
+    }
+  }
   for (const [flag, host] of [
     ["host", resolved.host],
     ["worker listener host", resolved.workerListener?.host],

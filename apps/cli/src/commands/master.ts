@@ -22,6 +22,8 @@ Options:
   --worker-host H        a second listener for workers only (e.g. 0.0.0.0), so the
   --worker-port N          dashboard can stay on loopback
   --heartbeat-timeout S  seconds of silence before a worker is lost (default 5)
+  --webhook URL          POST run.finished to URL when a run ends (repeatable); signed with
+                         x-volley-signature: sha256=HMAC(token, body) when a token is set
   -h, --help             this help
 
 Environment: REDIS_URL, DATABASE_URL (file:... SQLite, postgresql://... PostgreSQL), VOLLEY_TOKEN.`;
@@ -38,6 +40,7 @@ export async function masterCommand(argv: string[]): Promise<number> {
     "allowed-hosts": { type: "string" },
     "worker-port": { type: "string" },
     "heartbeat-timeout": { type: "string" },
+    webhook: { type: "string", multiple: true },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -64,6 +67,7 @@ export async function masterCommand(argv: string[]): Promise<number> {
       : undefined,
     heartbeatTimeoutMs: (intFlag("heartbeat-timeout", values["heartbeat-timeout"], 1, 3600) ?? 5) * 1000,
     workerCommand: localWorkerCommand(),
+    webhooks: values.webhook,
   });
   console.log(`Volley master on ${master.url}`);
   await waitForSignal();

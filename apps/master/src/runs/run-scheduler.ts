@@ -33,6 +33,8 @@ export interface RunSchedulerOptions {
   finishingWaitMs?: number;
   /** Extra time past the planned end before workers are told again to stop, then given up on. @defaultValue 30000 */
   overrunMs?: number;
+  /** Hears each run this master ended, with its final report (webhooks). */
+  onRunEnded?: (run: RunDetail) => void;
 }
 
 export interface RunIngest {
@@ -303,6 +305,10 @@ export class RunScheduler {
     if (active.scripts) void runTeardowns(active.scripts, runId, this.options.log);
     await this.options.ingest.close(runId, true);
     if (ended) await this.publishStatus(runId);
+    if (ended && this.options.onRunEnded) {
+      const report = await this.detail(runId).catch(() => null);
+      if (report) this.options.onRunEnded(report);
+    }
     if (!this.active && !this.creating) await this.startQueued();
   }
 

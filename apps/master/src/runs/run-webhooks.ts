@@ -1,0 +1,104 @@
+import { createHmac } from "node:crypto";
+import type { RunDetail } from "@volley/protocol";
+import type { Logger } from "pino";
+
+export interface RunWebhooksOptions {
+  urls: readonly string[];
+  /** Signs each body (`x-volley-signature: sha256=HMAC(token, body)`) when set. */
+  token: string | undefined;
+  log: Logger;
+  /** Attempts per delivery. @defaultValue 5 */
+  attempts?: number;
+  /** First retry delay, doubled each time. @defaultValue 1000 */
+  retryDelayMs?: number;
+  /** Each attempt's deadline. @defaultValue 10000 */
+  timeoutMs?: number;
+}
+
+/** What a `run.finished` webhook carries. */
+export function runFinishedEvent(run: RunDetail) {
+  return {
+    event: "run.finished",
+    run: {
+      id: run.id,
+      name: run.name,
+      status: run.status,
+      stopReason: run.stopReason,
+      verdict: run.trust.verdict,
+      passed: run.passed,
+      startedAt: run.startedAt,
+      finishedAt: run.finishedAt,
+      summary: { total: run.summary.total },
+      thresholds: run.thresholds,
+    },
+  };
+}
+
+/**
+ * POSTs `run.finished` to each configured URL when a run ends: in the background (never
+ * blocking the run or the next one), retried with exponential backoff on a network error or a
+ * non-2xx answer, given up after the last attempt with an error in the log.
+ */
+export class RunWebhooks {
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(private readonly options: RunWebhooksOptions) {}
+
+  runFinished(run: RunDetail): void {
+    if (this.options.urls.length === 0) return;
+    const body = JSON.stringify(runFinishedEvent(run));
+    for (const url of this.options.urls) {
+      const delivery = this.deliver(url, body, run.id).finally(() => this.pending.delete(delivery));
+      this.pending.add(delivery);
+    }
+  }
+
+  /** Waits for deliveries in progress (at shutdown, bounded by their retries). */
+  async settle(): Promise<void> {
+    await Promise.all([...this.pending]);
+  }
+
+  private async deliver(url: string, body: string, runId: string): Promise<void> {
+    const { token, log } = this.options;
+    const attempts = this.options.attempts ?? 5;
+    const headers: Record<string, string> = { "content-type": "application/json", "user-agent": "volley" };
+    if (token)
+      headers["x-volley-signature"] = `sha256=${createHmac("sha256", token).update(body).digest("hex")}`;
+    let why = "";
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      try {
+        const answer = await fetch(url, {
+          method: "POST",
+          headers,
+          body,
+          redirect: "manual",
+          signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+        });
+        await answer.arrayBuffer().catch(() => undefined);
+        if (answer.status >= 200 && answer.status < 300) {
+          log.info({ runId, url: redactUrl(url), attempt }, "webhook delivered");
+          return;
+        }
+        why = `answered ${answer.status}`;
+      } catch (error) {
+        why = (error as Error).message;
+      }
+      if (attempt < attempts) {
+        await new Promise((resolve) =>
+          setTimeout(resolve, (this.options.retryDelayMs ?? 1000) * 2 ** (attempt - 1)),
+        );
+      }
+    }
+    log.error({ runId, url: redactUrl(url), why, attempts }, "webhook not delivered");
+  }
+}
+
+/** A URL as logged: no credentials or query (they may hold a secret). */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return "(invalid url)";
+  }
+}
