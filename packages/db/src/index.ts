@@ -17,7 +17,7 @@ export {
   type RunFileKind,
   RunFileRepository,
 } from "./repositories/run-files.js";
-export type { RunSecondRow } from "./repositories/run-seconds.js";
+export type { NewRunSecond, RunSecondRow } from "./repositories/run-seconds.js";
 export type { NewRunWorker, RunWorkerRow, RunWorkerUpdate } from "./repositories/run-workers.js";
 export type { NewRun, RunListFilter, RunRow, RunUpdate } from "./repositories/runs.js";
 export { RunNotOwnedError } from "./repositories/runs.js";

@@ -317,7 +317,9 @@ export class RunAggregator {
     this.pendingSeconds.push(toRow(this.runId, "", point));
     for (const aggregate of stats.list()) {
       requests[aggregate.name] = toPoint(second, aggregate, vus);
-      this.pendingSeconds.push(toRow(this.runId, aggregate.name, requests[aggregate.name]));
+      // The second's merged statistics themselves: any window's summary is exact from these.
+      const stats = JSON.stringify(aggregate.toStats());
+      this.pendingSeconds.push(toRow(this.runId, aggregate.name, requests[aggregate.name], stats));
     }
     const scenarios = this.scenarioSeries.points(second, stats, vus);
     for (const [name, scenarioPoint] of Object.entries(scenarios)) {

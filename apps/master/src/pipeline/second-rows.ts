@@ -24,8 +24,14 @@ export function toPoint(second: number, aggregate: RequestAggregate, vus: number
 export const SCENARIO_ROW_PREFIX = "\u0001";
 
 /** The stored row of a point; name "" is the whole run, SCENARIO_ROW_PREFIX + name a scenario. */
-export function toRow(runId: string, name: string, point: TimeseriesPoint): RunSecondRow {
+export function toRow(
+  runId: string,
+  name: string,
+  point: TimeseriesPoint,
+  stats: string | null = null,
+): RunSecondRow {
   return {
+    stats,
     runId,
     name,
     second: point.t,

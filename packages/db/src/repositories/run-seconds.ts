@@ -2,11 +2,13 @@ import type { RunSecond } from "../generated/sqlite/client.js";
 import type { DbClient } from "./db-client.js";
 
 export type RunSecondRow = RunSecond;
+/** A row to write; `stats` (the second's merged statistics) only for request names. */
+export type NewRunSecond = Omit<RunSecondRow, "stats"> & { stats?: string | null };
 
 export class RunSecondRepository {
   constructor(private readonly client: DbClient) {}
 
-  async insertMany(rows: RunSecondRow[]): Promise<void> {
+  async insertMany(rows: NewRunSecond[]): Promise<void> {
     if (rows.length) await this.client.runSecond.createMany({ data: rows });
   }
 
@@ -17,9 +19,29 @@ export class RunSecondRepository {
     const { runId, name, second, requests, failures } = row;
     await this.client.runSecond.upsert({
       where: { runId_name_second: { runId, name, second } },
-      create: { runId, name, second, requests, failures, vus: 0, p50Ms: null, p95Ms: null, p99Ms: null },
+      create: {
+        runId,
+        name,
+        second,
+        requests,
+        failures,
+        vus: 0,
+        p50Ms: null,
+        p95Ms: null,
+        p99Ms: null,
+        stats: null,
+      },
       update: { requests: { increment: requests }, failures: { increment: failures } },
     });
+  }
+
+  /** The merged statistics of each request name's seconds in [from, to). */
+  async statsBetween(runId: string, from: number, to: number): Promise<string[]> {
+    const rows = await this.client.runSecond.findMany({
+      where: { runId, second: { gte: from, lt: to }, stats: { not: null } },
+      select: { stats: true },
+    });
+    return rows.map((row) => row.stats as string);
   }
 
   list(runId: string): Promise<RunSecondRow[]> {

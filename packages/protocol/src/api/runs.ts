@@ -65,6 +65,14 @@ export const timeseriesQuerySchema = z.strictObject({
   scenario: z.string().min(1).max(200).optional(),
 });
 
+/** `GET /api/runs/:id/summary?from=S&to=S`: seconds [from, to) since the run's start. */
+export const summaryWindowQuerySchema = z
+  .strictObject({
+    from: z.coerce.number().int().min(0).max(31_536_000),
+    to: z.coerce.number().int().min(1).max(31_536_000),
+  })
+  .refine((q) => q.from < q.to, { error: "from must be before to", path: ["to"] });
+
 export interface ThresholdResult {
   key: string;
   expression: string;

@@ -163,6 +163,25 @@ export function buildOpenApi(): Record<string, unknown> {
           },
         },
       },
+      "/api/runs/{id}/summary": {
+        get: {
+          summary: "The exact summary of seconds [from, to) since the start",
+          parameters: [
+            ...idParam,
+            ...["from", "to"].map((name) => ({
+              name,
+              in: "query",
+              required: true,
+              schema: { type: "integer", minimum: 0 },
+            })),
+          ],
+          responses: {
+            200: answer("the summary of the window"),
+            400: failure("bad window"),
+            404: failure("no such run"),
+          },
+        },
+      },
       "/api/runs/{id}/scripts": {
         get: {
           summary: "The sources a scripted run was sent",

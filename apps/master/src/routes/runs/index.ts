@@ -12,6 +12,7 @@ import {
 import type { FastifyInstance } from "fastify";
 import { scenarioTimeseries, toListItem, toTimeseries } from "../../runs/run-views.js";
 import { reportRoutes } from "./reports.js";
+import { windowRoutes } from "./window.js";
 
 /** Runs: start, history, one run, its time series, stop; reports beside. */
 export async function runRoutes(app: FastifyInstance): Promise<void> {
@@ -98,4 +99,5 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
   });
 
   await app.register(reportRoutes);
+  await app.register(windowRoutes);
 }

@@ -1,0 +1,31 @@
+import {
+  parseScenario,
+  parseWith,
+  type RequestStats,
+  type RunSummary,
+  statsNames,
+  summaryWindowQuerySchema,
+  VolleyError,
+} from "@volley/protocol";
+import { StatsAggregate } from "@volley/stats";
+import type { FastifyInstance } from "fastify";
+import { describeSummary } from "../../pipeline/run-summary.js";
+
+/**
+ * GET /api/runs/:id/summary?from=S&to=S: the summary of seconds [from, to) since the start,
+ * merged from each second's stored histograms (exact percentiles, as the whole run's are).
+ */
+export async function windowRoutes(app: FastifyInstance): Promise<void> {
+  app.get<{ Params: { id: string } }>("/:id/summary", async (request): Promise<RunSummary> => {
+    const { db } = app.services;
+    const run = await db.runs.get(request.params.id);
+    if (!run) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${request.params.id}`);
+    const { from, to } = parseWith(summaryWindowQuerySchema, request.query, "query");
+    const stats = new StatsAggregate();
+    stats.add(
+      (await db.seconds.statsBetween(run.id, from, to)).map((text) => JSON.parse(text) as RequestStats),
+    );
+    const scenario = parseScenario(JSON.parse(run.scenario));
+    return describeSummary(stats.summarize(to - from, statsNames(scenario)), scenario, stats);
+  });
+}

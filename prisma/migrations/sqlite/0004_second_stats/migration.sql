@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "RunSecond" ADD COLUMN "stats" TEXT;
+
