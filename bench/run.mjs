@@ -11,6 +11,7 @@ const BENCHES = {
   ingest: "simulated workers pushing batches through the real queue into the master (SQLite and PostgreSQL)",
   feeders: "what a 1,000,000-row feeder costs a worker per mode (memory, time to ready)",
   h2: "HTTP/2 over TLS (undici) against a node http2 server, beside HTTP/1.1 over TLS",
+  storage: "what a run stores per hour (per-second statistics for exact windows) on SQLite",
   script: "scripted VUs (await vu.http.get) vs the same declarative load, one pinned thread",
 };
 

@@ -17,7 +17,7 @@ import type { AggregatorWorker, MergeState, OpenSecondState } from "./merge-stat
 import { workerToState } from "./merge-state.js";
 import { describeSummary } from "./run-summary.js";
 import { ScenarioSeries } from "./scenario-series.js";
-import { SCENARIO_ROW_PREFIX, toPoint, toRow } from "./second-rows.js";
+import { packSecondStats, SCENARIO_ROW_PREFIX, toPoint, toRow } from "./second-rows.js";
 
 /** How long after a second ends the master waits for slow workers before closing it anyway. */
 export const DEFAULT_LATE_MS = 5000;
@@ -318,7 +318,7 @@ export class RunAggregator {
     for (const aggregate of stats.list()) {
       requests[aggregate.name] = toPoint(second, aggregate, vus);
       // The second's merged statistics themselves: any window's summary is exact from these.
-      const stats = JSON.stringify(aggregate.toStats());
+      const stats = packSecondStats(aggregate.toStats());
       this.pendingSeconds.push(toRow(this.runId, aggregate.name, requests[aggregate.name], stats));
     }
     const scenarios = this.scenarioSeries.points(second, stats, vus);

@@ -3,7 +3,7 @@ import type { DbClient } from "./db-client.js";
 
 export type RunSecondRow = RunSecond;
 /** A row to write; `stats` (the second's merged statistics) only for request names. */
-export type NewRunSecond = Omit<RunSecondRow, "stats"> & { stats?: string | null };
+export type NewRunSecond = Omit<RunSecondRow, "stats"> & { stats?: RunSecondRow["stats"] };
 
 export class RunSecondRepository {
   constructor(private readonly client: DbClient) {}
@@ -36,12 +36,12 @@ export class RunSecondRepository {
   }
 
   /** The merged statistics of each request name's seconds in [from, to). */
-  async statsBetween(runId: string, from: number, to: number): Promise<string[]> {
+  async statsBetween(runId: string, from: number, to: number): Promise<Uint8Array[]> {
     const rows = await this.client.runSecond.findMany({
       where: { runId, second: { gte: from, lt: to }, stats: { not: null } },
       select: { stats: true },
     });
-    return rows.map((row) => row.stats as string);
+    return rows.map((row) => row.stats as Uint8Array);
   }
 
   list(runId: string): Promise<RunSecondRow[]> {

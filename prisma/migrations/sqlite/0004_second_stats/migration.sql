@@ -1,3 +1,3 @@
 -- AlterTable
-ALTER TABLE "RunSecond" ADD COLUMN "stats" TEXT;
+ALTER TABLE "RunSecond" ADD COLUMN "stats" BLOB;
 

@@ -1,7 +1,6 @@
 import {
   parseScenario,
   parseWith,
-  type RequestStats,
   type RunSummary,
   statsNames,
   summaryWindowQuerySchema,
@@ -10,6 +9,7 @@ import {
 import { StatsAggregate } from "@volley/stats";
 import type { FastifyInstance } from "fastify";
 import { describeSummary } from "../../pipeline/run-summary.js";
+import { unpackSecondStats } from "../../pipeline/second-rows.js";
 
 /**
  * GET /api/runs/:id/summary?from=S&to=S: the summary of seconds [from, to) since the start,
@@ -22,9 +22,7 @@ export async function windowRoutes(app: FastifyInstance): Promise<void> {
     if (!run) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${request.params.id}`);
     const { from, to } = parseWith(summaryWindowQuerySchema, request.query, "query");
     const stats = new StatsAggregate();
-    stats.add(
-      (await db.seconds.statsBetween(run.id, from, to)).map((text) => JSON.parse(text) as RequestStats),
-    );
+    stats.add((await db.seconds.statsBetween(run.id, from, to)).map(unpackSecondStats));
     const scenario = parseScenario(JSON.parse(run.scenario));
     return describeSummary(stats.summarize(to - from, statsNames(scenario)), scenario, stats);
   });
