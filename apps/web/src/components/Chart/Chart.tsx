@@ -19,12 +19,16 @@ interface ChartProps {
   x: number[];
   series: ChartSeries[];
   height?: number;
+  /** Dragging across the chart selects whole seconds [from, to). */
+  onSelect?: (from: number, to: number) => void;
 }
 
 /** A uPlot time series: fast enough for an hour of one-second points, resized with its box. */
-export function Chart({ title, unit, x, series, height = 220 }: ChartProps) {
+export function Chart({ title, unit, x, series, height = 220, onSelect }: ChartProps) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
+  const selected = useRef(onSelect);
+  selected.current = onSelect;
   const shape = series.map((s) => `${s.label}|${s.color}|${s.dashed ? 1 : 0}`).join(",");
   const [themeVersion, setThemeVersion] = useState(0);
   useEffect(() => onThemeChange(() => setThemeVersion((v) => v + 1)), []);
@@ -67,7 +71,19 @@ export function Chart({ title, unit, x, series, height = 220 }: ChartProps) {
         })),
       ],
       legend: { live: true },
-      cursor: { drag: { x: true, y: false } },
+      // A drag selects a range of seconds (no zoom): the page shows that range's exact summary.
+      cursor: { drag: { x: true, y: false, setScale: false } },
+      hooks: {
+        setSelect: [
+          (u) => {
+            if (u.select.width < 2 || !selected.current) return;
+            const from = Math.max(0, Math.floor(u.posToVal(u.select.left, "x")));
+            const to = Math.ceil(u.posToVal(u.select.left + u.select.width, "x"));
+            if (to > from) selected.current(from, to);
+            u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+          },
+        ],
+      },
     };
     plot.current = new uPlot(options, [x, ...series.map((s) => s.values)] as uPlot.AlignedData, box.current);
     const observer = new ResizeObserver(() => {

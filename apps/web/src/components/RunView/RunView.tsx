@@ -6,7 +6,7 @@ import {
   type TimeseriesPoint,
   type WorkerInfo,
 } from "@volley/protocol";
-import { useMemo, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
 import { formatMs, formatPercent, formatRate, formatSeconds } from "../../format/format.js";
 import { Chart } from "../Chart/Chart.js";
 import { ChartScope } from "../ChartScope/ChartScope.js";
@@ -18,6 +18,7 @@ import { StatCard } from "../StatCard/StatCard.js";
 import { StatusCodes } from "../StatusCodes/StatusCodes.js";
 import { Thresholds } from "../Thresholds/Thresholds.js";
 import { TrustNotice } from "../TrustNotice/TrustNotice.js";
+import { type SecondsWindow, WindowSummary } from "../WindowSummary/WindowSummary.js";
 
 interface RunViewProps {
   run: RunDetail;
@@ -48,6 +49,8 @@ export function RunView({
   const last = points.at(-1);
   const scenarioNames = (summary.scenarios ?? []).map((s) => s.name);
   const [chosen, setScope] = useState("");
+  const [range, setRange] = useState<SecondsWindow | null>(null);
+  const select = useCallback((from: number, to: number) => setRange({ from, to }), []);
   const scope = scenarioNames.includes(chosen) ? chosen : "";
   const charted = useMemo(
     () => (scope ? onRunSeconds(points, scenarioPoints[scope] ?? []) : points),
@@ -156,17 +159,20 @@ export function RunView({
           unit="per second"
           x={x}
           series={throughput}
+          onSelect={select}
         />
-        <Chart title={`Latency${scopeLabel(scope)}`} unit="ms" x={x} series={latency} />
+        <Chart title={`Latency${scopeLabel(scope)}`} unit="ms" x={x} series={latency} onSelect={select} />
         {!compact && (
           <Chart
             title={scope ? "Virtual users · whole run" : "Virtual users"}
             unit="VUs"
             x={x}
             series={vus}
+            onSelect={select}
           />
         )}
       </div>
+      {!compact && <WindowSummary run={run} window={range} onChange={setRange} />}
       <section>
         <h2>Requests</h2>
         <RequestTable summary={summary} now={live ? now : undefined} />

@@ -1,0 +1,94 @@
+import { join } from "node:path";
+import type { RunSummary } from "@volley/protocol";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, screenshot, VIEWPORTS, watchConsole } from "./support/browser.js";
+import { startTestFleet, type TestFleet } from "./support/in-process.js";
+import { getJson, ROOT, sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
+
+// A range of a run chosen on its page (a ramp stage, or a drag across a chart) shows the exact
+// summary of those seconds, as the API gives it.
+let fleet: TestFleet;
+let browser: Browser;
+let runId = "";
+
+beforeAll(async () => {
+  fleet = await startTestFleet({ master: { webRoot: join(ROOT, "apps/web/dist"), startDelayMs: 300 } });
+  browser = await launchBrowser();
+  const created = await sendJson("POST", `${fleet.master.url}/api/runs`, {
+    scenario: {
+      name: "ramped",
+      target: fleet.target.url,
+      load: {
+        executor: "ramping-vus",
+        stages: [
+          { duration: "2s", target: 2 },
+          { duration: "2s", target: 4 },
+        ],
+      },
+      thinkTime: "10ms",
+      requests: [{ name: "hello", path: "/hello" }],
+    },
+  });
+  runId = created.body.id as string;
+  await waitForRunEnd(fleet.master.url, runId, 30_000);
+});
+afterAll(async () => {
+  await browser?.close();
+  await fleet?.close();
+});
+
+describe("a range of a run on its page", () => {
+  it.each(VIEWPORTS)(
+    "%s: a stage, then a dragged range, show their exact figures",
+    async (name, viewport, scheme) => {
+      const page = await browser.newPage({ viewport, colorScheme: scheme });
+      const errors = watchConsole(page);
+      await page.goto(`${fleet.master.url}/runs/${runId}`);
+      const panel = page.getByTestId("window-summary");
+      await panel.getByRole("button", { name: "Stage 2 (2–4 s)" }).click();
+      await waitFor(async () => (await panel.locator("h2").textContent()) === "Seconds 2–4", {
+        what: "stage 2",
+      });
+      const stage = await getJson<RunSummary>(`${fleet.master.url}/api/runs/${runId}/summary?from=2&to=4`);
+      await waitFor(
+        async () =>
+          ((await page.getByTestId("window-totals").textContent()) ?? "").startsWith(
+            `${stage.total.requests.toLocaleString("en-US")} requests`,
+          ),
+        { what: "stage 2's totals" },
+      );
+      // Drag across the first chart's plot from its left edge to its middle.
+      const over = page.locator(".chart .u-over").first();
+      await over.scrollIntoViewIfNeeded();
+      const box = (await over.boundingBox()) as { x: number; y: number; width: number; height: number };
+      await page.mouse.move(box.x + 2, box.y + box.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 5 });
+      await page.mouse.up();
+      await waitFor(async () => /^Seconds 0–\d+$/.test((await panel.locator("h2").textContent()) ?? ""), {
+        what: "the dragged range",
+      });
+      const to = Number(((await panel.locator("h2").textContent()) ?? "").split("–")[1]);
+      const dragged = await getJson<RunSummary>(
+        `${fleet.master.url}/api/runs/${runId}/summary?from=0&to=${to}`,
+      );
+      await waitFor(
+        async () =>
+          ((await page.getByTestId("window-totals").textContent()) ?? "").startsWith(
+            `${dragged.total.requests.toLocaleString("en-US")} requests`,
+          ),
+        { what: "the dragged range's totals" },
+      );
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+      ).toBeLessThanOrEqual(1);
+      await panel.scrollIntoViewIfNeeded();
+      await screenshot(page, `run-window-${name}`);
+      await page.getByTestId("window-clear").click();
+      await panel.getByText("Drag across a chart").waitFor();
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+  );
+});
