@@ -9,6 +9,7 @@ import { NewRunPage } from "./pages/NewRunPage.js";
 import { OverviewPage } from "./pages/OverviewPage.js";
 import { RunPage } from "./pages/RunPage.js";
 import { RunsPage } from "./pages/RunsPage.js";
+import { TrendsPage } from "./pages/TrendsPage.js";
 import { WorkersPage } from "./pages/WorkersPage.js";
 
 /** Pages by route, as the contract lists them. */
@@ -19,6 +20,7 @@ const ROUTES = [
   { path: "/runs/:id", element: <RunPage /> },
   { path: "/workers", element: <WorkersPage /> },
   { path: "/compare", element: <ComparePage /> },
+  { path: "/trends", element: <TrendsPage /> },
 ];
 
 type Session = "checking" | "in" | "out";

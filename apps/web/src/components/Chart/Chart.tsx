@@ -21,14 +21,18 @@ interface ChartProps {
   height?: number;
   /** Dragging across the chart selects whole seconds [from, to). */
   onSelect?: (from: number, to: number) => void;
+  /** Names of the x positions (runs in a trend) instead of elapsed time. */
+  xLabels?: string[];
 }
 
 /** A uPlot time series: fast enough for an hour of one-second points, resized with its box. */
-export function Chart({ title, unit, x, series, height = 220, onSelect }: ChartProps) {
+export function Chart({ title, unit, x, series, height = 220, onSelect, xLabels }: ChartProps) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const selected = useRef(onSelect);
   selected.current = onSelect;
+  const labels = useRef(xLabels);
+  labels.current = xLabels;
   const shape = series.map((s) => `${s.label}|${s.color}|${s.dashed ? 1 : 0}`).join(",");
   const [themeVersion, setThemeVersion] = useState(0);
   useEffect(() => onThemeChange(() => setThemeVersion((v) => v + 1)), []);
@@ -56,7 +60,10 @@ export function Chart({ title, unit, x, series, height = 220, onSelect }: ChartP
           grid: { stroke: grid },
           ticks: { stroke: grid },
           incrs: SECOND_TICKS,
-          values: (_u, ticks) => ticks.map(formatElapsed),
+          values: (_u, ticks) =>
+            labels.current
+              ? ticks.map((t) => (Number.isInteger(t) ? (labels.current?.[t] ?? "") : ""))
+              : ticks.map(formatElapsed),
         },
         { stroke: muted, grid: { stroke: grid }, ticks: { stroke: grid }, size: 60 },
       ],

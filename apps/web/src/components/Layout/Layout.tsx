@@ -24,6 +24,7 @@ export function Layout({ children }: { children: ReactNode }) {
           </NavLink>
           <NavLink to="/new">New run</NavLink>
           <NavLink to="/runs">History</NavLink>
+          <NavLink to="/trends">Trends</NavLink>
           <NavLink to="/workers">Workers</NavLink>
         </nav>
         <div className="topbar-right">

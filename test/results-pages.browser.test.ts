@@ -92,3 +92,41 @@ describe("a range of a run on its page", () => {
     },
   );
 });
+
+describe("/trends", () => {
+  it.each(VIEWPORTS)(
+    "%s: a scenario's runs side by side, with a baseline picked",
+    async (name, viewport, scheme) => {
+      if (name === VIEWPORTS[0][0]) {
+        // A second finished run of the same name (once, before the first view).
+        const again = await sendJson("POST", `${fleet.master.url}/api/runs`, {
+          scenario: {
+            name: "ramped",
+            target: fleet.target.url,
+            load: { executor: "per-vu-iterations", vus: 2, iterations: 20 },
+            requests: [{ name: "hello", path: "/hello" }],
+          },
+        });
+        await waitForRunEnd(fleet.master.url, again.body.id as string, 30_000);
+      }
+      const page = await browser.newPage({ viewport, colorScheme: scheme });
+      const errors = watchConsole(page);
+      await page.goto(`${fleet.master.url}/trends`);
+      await page.getByTestId("trend-name").selectOption("ramped");
+      const rows = page.getByTestId("trend-table").locator("tbody tr");
+      await waitFor(async () => (await rows.count()) === 2, { what: "two runs in the trend" });
+      // Oldest first: the ramped run is the first row.
+      expect(await rows.first().getAttribute("data-run")).toBe(runId);
+      await rows.first().getByRole("radio").click();
+      await page.waitForURL(new RegExp(`baseline=${runId}`));
+      await page.locator("figure.chart canvas").first().waitFor();
+      expect(await page.locator("figure.chart").first().getAttribute("data-last-t")).toBe("1");
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+      ).toBeLessThanOrEqual(1);
+      await screenshot(page, `trends-${name}`);
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+  );
+});

@@ -1,0 +1,151 @@
+import type { RunPage as RunPageData } from "@volley/protocol";
+import { useMemo } from "react";
+import { Link, useSearchParams } from "react-router-dom";
+import { useApi } from "../api/use-api.js";
+import { Chart } from "../components/Chart/Chart.js";
+import { formatMs, formatPercent, formatRate } from "../format/format.js";
+
+interface TrendPoint {
+  id: string;
+  startedAt: string | null;
+  rps: number;
+  errorRate: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  verdict: string;
+}
+
+/** /trends?name= — one scenario name across its finished runs: latency, throughput, errors. */
+export function TrendsPage() {
+  const [params, setParams] = useSearchParams();
+  const name = params.get("name") ?? "";
+  const baseline = params.get("baseline");
+  const recent = useApi<RunPageData>("/api/runs?status=finished&limit=100");
+  const names = [...new Set((recent.data?.runs ?? []).map((r) => r.name))];
+  const trend = useApi<TrendPoint[]>(name ? `/api/trends?name=${encodeURIComponent(name)}&limit=50` : null);
+  const points = trend.data ?? [];
+  const x = useMemo(() => points.map((_, i) => i), [points]);
+  // Runs are numbered oldest first; the table below says when each ran.
+  const labels = points.map((_, i) => `#${i + 1}`);
+  const base = points.find((p) => p.id === baseline);
+  const line = (key: "p95" | "p99" | "rps") => (base ? points.map(() => base[key]) : []);
+  const choose = (next: Record<string, string | null>) => {
+    const merged = new URLSearchParams(params);
+    for (const [key, value] of Object.entries(next)) {
+      if (value) merged.set(key, value);
+      else merged.delete(key);
+    }
+    setParams(merged);
+  };
+  return (
+    <div>
+      <div className="page-head">
+        <h1>Trends</h1>
+        <div className="actions">
+          <select
+            aria-label="Scenario name"
+            value={name}
+            onChange={(e) => choose({ name: e.target.value, baseline: null })}
+            data-testid="trend-name"
+          >
+            <option value="">Choose a scenario…</option>
+            {names.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      {!name && <p className="muted">Pick a scenario name to see its finished runs side by side.</p>}
+      {name && points.length === 0 && trend.data && <p className="muted">No finished run named {name}.</p>}
+      {points.length > 0 && (
+        <>
+          <div className="chart-grid">
+            <Chart
+              title="Latency"
+              unit="ms"
+              x={x}
+              xLabels={labels}
+              series={[
+                { label: "p50", color: "#188038", values: points.map((p) => p.p50) },
+                { label: "p95", color: "#e37400", values: points.map((p) => p.p95) },
+                { label: "p99", color: "#d93025", values: points.map((p) => p.p99) },
+                ...(base
+                  ? [{ label: "baseline p95", color: "#7a7a7a", values: line("p95"), dashed: true }]
+                  : []),
+              ]}
+            />
+            <Chart
+              title="Throughput"
+              unit="req/s"
+              x={x}
+              xLabels={labels}
+              series={[
+                { label: "rps", color: "#3b6fd8", values: points.map((p) => p.rps) },
+                ...(base ? [{ label: "baseline", color: "#7a7a7a", values: line("rps"), dashed: true }] : []),
+              ]}
+            />
+            <Chart
+              title="Error rate"
+              unit="%"
+              x={x}
+              xLabels={labels}
+              series={[{ label: "errors", color: "#d93025", values: points.map((p) => p.errorRate * 100) }]}
+            />
+          </div>
+          <section>
+            <h2>Runs</h2>
+            <div className="table-scroll">
+              <table className="data-table" data-testid="trend-table">
+                <thead>
+                  <tr>
+                    <th>#</th>
+                    <th>Run</th>
+                    <th>Started</th>
+                    <th>req/s</th>
+                    <th>errors</th>
+                    <th>p50</th>
+                    <th>p95</th>
+                    <th>p99</th>
+                    <th>Figures</th>
+                    <th>Baseline</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {points.map((p, i) => (
+                    <tr key={p.id} data-run={p.id}>
+                      <td>{i + 1}</td>
+                      <td>
+                        <Link to={`/runs/${p.id}`}>{p.id}</Link>
+                      </td>
+                      <td>{p.startedAt ? new Date(p.startedAt).toLocaleString() : "–"}</td>
+                      <td>{formatRate(p.rps, "")}</td>
+                      <td>{formatPercent(p.errorRate)}</td>
+                      <td>{formatMs(p.p50)}</td>
+                      <td>{formatMs(p.p95)}</td>
+                      <td>{formatMs(p.p99)}</td>
+                      <td>
+                        <span className={`badge trust-${p.verdict}`}>{p.verdict}</span>
+                      </td>
+                      <td>
+                        <input
+                          type="radio"
+                          name="baseline"
+                          aria-label={`Use ${p.id} as the baseline`}
+                          checked={p.id === baseline}
+                          onChange={() => choose({ baseline: p.id })}
+                        />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </section>
+        </>
+      )}
+    </div>
+  );
+}
