@@ -67,3 +67,67 @@ describe("GET /api/runs/:id/summary?from=&to=", () => {
     expect((await sendJson("GET", `${master.url}/api/runs/nope/summary?from=0&to=3`)).status).toBe(404);
   });
 });
+
+describe("GET /metrics during a run", () => {
+  it("exposes the running run: requests by status, failures, quantiles of the last 10 s, VUs", async () => {
+    const { master, target } = fleet;
+    target.reset();
+    const created = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: {
+        name: "scraped",
+        target: target.url,
+        load: { executor: "constant-vus", vus: 3, duration: "5s" },
+        thinkTime: "10ms",
+        requests: [
+          { name: "hello", path: "/hello" },
+          { name: "missing", path: "/status/404" },
+        ],
+      },
+    });
+    const id = created.body.id as string;
+    const scrape = async () => (await fetch(`${master.url}/metrics`)).text();
+    const line = (text: string, pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? Number.NaN);
+    const during = await waitFor(
+      async () => {
+        const text = await scrape();
+        return line(
+          text,
+          new RegExp(
+            `volley_requests_total\\{run="${id}",scenario="",request="hello",status="200"\\} (\\d+)`,
+          ),
+        ) > 0
+          ? text
+          : null;
+      },
+      { what: "the running run in /metrics", timeoutMs: 10_000 },
+    );
+    const hello = line(
+      during,
+      new RegExp(`volley_requests_total\\{run="${id}",scenario="",request="hello",status="200"\\} (\\d+)`),
+    );
+    const missing = line(
+      during,
+      new RegExp(`volley_requests_total\\{run="${id}",scenario="",request="missing",status="404"\\} (\\d+)`),
+    );
+    const failures = line(
+      during,
+      new RegExp(`volley_request_failures_total\\{run="${id}",scenario="",request="missing"\\} (\\d+)`),
+    );
+    expect(missing).toBeGreaterThan(0);
+    expect(failures).toBe(missing);
+    // What was scraped is at most what the target has seen by now.
+    expect(hello + missing).toBeLessThanOrEqual(target.total());
+    const p95 = line(
+      during,
+      new RegExp(
+        `volley_request_duration_seconds\\{run="${id}",scenario="",request="hello",quantile="0.95"\\} ([\\d.e-]+)`,
+      ),
+    );
+    expect(p95).toBeGreaterThan(0);
+    expect(p95).toBeLessThan(1);
+    expect(line(during, new RegExp(`volley_vus\\{run="${id}"\\} (\\d+)`))).toBe(3);
+    await waitForRunEnd(master.url, id, 30_000);
+    // Once the run is over, its series leave the exposition.
+    expect(await scrape()).not.toContain(`run="${id}"`);
+  });
+});

@@ -44,6 +44,9 @@ export interface Checkpoint {
   run: RunUpdate;
 }
 
+/** Seconds `recentStats` covers (Prometheus quantiles "over the last 10 s"). */
+export const RECENT_SECONDS = 10;
+
 /** Most distinct names (requests, groups, checks, scripts) a scripted run may record. */
 export const MAX_SCRIPTED_RUN_NAMES = 5000;
 
@@ -84,7 +87,7 @@ export class RunAggregator {
   private readonly limits: BatchLimits;
   private readonly lateMs: number;
   private readonly scenarioSeries: ScenarioSeries;
-  private readonly scenario: Scenario | null;
+  readonly scenario: Scenario | null;
   private highestSecond: number;
   private pendingSeconds: RunSecondRow[] = [];
   private pendingLate = new Map<string, LateCounts>();
@@ -127,6 +130,15 @@ export class RunAggregator {
 
   /** The last second merged, for "now" figures while the run is live. */
   lastPoint: TimeseriesPoint | null = null;
+  /** The last RECENT_SECONDS closed seconds' statistics, for metrics over a recent window. */
+  private readonly recent: StatsAggregate[] = [];
+
+  /** The statistics of the last RECENT_SECONDS closed seconds, merged. */
+  recentStats(): StatsAggregate {
+    const merged = new StatsAggregate();
+    for (const second of this.recent) merged.addAggregate(second);
+    return merged;
+  }
 
   workerList(): AggregatorWorker[] {
     return [...this.workers.values()];
@@ -326,6 +338,8 @@ export class RunAggregator {
       this.pendingSeconds.push(toRow(this.runId, SCENARIO_ROW_PREFIX + name, scenarioPoint));
     }
     this.cumulative.addAggregate(stats);
+    this.recent.push(stats);
+    if (this.recent.length > RECENT_SECONDS) this.recent.shift();
     return {
       type: "run-second",
       runId: this.runId,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { Counter, Gauge, Registry } from "prom-client";
 import type { Services } from "../../services.js";
+import { addRunMetrics } from "./run-metrics.js";
 
 /** Prometheus metrics of the master, read at scrape time from the services. */
 export function createMetricsRegistry(services: Services): Registry {
@@ -81,6 +82,7 @@ export function createMetricsRegistry(services: Services): Registry {
       this.set(services.live.size);
     },
   });
+  addRunMetrics(registry, services);
   return registry;
 }
 
