@@ -1,7 +1,9 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { RunDetail, RunSummary, Timeseries } from "@volley/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestFleet, type TestFleet } from "./support/in-process.js";
-import { getJson, sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
+import { getJson, ROOT, sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
 
 // Exact summaries of any window of a run, across two workers, checked against a run whose target
 // stalls for a known time in its middle.
@@ -126,6 +128,11 @@ describe("GET /metrics during a run", () => {
     expect(p95).toBeGreaterThan(0);
     expect(p95).toBeLessThan(1);
     expect(line(during, new RegExp(`volley_vus\\{run="${id}"\\} (\\d+)`))).toBe(3);
+    // Every metric the Grafana dashboard charts is in the exposition.
+    const dashboard = readFileSync(join(ROOT, "docker/grafana/volley-dashboard.json"), "utf8");
+    const charted = new Set([...dashboard.matchAll(/volley_[a-z_]+/g)].map((m) => m[0]));
+    expect(charted.size).toBeGreaterThan(5);
+    for (const metric of charted) expect(during, metric).toContain(`# TYPE ${metric} `);
     await waitForRunEnd(master.url, id, 30_000);
     // Once the run is over, its series leave the exposition.
     expect(await scrape()).not.toContain(`run="${id}"`);
