@@ -10,7 +10,7 @@ import { getJson, ROOT, sendJson, waitFor, waitForRunEnd } from "./support/proce
 let fleet: TestFleet;
 
 beforeAll(async () => {
-  fleet = await startTestFleet({ workers: 2, threads: 1, master: { startDelayMs: 300 } });
+  fleet = await startTestFleet({ workers: 2, threads: 1, master: { startDelayMs: 300, keepSecondsDays: 1 } });
 });
 afterAll(() => fleet.close());
 
@@ -67,6 +67,30 @@ describe("GET /api/runs/:id/summary?from=&to=", () => {
     ).toBe("to");
     expect((await sendJson("GET", `${master.url}/api/runs/${id}/summary?from=-1&to=3`)).status).toBe(400);
     expect((await sendJson("GET", `${master.url}/api/runs/nope/summary?from=0&to=3`)).status).toBe(404);
+  });
+});
+
+describe("retention of per-second statistics", () => {
+  it("drops them for runs that ended longer ago than keepSecondsDays; the report stays", async () => {
+    const { master } = fleet;
+    const { runs } = await getJson<{ runs: Array<{ id: string; name: string }> }>(
+      `${master.url}/api/runs?name=windows`,
+    );
+    const id = runs[0].id;
+    const before = await getJson<RunSummary>(`${master.url}/api/runs/${id}/summary?from=0&to=3`);
+    expect(before.total.requests).toBeGreaterThan(0);
+    // A fresh sweep leaves a run that ended just now alone.
+    expect(await master.services.retention.sweep()).toBe(0);
+    await master.services.db.runs.update(id, { finishedAt: new Date(Date.now() - 2 * 86_400_000) });
+    expect(await master.services.retention.sweep()).toBeGreaterThan(0);
+    const gone = await sendJson("GET", `${master.url}/api/runs/${id}/summary?from=0&to=3`);
+    expect(gone.status).toBe(410);
+    expect(gone.body).toMatchObject({ code: "VOL_ERR_EXPIRED" });
+    expect(gone.body.error).toContain("more than 1 days ago");
+    const report = await getJson<RunDetail>(`${master.url}/api/runs/${id}`);
+    expect(report.summary.total.requests).toBeGreaterThan(0);
+    const series = await getJson<Timeseries>(`${master.url}/api/runs/${id}/timeseries`);
+    expect(series.overall.length).toBeGreaterThan(0);
   });
 });
 

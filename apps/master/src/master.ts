@@ -13,6 +13,7 @@ import { StatsPipeline } from "./pipeline/stats-pipeline.js";
 import { RunLease } from "./runs/run-lease.js";
 import { RunScheduler } from "./runs/run-scheduler.js";
 import { RunWebhooks } from "./runs/run-webhooks.js";
+import { SecondsRetention } from "./runs/seconds-retention.js";
 import type { Services } from "./services.js";
 import { LocalWorkers } from "./workers/local-workers.js";
 import { WorkerRegistry } from "./workers/worker-registry.js";
@@ -82,6 +83,7 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     intake,
     log,
   });
+  const retention = new SecondsRetention(db, opts.keepSecondsDays, log);
   const webhooks = new RunWebhooks({
     urls: opts.webhooks,
     token: opts.token,
@@ -121,10 +123,12 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
       queuePrefix: opts.queuePrefix,
       webRoot: opts.webRoot,
       bodyLimit: opts.bodyLimit,
+      keepSecondsDays: opts.keepSecondsDays,
     },
     log,
     db,
     redis,
+    retention,
     registry,
     scheduler,
     pipeline,
@@ -138,6 +142,7 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
   pipeline.start();
   registry.start();
   scheduler.start();
+  retention.start();
   const workersTimer = setInterval(() => {
     if (!workersChanged) return;
     workersChanged = false;
@@ -149,6 +154,7 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     closing ??= (async () => {
       clearInterval(workersTimer);
       await scheduler.stop();
+      retention.stop();
       registry.stop();
       live.closeAll();
       await Promise.all(apps.map((app) => app.close()));

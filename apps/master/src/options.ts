@@ -64,6 +64,11 @@ export interface MasterOptions {
   webhooks?: string[];
   /** First retry delay of a webhook, doubled each attempt (5 attempts). @defaultValue 1000 */
   webhookRetryDelayMs?: number;
+  /**
+   * Days the per-second statistics (exact windows) of a finished run are kept; totals and the
+   * time series stay. 0 keeps them forever. @defaultValue VOLLEY_KEEP_SECONDS_DAYS or 0
+   */
+  keepSecondsDays?: number;
 }
 
 export type ResolvedMasterOptions = Required<
@@ -113,7 +118,14 @@ export function resolveMasterOptions(options: MasterOptions, env = process.env):
     runLeaseMs: options.runLeaseMs ?? (env.VOLLEY_RUN_LEASE_MS ? Number(env.VOLLEY_RUN_LEASE_MS) : 15_000),
     webhooks: options.webhooks ?? [],
     webhookRetryDelayMs: options.webhookRetryDelayMs ?? 1000,
+    keepSecondsDays:
+      options.keepSecondsDays ?? (env.VOLLEY_KEEP_SECONDS_DAYS ? Number(env.VOLLEY_KEEP_SECONDS_DAYS) : 0),
   };
+  if (!(resolved.keepSecondsDays >= 0 && resolved.keepSecondsDays <= 36_500)) {
+    throw new MasterConfigError(
+      `--keep-seconds-days: expected 0 to 36500 days, got ${resolved.keepSecondsDays}`,
+    );
+  }
   for (const url of resolved.webhooks) {
     let parsed: URL | null = null;
     try {

@@ -5,6 +5,7 @@ import type { BatchIntake } from "./pipeline/batch-intake.js";
 import type { StatsConsumers } from "./pipeline/stats-consumers.js";
 import type { StatsPipeline } from "./pipeline/stats-pipeline.js";
 import type { RunScheduler } from "./runs/run-scheduler.js";
+import type { SecondsRetention } from "./runs/seconds-retention.js";
 import type { LocalWorkers } from "./workers/local-workers.js";
 import type { WorkerRegistry } from "./workers/worker-registry.js";
 import type { LiveHub } from "./ws/live-hub.js";
@@ -30,6 +31,8 @@ export interface MasterConfig {
   webRoot: string | null;
   /** Largest API request body in bytes. */
   bodyLimit: number;
+  /** Days per-second statistics of finished runs are kept (0: forever). */
+  keepSecondsDays: number;
 }
 
 /** Everything the HTTP and WebSocket layer uses, built once by startMaster. */
@@ -40,6 +43,8 @@ export interface Services {
   redis: Redis;
   registry: WorkerRegistry;
   scheduler: RunScheduler;
+  /** Drops old per-second statistics; says which runs no longer have them. */
+  retention: SecondsRetention;
   pipeline: StatsPipeline;
   intake: BatchIntake;
   consumers: StatsConsumers;

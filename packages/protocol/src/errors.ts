@@ -27,6 +27,10 @@ export const ERROR_CODES = {
     status: 503,
     summary: "Redis or the database does not answer, or the database is locked or refuses writes.",
   },
+  VOL_ERR_EXPIRED: {
+    status: 410,
+    summary: "The run's per-second statistics were dropped by the retention setting; its totals remain.",
+  },
   VOL_ERR_INTERNAL: { status: 500, summary: "An unexpected error; the log has the details." },
 } as const;
 

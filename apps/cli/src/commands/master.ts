@@ -22,6 +22,8 @@ Options:
   --worker-host H        a second listener for workers only (e.g. 0.0.0.0), so the
   --worker-port N          dashboard can stay on loopback
   --heartbeat-timeout S  seconds of silence before a worker is lost (default 5)
+  --keep-seconds-days N  keep finished runs' per-second statistics (exact windows) N days;
+                         totals and time series stay (default 0: forever)
   --webhook URL          POST run.finished to URL when a run ends (repeatable); signed with
                          x-volley-signature: sha256=HMAC(token, body) when a token is set
   -h, --help             this help
@@ -41,6 +43,7 @@ export async function masterCommand(argv: string[]): Promise<number> {
     "worker-port": { type: "string" },
     "heartbeat-timeout": { type: "string" },
     webhook: { type: "string", multiple: true },
+    "keep-seconds-days": { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -68,6 +71,7 @@ export async function masterCommand(argv: string[]): Promise<number> {
     heartbeatTimeoutMs: (intFlag("heartbeat-timeout", values["heartbeat-timeout"], 1, 3600) ?? 5) * 1000,
     workerCommand: localWorkerCommand(),
     webhooks: values.webhook,
+    keepSecondsDays: intFlag("keep-seconds-days", values["keep-seconds-days"], 0, 36_500),
   });
   console.log(`Volley master on ${master.url}`);
   await waitForSignal();

@@ -35,6 +35,18 @@ export class RunSecondRepository {
     });
   }
 
+  /**
+   * Drops the per-second statistics (exact windows) of runs that finished before `before`;
+   * their counts, percentiles per second and totals stay. Returns the rows cleared.
+   */
+  async dropStatsOfRunsBefore(before: Date): Promise<number> {
+    const { count } = await this.client.runSecond.updateMany({
+      where: { stats: { not: null }, run: { finishedAt: { lt: before } } },
+      data: { stats: null },
+    });
+    return count;
+  }
+
   /** The merged statistics of each request name's seconds in [from, to). */
   async statsBetween(runId: string, from: number, to: number): Promise<Uint8Array[]> {
     const rows = await this.client.runSecond.findMany({

@@ -21,6 +21,13 @@ export async function windowRoutes(app: FastifyInstance): Promise<void> {
     const run = await db.runs.get(request.params.id);
     if (!run) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${request.params.id}`);
     const { from, to } = parseWith(summaryWindowQuerySchema, request.query, "query");
+    const cutoff = app.services.retention.cutoff();
+    if (cutoff && run.finishedAt && run.finishedAt < cutoff) {
+      throw new VolleyError(
+        "VOL_ERR_EXPIRED",
+        `run ${run.id} ended more than ${app.services.config.keepSecondsDays} days ago: its per-second statistics were dropped (its report and totals remain)`,
+      );
+    }
     const stats = new StatsAggregate();
     stats.add((await db.seconds.statsBetween(run.id, from, to)).map(unpackSecondStats));
     const scenario = parseScenario(JSON.parse(run.scenario));
