@@ -33,9 +33,11 @@ beforeAll(async () => {
   kept.send({ type: "run-accepted", runId });
   lost.send({ type: "run-accepted", runId });
   refusing.send({ type: "run-rejected", runId, message: "not enough memory" });
+  // The lost worker knew the master's clock only to ±30 ms: the run's clocks may disagree.
+  lost.heartbeat("running", runId, { clockUncertaintyMs: 30 });
   await lost.push({ runId, seq: 0, requests: [requestStats("hello", 40)] });
   await lost.close(); // silent from now on: lost after the heartbeat timeout
-  const beat = setInterval(() => kept.heartbeat("running", runId), 200);
+  const beat = setInterval(() => kept.heartbeat("running", runId, { clockUncertaintyMs: 1 }), 200);
   for (let seq = 0; seq < 3; seq++) {
     await kept.push({ runId, seq, final: seq === 2, requests: [requestStats("hello", 100)] });
   }
@@ -65,6 +67,7 @@ describe("run warnings on the run page", () => {
       expect(text).not.toContain("load generator");
       expect(text).toMatch(/was lost after \d+ s: what it sent later is missing/);
       expect(text).toContain("refused the run (not enough memory)");
+      expect(text).toContain("the workers' clocks may disagree by up to 31 ms");
       // Nothing wider than the screen.
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow).toBeLessThanOrEqual(0);

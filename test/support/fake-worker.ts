@@ -100,8 +100,13 @@ export class FakeWorker {
     });
   }
 
-  heartbeat(state: "ready" | "running" | "stopping", runId: string | null): void {
+  heartbeat(
+    state: "ready" | "running" | "stopping",
+    runId: string | null,
+    extra: { clockUncertaintyMs?: number } = {},
+  ): void {
     this.send({
+      ...extra,
       type: "heartbeat",
       state,
       runId,

@@ -171,6 +171,7 @@ export class WorkerNode {
       // During a run the requests go through the engine threads: their loops are what delays them.
       eventLoopDelayMs: run ? run.loopDelayMs() : sample.eventLoopDelayMs,
       ...(run?.blocked ? { blocked: run.blocked } : {}),
+      ...(this.clock.uncertaintyMs === null ? {} : { clockUncertaintyMs: this.clock.uncertaintyMs }),
       sentAt: Date.now(),
     });
   }

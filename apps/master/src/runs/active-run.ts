@@ -17,6 +17,8 @@ export interface ActiveRun {
   stopReason: string | null;
   /** Why the run was stopped for a worker's blocked engine thread (shown as the run's error). */
   blocked: string | null;
+  /** The worst clock uncertainty each worker reported during the run, ms. */
+  clockUncertainty: Map<string, { name: string; ms: number }>;
   finishing: boolean;
   /** The run's script bundles and setup() results, for teardown() once it ends (this master's runs). */
   scripts?: { bundles: Record<string, string>; setupData: Record<string, string> };
@@ -41,6 +43,7 @@ export function newActiveRun(
     rejected: new Map(),
     stopReason: null,
     blocked: null,
+    clockUncertainty: new Map(),
     finishing: false,
   };
 }

@@ -5,7 +5,7 @@ import { workerStatus } from "../pipeline/run-aggregator.js";
 import { describeSummary } from "../pipeline/run-summary.js";
 import type { ActiveRun } from "./active-run.js";
 import { summaryFromStats, toDetail, toWorkerInfo } from "./run-views.js";
-import { workerWarnings } from "./worker-warnings.js";
+import { clockSkewWarning, workerWarnings } from "./worker-warnings.js";
 
 /** A run's report: from the live aggregator while it runs, from the database after. */
 export async function runDetail(
@@ -37,6 +37,7 @@ export async function runDetail(
   const warnings = active
     ? [
         ...workerWarnings(active.aggregator.workerList(), active.rejected, total, resolved.durationS),
+        ...[clockSkewWarning(active.clockUncertainty)].filter((w) => w !== null),
         ...active.saturation.warnings(),
       ]
     : (JSON.parse(run.warnings) as SaturationWarning[]);

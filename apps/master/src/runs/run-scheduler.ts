@@ -255,6 +255,10 @@ export class RunScheduler {
     active.seen.set(workerId, Date.now());
     const name = this.options.registry.get(workerId)?.info.name ?? workerId;
     active.saturation.record(workerId, name, heartbeat, saturated);
+    if (heartbeat.clockUncertaintyMs !== undefined) {
+      const worst = Math.max(heartbeat.clockUncertaintyMs, active.clockUncertainty.get(workerId)?.ms ?? 0);
+      active.clockUncertainty.set(workerId, { name, ms: worst });
+    }
     if (heartbeat.blocked && active.blocked === null) {
       // A script that never awaits: the figures stop being true; the run stops, saying why.
       active.blocked = `${name}: ${heartbeat.blocked}`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { newWorker } from "../pipeline/merge-state.js";
-import { workerWarnings } from "./worker-warnings.js";
+import { clockSkewWarning, workerWarnings } from "./worker-warnings.js";
 
 describe("workerWarnings", () => {
   it("names a lost worker, a refusing one and lost batches, with what each means", () => {
@@ -23,5 +23,16 @@ describe("workerWarnings", () => {
     );
     expect(warnings[0]).toMatchObject({ fromS: 7, toS: 10 });
     expect(warnings[1].message).toContain("beta refused the run (no memory)");
+  });
+
+  it("says when two workers' clocks may disagree by more than 10 ms, naming the least certain", () => {
+    const workers = (...ms: number[]) => new Map(ms.map((m, i) => [`w${i}`, { name: `worker-${i}`, ms: m }]));
+    expect(clockSkewWarning(workers(2, 3, 4))).toBeNull();
+    expect(clockSkewWarning(workers(40))).toBeNull();
+    const warning = clockSkewWarning(workers(1, 9, 4));
+    expect(warning).toMatchObject({ kind: "clock-skew", workerName: "worker-1" });
+    expect(warning?.message).toMatch(
+      /^the workers' clocks may disagree by up to 13 ms \(worker-1 knows the master's clock to ±9 ms\)/,
+    );
   });
 });

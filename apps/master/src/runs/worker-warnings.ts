@@ -57,3 +57,31 @@ export function workerWarnings(
   }
   return warnings;
 }
+
+/** Workers' seconds may be shifted against each other by more than this before it is said. */
+export const CLOCK_SKEW_LIMIT_MS = 10;
+
+/**
+ * A warning when the workers' clocks may disagree by more than CLOCK_SKEW_LIMIT_MS: each worker
+ * knows the master's clock to half its best round trip, so two workers' seconds can be shifted
+ * by up to the sum of their two largest uncertainties. One worker alone has nothing to disagree with.
+ */
+export function clockSkewWarning(
+  uncertainty: ReadonlyMap<string, { name: string; ms: number }>,
+): SaturationWarning | null {
+  const worst = [...uncertainty.entries()].sort((a, b) => b[1].ms - a[1].ms);
+  if (worst.length < 2) return null;
+  const skew = worst[0][1].ms + worst[1][1].ms;
+  if (skew <= CLOCK_SKEW_LIMIT_MS) return null;
+  const [workerId, { name, ms }] = worst[0];
+  return {
+    kind: "clock-skew",
+    workerId,
+    workerName: name,
+    fromS: 0,
+    toS: 0,
+    peakCpu: 0,
+    peakEventLoopDelayMs: 0,
+    message: `the workers' clocks may disagree by up to ${skew.toFixed(0)} ms (${name} knows the master's clock to ±${ms.toFixed(0)} ms): per-second figures of different workers may be shifted against each other; totals and percentiles are unaffected`,
+  };
+}

@@ -22,4 +22,12 @@ describe("ClockSync", () => {
     clock.add(1000, 5000, 900);
     expect(clock.sampleCount).toBe(0);
   });
+
+  it("knows its clock to half the best round trip, once it has one", () => {
+    const clock = new ClockSync();
+    expect(clock.uncertaintyMs).toBeNull();
+    clock.add(1000, 5020, 1040);
+    clock.add(2000, 6010, 2010);
+    expect(clock.uncertaintyMs).toBe(5);
+  });
 });

@@ -16,6 +16,14 @@ export class ClockSync {
     return this.offset;
   }
 
+  /**
+   * How far the estimate can be off, ms: half the best round trip (the master read its clock
+   * somewhere inside it). Null before the first round trip.
+   */
+  get uncertaintyMs(): number | null {
+    return Number.isFinite(this.bestRtt) ? this.bestRtt / 2 : null;
+  }
+
   get sampleCount(): number {
     return this.samples;
   }

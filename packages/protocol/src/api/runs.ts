@@ -98,7 +98,7 @@ export interface RunWorkerInfo {
 }
 
 /** What a run's warning is about. Records written before kinds existed are `saturated`. */
-export type RunWarningKind = "saturated" | "worker-lost" | "worker-refused" | "lost-batches";
+export type RunWarningKind = "saturated" | "worker-lost" | "worker-refused" | "lost-batches" | "clock-skew";
 
 /**
  * Something a reader must know before trusting the figures: a span during which a load

@@ -5,6 +5,7 @@ export type TrustReasonKind =
   | "worker-lost"
   | "worker-refused"
   | "lost-batches"
+  | "clock-skew"
   | "dropped-iterations"
   | "short-run"
   | "failed";
@@ -29,7 +30,7 @@ export interface TrustInput {
   status: string;
   error: string | null;
   warnings: ReadonlyArray<{
-    kind?: "saturated" | "worker-lost" | "worker-refused" | "lost-batches";
+    kind?: "saturated" | "worker-lost" | "worker-refused" | "lost-batches" | "clock-skew";
     workerName: string;
     fromS: number;
     toS: number;

@@ -11,6 +11,8 @@ export const workerHeartbeatSchema = z.strictObject({
   machineCpu: z.number().min(0).max(100),
   memoryMb: z.number().min(0),
   eventLoopDelayMs: z.number().min(0),
+  /** How far this worker's estimate of the master's clock can be off, ms (half its best round trip). */
+  clockUncertaintyMs: z.number().min(0).max(3_600_000).optional(),
   /** An engine thread of the run was blocked (a script that never awaits) and stopped: why. */
   blocked: z.string().max(500).optional(),
   sentAt: z.number(),
