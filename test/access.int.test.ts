@@ -44,6 +44,7 @@ const GUARDED = [
   ["GET", "/api/openapi.json"],
   ["GET", "/api/trends?name=x"],
   ["GET", "/api/runs/x/scripts"],
+  ["POST", "/api/runs/x/pin"],
   ["GET", "/api/runs/x/summary?from=0&to=1"],
 ] as const;
 

@@ -286,6 +286,23 @@ describe("HTTP API", () => {
         verdict: detail.trust.verdict,
       });
     }
+    // One run per name is the pinned baseline.
+    await runToEnd(quick("page-b"));
+    const [first, second] = await getJson<Array<{ id: string }>>(`${master.url}/api/trends?name=page-b`);
+    expect(await sendJson("POST", `${master.url}/api/runs/${first.id}/pin`)).toMatchObject({
+      status: 200,
+      body: { id: first.id, pinned: true },
+    });
+    await sendJson("POST", `${master.url}/api/runs/${second.id}/pin`);
+    const pinned = await getJson<Array<{ id: string; pinned: boolean }>>(
+      `${master.url}/api/trends?name=page-b`,
+    );
+    expect(pinned.filter((p) => p.pinned).map((p) => p.id)).toEqual([second.id]);
+    const aborted = await getJson<{ runs: Array<{ id: string }> }>(`${master.url}/api/runs?name=long`);
+    expect((await sendJson("POST", `${master.url}/api/runs/${aborted.runs[0].id}/pin`)).body.code).toBe(
+      "VOL_ERR_NOT_FINISHED",
+    );
+    expect((await sendJson("POST", `${master.url}/api/runs/nope/pin`)).status).toBe(404);
     // "page" names other runs too: only the exact name counts.
     expect(await getJson(`${master.url}/api/trends?name=page`)).toEqual([]);
     expect((await sendJson("GET", `${master.url}/api/trends`)).body.details?.[0].path).toBe("name");

@@ -199,6 +199,16 @@ describe("volley command", () => {
       ]);
       expect(lenient.code, lenient.output).toBe(0);
       expect(lenient.output).toContain(`Baseline ${firstId}: within the limits`);
+      const noPin = await volley(["run", scenario(2), "--master", master.url, "--baseline", "pinned"]);
+      expect(noPin.code).toBe(2);
+      expect(noPin.output).toContain('--baseline pinned: no run named "cli-baseline" is pinned');
+      expect((await sendJson("POST", `${master.url}/api/runs/${firstId}/pin`)).status).toBe(200);
+      const pinned = await volley([
+        ...["run", scenario(2), "--master", master.url],
+        ...["--baseline", "pinned", "--max-regression", "p95=100000%"],
+      ]);
+      expect(pinned.code, pinned.output).toBe(0);
+      expect(pinned.output).toContain(`Baseline ${firstId}: within the limits`);
       const unknown = await volley(["run", scenario(2), "--master", master.url, "--baseline", "nope"]);
       expect(unknown.code).toBe(2);
       expect(unknown.output).toContain("--baseline: no run nope");

@@ -12,6 +12,7 @@ export const ERROR_CODES = {
   VOL_ERR_NO_WORKERS: { status: 409, summary: "No worker is ready to take a run." },
   VOL_ERR_WORKER_BUSY: { status: 409, summary: "The worker is in a run and cannot be retired now." },
   VOL_ERR_RUN_NOT_ACTIVE: { status: 409, summary: "The run has already ended." },
+  VOL_ERR_NOT_FINISHED: { status: 409, summary: "Only a finished run can be pinned as a baseline." },
   VOL_ERR_LOCAL_WORKER_LIMIT: {
     status: 400,
     summary: "Starting that many local workers would pass the limit.",

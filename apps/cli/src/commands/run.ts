@@ -39,7 +39,8 @@ Options:
   --strict       exit 1 unless the figures are trusted (no saturation, loss, drops, short run)
   --junit FILE   write JUnit XML (a testcase per threshold and per check)
   --summary-md FILE  write a Markdown summary (for $GITHUB_STEP_SUMMARY)
-  --baseline last|ID  compare with the newest earlier finished run of this name, or that run
+  --baseline last|pinned|ID  compare with the newest earlier finished run of this name, the
+                 one pinned as its baseline, or that run
   --max-regression "p95=10%,rps=5%"  with --baseline: exit 1 when a metric is worse than this
   -h, --help     this help
 

@@ -29,9 +29,18 @@ export function parseRegressionLimits(text: string): RegressionLimits {
 
 /**
  * The finished run `volley run --baseline` compares with: `last` is the newest other finished run
- * of the same name; an id must name a finished run of the same name.
+ * of the same name, `pinned` the one pinned as its baseline; an id must name a finished run of
+ * the same name.
  */
 export async function findBaseline(api: ApiClient, run: RunDetail, which: string): Promise<RunDetail> {
+  if (which === "pinned") {
+    const query = new URLSearchParams({ name: run.name, status: "finished", limit: "200" });
+    const page = await api.request<RunPage>("GET", `/api/runs?${query}`);
+    const pinned = page.body?.runs?.find((r) => r.pinned && r.name === run.name);
+    if (!pinned)
+      throw new UsageError(`--baseline pinned: no run named "${run.name}" is pinned (pin one on /trends)`);
+    return api.run(pinned.id);
+  }
   if (which === "last") {
     const query = new URLSearchParams({ name: run.name, status: "finished", limit: "20" });
     const page = await api.request<RunPage>("GET", `/api/runs?${query}`);

@@ -50,6 +50,7 @@ export function toListItem(run: RunRow): RunListItem {
     errorRate: run.requests ? run.failures / run.requests : 0,
     passed: run.passed,
     stopReason: run.stopReason,
+    pinned: run.pinned,
   };
 }
 

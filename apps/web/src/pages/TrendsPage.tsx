@@ -1,6 +1,7 @@
 import type { RunPage as RunPageData } from "@volley/protocol";
-import { useMemo } from "react";
+import { useMemo, useState } from "react";
 import { Link, useSearchParams } from "react-router-dom";
+import { ApiError, api } from "../api/client.js";
 import { useApi } from "../api/use-api.js";
 import { Chart } from "../components/Chart/Chart.js";
 import { formatMs, formatPercent, formatRate } from "../format/format.js";
@@ -14,17 +15,29 @@ interface TrendPoint {
   p95: number;
   p99: number;
   verdict: string;
+  pinned: boolean;
 }
 
 /** /trends?name= — one scenario name across its finished runs: latency, throughput, errors. */
 export function TrendsPage() {
   const [params, setParams] = useSearchParams();
   const name = params.get("name") ?? "";
-  const baseline = params.get("baseline");
+  const [pinError, setPinError] = useState<string | null>(null);
   const recent = useApi<RunPageData>("/api/runs?status=finished&limit=100");
   const names = [...new Set((recent.data?.runs ?? []).map((r) => r.name))];
   const trend = useApi<TrendPoint[]>(name ? `/api/trends?name=${encodeURIComponent(name)}&limit=50` : null);
   const points = trend.data ?? [];
+  // The baseline chosen here, else the one pinned for the name.
+  const baseline = params.get("baseline") ?? points.find((p) => p.pinned)?.id ?? null;
+  const pin = async (id: string) => {
+    setPinError(null);
+    try {
+      await api(`/api/runs/${id}/pin`, { method: "POST" });
+      trend.reload();
+    } catch (error) {
+      setPinError(error instanceof ApiError ? error.message : (error as Error).message);
+    }
+  };
   const x = useMemo(() => points.map((_, i) => i), [points]);
   // Runs are numbered oldest first; the table below says when each ran.
   const labels = points.map((_, i) => `#${i + 1}`);
@@ -59,6 +72,7 @@ export function TrendsPage() {
         </div>
       </div>
       {!name && <p className="muted">Pick a scenario name to see its finished runs side by side.</p>}
+      {pinError && <div className="callout bad">{pinError}</div>}
       {name && points.length === 0 && trend.data && <p className="muted">No finished run named {name}.</p>}
       {points.length > 0 && (
         <>
@@ -111,6 +125,7 @@ export function TrendsPage() {
                     <th>p99</th>
                     <th>Figures</th>
                     <th>Baseline</th>
+                    <th>Pinned</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -137,6 +152,17 @@ export function TrendsPage() {
                           checked={p.id === baseline}
                           onChange={() => choose({ baseline: p.id })}
                         />
+                      </td>
+                      <td>
+                        {p.pinned ? (
+                          <span className="badge state-ready" data-testid="pinned">
+                            pinned
+                          </span>
+                        ) : (
+                          <button type="button" className="small" onClick={() => void pin(p.id)}>
+                            Pin
+                          </button>
+                        )}
                       </td>
                     </tr>
                   ))}

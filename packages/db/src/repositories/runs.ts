@@ -41,6 +41,12 @@ export class RunRepository {
     });
   }
 
+  /** Makes a run the pinned baseline of its name (and no other run of that name). */
+  async pin(id: string, name: string): Promise<void> {
+    await this.client.run.updateMany({ where: { name, pinned: true, NOT: { id } }, data: { pinned: false } });
+    await this.client.run.update({ where: { id }, data: { pinned: true } });
+  }
+
   /** Runs queued, running or stopping (after a restart there can be one to resume). */
   listActive(): Promise<RunRow[]> {
     return this.client.run.findMany({ where: { status: { in: ACTIVE } }, orderBy: { id: "asc" } });

@@ -133,6 +133,8 @@ export interface RunListItem {
   passed: boolean | null;
   /** Why an aborted run stopped: "user", "threshold", ...; null otherwise. */
   stopReason: string | null;
+  /** The pinned baseline of its scenario name. */
+  pinned: boolean;
 }
 
 /**

@@ -182,6 +182,17 @@ export function buildOpenApi(): Record<string, unknown> {
           },
         },
       },
+      "/api/runs/{id}/pin": {
+        post: {
+          summary: "Make a finished run the baseline of its name",
+          parameters: idParam,
+          responses: {
+            200: answer("{ id, name, pinned }"),
+            404: failure("no such run"),
+            409: failure("not finished"),
+          },
+        },
+      },
       "/api/runs/{id}/scripts": {
         get: {
           summary: "The sources a scripted run was sent",

@@ -93,6 +93,21 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
+  // The baseline of a scenario name: `volley run --baseline pinned` and the trends page use it.
+  app.post<{ Params: { id: string } }>("/:id/pin", async (request) => {
+    const { db } = app.services;
+    const run = await db.runs.get(request.params.id);
+    if (!run) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${request.params.id}`);
+    if (run.status !== "finished") {
+      throw new VolleyError(
+        "VOL_ERR_NOT_FINISHED",
+        `run ${run.id} is ${run.status}: only a finished run can be a baseline`,
+      );
+    }
+    await db.transaction((tx) => tx.runs.pin(run.id, run.name));
+    return { id: run.id, name: run.name, pinned: true };
+  });
+
   app.post<{ Params: { id: string } }>("/:id/stop", async (request, reply) => {
     const status = await app.services.scheduler.stopRun(request.params.id);
     return reply.code(202).send({ id: request.params.id, status });

@@ -17,6 +17,8 @@ export interface TrendPoint {
   p95: number;
   p99: number;
   verdict: string;
+  /** The pinned baseline of the name. */
+  pinned: boolean;
 }
 
 /**
@@ -45,6 +47,7 @@ export async function trendRoutes(app: FastifyInstance): Promise<void> {
         p95: t.latencyMs.p95,
         p99: t.latencyMs.p99,
         verdict: detail.trust.verdict,
+        pinned: row.pinned,
       });
     }
     return points;

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Run" ADD COLUMN     "pinned" BOOLEAN NOT NULL DEFAULT false;
+
