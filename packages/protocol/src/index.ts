@@ -40,4 +40,5 @@ export * from "./stats/summary.js";
 export * from "./validation.js";
 export * from "./with-timeout.js";
 export const VOLLEY_VERSION = "0.1.0";
+export * from "./api/trends.js";
 export * from "./api/trust.js";

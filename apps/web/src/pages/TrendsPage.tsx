@@ -1,22 +1,10 @@
-import type { RunPage as RunPageData } from "@volley/protocol";
+import type { RunPage as RunPageData, TrendPoint } from "@volley/protocol";
 import { useMemo, useState } from "react";
 import { Link, useSearchParams } from "react-router-dom";
 import { ApiError, api } from "../api/client.js";
 import { useApi } from "../api/use-api.js";
 import { Chart } from "../components/Chart/Chart.js";
 import { formatMs, formatPercent, formatRate } from "../format/format.js";
-
-interface TrendPoint {
-  id: string;
-  startedAt: string | null;
-  rps: number;
-  errorRate: number;
-  p50: number;
-  p95: number;
-  p99: number;
-  verdict: string;
-  pinned: boolean;
-}
 
 /** /trends?name= — one scenario name across its finished runs: latency, throughput, errors. */
 export function TrendsPage() {

@@ -3,6 +3,7 @@ import type { ErrorKind } from "@volley/protocol";
 import type { RequestRecorder } from "@volley/stats";
 import type { Dispatcher } from "undici";
 import { classifyError, describeError } from "../http/classify-error.js";
+import { responseHeadBytes } from "../http/head-size.js";
 import type { HeadAwareHandler } from "../http/http1-connection.js";
 import type { GateEntrant } from "../vu/connection-gate.js";
 import type { VuOrigin } from "../vu/vu-context.js";
@@ -125,12 +126,7 @@ export class ScriptRequest implements Dispatcher.DispatchHandler, HeadAwareHandl
         this.encoding = rawHeaders[i + 1].toString().trim().toLowerCase();
       }
     }
-    if (this.headBytes >= 0) this.bytesIn += this.headBytes;
-    else {
-      let size = 17 + statusText.length;
-      for (const part of rawHeaders) size += part.length + 2;
-      this.bytesIn += size;
-    }
+    this.bytesIn += responseHeadBytes(this.headBytes, statusText, rawHeaders);
     return true;
   }
 

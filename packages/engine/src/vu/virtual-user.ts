@@ -2,6 +2,7 @@ import { performance } from "node:perf_hooks";
 import { drawThinkTime, type ErrorKind } from "@volley/protocol";
 import type { Dispatcher } from "undici";
 import { classifyError, describeError } from "../http/classify-error.js";
+import { responseHeadBytes } from "../http/head-size.js";
 import type { HeadAwareHandler } from "../http/http1-connection.js";
 import type { HeaderSelection } from "../http/response-parser.js";
 import type { TemplateContext } from "../scenario/compiled-template.js";
@@ -229,12 +230,7 @@ export class VirtualUser implements EngineVu, Dispatcher.DispatchHandler, HeadAw
   ): boolean {
     this.status = statusCode;
     if (this.session !== null) this.session.readHeaders(statusCode, rawHeaders, this.origin.host, this.path);
-    if (this.headBytes >= 0) this.bytesIn += this.headBytes;
-    else {
-      let size = 17 + statusText.length;
-      for (let i = 0; i < rawHeaders.length; i++) size += rawHeaders[i].length + 2;
-      this.bytesIn += size;
-    }
+    this.bytesIn += responseHeadBytes(this.headBytes, statusText, rawHeaders);
     if (this.ctx.requests[this.requestIndex].captures.length > 0) this.rawHeaders = rawHeaders;
     return true;
   }

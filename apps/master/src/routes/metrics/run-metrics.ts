@@ -1,4 +1,5 @@
 import { isRequestMethod, requestName, type Scenario } from "@volley/protocol";
+import type { RequestAggregate, StatsAggregate } from "@volley/stats";
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { RunAggregator } from "../../pipeline/run-aggregator.js";
 import type { Services } from "../../services.js";
@@ -22,16 +23,7 @@ export function addRunMetrics(registry: Registry, services: Services): void {
     registers: [registry],
     collect() {
       this.reset();
-      const run = active();
-      if (!run) return;
-      const scenarioOf = scenarios(run.scenario);
-      for (const aggregate of run.cumulative.list()) {
-        if (!isRequestMethod(aggregate.method)) continue;
-        const labels = {
-          run: run.runId,
-          scenario: scenarioOf.get(aggregate.name) ?? "",
-          request: aggregate.name,
-        };
+      forEachRequest(active(), cumulative, (labels, aggregate) => {
         let answered = 0;
         for (const [status, count] of Object.entries(aggregate.statusCodes)) {
           this.inc({ ...labels, status }, count);
@@ -39,7 +31,7 @@ export function addRunMetrics(registry: Registry, services: Services): void {
         }
         if (aggregate.requests > answered)
           this.inc({ ...labels, status: "0" }, aggregate.requests - answered);
-      }
+      });
     },
   });
   new Counter({
@@ -49,18 +41,7 @@ export function addRunMetrics(registry: Registry, services: Services): void {
     registers: [registry],
     collect() {
       this.reset();
-      const run = active();
-      if (!run) return;
-      const scenarioOf = scenarios(run.scenario);
-      for (const aggregate of run.cumulative.list()) {
-        if (!isRequestMethod(aggregate.method)) continue;
-        const labels = {
-          run: run.runId,
-          scenario: scenarioOf.get(aggregate.name) ?? "",
-          request: aggregate.name,
-        };
-        this.inc(labels, aggregate.failures);
-      }
+      forEachRequest(active(), cumulative, (labels, aggregate) => this.inc(labels, aggregate.failures));
     },
   });
   new Gauge({
@@ -70,20 +51,12 @@ export function addRunMetrics(registry: Registry, services: Services): void {
     registers: [registry],
     collect() {
       this.reset();
-      const run = active();
-      if (!run) return;
-      const scenarioOf = scenarios(run.scenario);
-      for (const aggregate of run.recentStats().list()) {
-        if (!isRequestMethod(aggregate.method) || aggregate.requests === 0) continue;
+      forEachRequest(active(), recent, (labels, aggregate) => {
+        if (aggregate.requests === 0) return;
         for (const quantile of QUANTILES) {
-          const labels = {
-            run: run.runId,
-            scenario: scenarioOf.get(aggregate.name) ?? "",
-            request: aggregate.name,
-          };
           this.set({ ...labels, quantile: String(quantile) }, aggregate.percentileUs(quantile * 100) / 1e6);
         }
-      }
+      });
     },
   });
   new Gauge({
@@ -97,6 +70,28 @@ export function addRunMetrics(registry: Registry, services: Services): void {
       if (run) this.set({ run: run.runId }, run.lastPoint?.vus ?? 0);
     },
   });
+}
+
+type RequestLabels = { run: string; scenario: string; request: string };
+
+const cumulative = (run: RunAggregator) => run.cumulative;
+const recent = (run: RunAggregator) => run.recentStats();
+
+/** Calls `each` for every request name of the run's chosen statistics, with its labels. */
+function forEachRequest(
+  run: RunAggregator | undefined,
+  stats: (run: RunAggregator) => StatsAggregate,
+  each: (labels: RequestLabels, aggregate: RequestAggregate) => void,
+): void {
+  if (!run) return;
+  const scenarioOf = scenarios(run.scenario);
+  for (const aggregate of stats(run).list()) {
+    if (!isRequestMethod(aggregate.method)) continue;
+    each(
+      { run: run.runId, scenario: scenarioOf.get(aggregate.name) ?? "", request: aggregate.name },
+      aggregate,
+    );
+  }
 }
 
 /** Each request name's scenario (of `scenarios:`); none for a single scenario. */

@@ -1,4 +1,4 @@
-import { parseWith } from "@volley/protocol";
+import { parseWith, type TrendPoint } from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 
@@ -6,20 +6,6 @@ const trendsQuerySchema = z.strictObject({
   name: z.string().min(1).max(200),
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });
-
-/** One finished run of a scenario, as a point of its trend. */
-export interface TrendPoint {
-  id: string;
-  startedAt: string | null;
-  rps: number;
-  errorRate: number;
-  p50: number;
-  p95: number;
-  p99: number;
-  verdict: string;
-  /** The pinned baseline of the name. */
-  pinned: boolean;
-}
 
 /**
  * GET /api/trends?name=NAME&limit=N: the last N finished runs of that scenario name, oldest
