@@ -330,8 +330,8 @@ export class RunAggregator {
     for (const aggregate of stats.list()) {
       requests[aggregate.name] = toPoint(second, aggregate, vus);
       // The second's merged statistics themselves: any window's summary is exact from these.
-      const stats = packSecondStats(aggregate.toStats());
-      this.pendingSeconds.push(toRow(this.runId, aggregate.name, requests[aggregate.name], stats));
+      const packed = packSecondStats(aggregate.toStats());
+      this.pendingSeconds.push(toRow(this.runId, aggregate.name, requests[aggregate.name], packed));
     }
     const scenarios = this.scenarioSeries.points(second, stats, vus);
     for (const [name, scenarioPoint] of Object.entries(scenarios)) {

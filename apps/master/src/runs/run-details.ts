@@ -5,7 +5,7 @@ import { workerStatus } from "../pipeline/run-aggregator.js";
 import { describeSummary } from "../pipeline/run-summary.js";
 import type { ActiveRun } from "./active-run.js";
 import { summaryFromStats, toDetail, toWorkerInfo } from "./run-views.js";
-import { clockSkewWarning, workerWarnings } from "./worker-warnings.js";
+import { runWarnings } from "./worker-warnings.js";
 
 /** A run's report: from the live aggregator while it runs, from the database after. */
 export async function runDetail(
@@ -35,11 +35,7 @@ export async function runDetail(
     return toWorkerInfo(current, total, active?.saturation.peaks(row.workerId));
   });
   const warnings = active
-    ? [
-        ...workerWarnings(active.aggregator.workerList(), active.rejected, total, resolved.durationS),
-        ...[clockSkewWarning(active.clockUncertainty)].filter((w) => w !== null),
-        ...active.saturation.warnings(),
-      ]
+    ? runWarnings(active, active.aggregator.workerList(), total, resolved.durationS)
     : (JSON.parse(run.warnings) as SaturationWarning[]);
   const detail = toDetail(run, resolved, workers, warnings);
   return active ? { ...detail, now: active.aggregator.lastPoint } : detail;

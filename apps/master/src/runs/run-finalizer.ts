@@ -5,7 +5,7 @@ import type { StatsPipeline } from "../pipeline/stats-pipeline.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import type { ActiveRun } from "./active-run.js";
 import type { RunLease } from "./run-lease.js";
-import { clockSkewWarning, workerWarnings } from "./worker-warnings.js";
+import { runWarnings } from "./worker-warnings.js";
 
 export interface FinalizeDeps {
   db: Database;
@@ -57,11 +57,7 @@ export async function finalizeRun(deps: FinalizeDeps, runId: string, active: Act
       passed,
       durationS: summary.durationS,
       rps: summary.total.rps,
-      warnings: JSON.stringify([
-        ...workerWarnings(workers, active.rejected, summary.total.requests, summary.durationS),
-        ...[clockSkewWarning(active.clockUncertainty)].filter((w) => w !== null),
-        ...active.saturation.warnings(),
-      ]),
+      warnings: JSON.stringify(runWarnings(active, workers, summary.total.requests, summary.durationS)),
     });
     for (const { workerId, update } of aggregator.workerUpdates()) {
       await tx.runWorkers.update(runId, workerId, {

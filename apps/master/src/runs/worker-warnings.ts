@@ -1,5 +1,6 @@
 import type { SaturationWarning } from "@volley/protocol";
 import type { AggregatorWorker } from "../pipeline/merge-state.js";
+import type { ActiveRun } from "./active-run.js";
 
 /**
  * Warnings about the workers of a run that make its figures incomplete: one that was lost (its
@@ -84,4 +85,22 @@ export function clockSkewWarning(
     peakEventLoopDelayMs: 0,
     message: `the workers' clocks may disagree by up to ${skew.toFixed(0)} ms (${name} knows the master's clock to ±${ms.toFixed(0)} ms): per-second figures of different workers may be shifted against each other; totals and percentiles are unaffected`,
   };
+}
+
+/**
+ * Every warning of a run, live or final: its workers' (lost, refused, lost batches), a clock
+ * skew between them, and the load generator's saturation spans.
+ */
+export function runWarnings(
+  active: Pick<ActiveRun, "rejected" | "clockUncertainty" | "saturation">,
+  workers: readonly AggregatorWorker[],
+  totalRequests: number,
+  durationS: number,
+): SaturationWarning[] {
+  const skew = clockSkewWarning(active.clockUncertainty);
+  return [
+    ...workerWarnings(workers, active.rejected, totalRequests, durationS),
+    ...(skew ? [skew] : []),
+    ...active.saturation.warnings(),
+  ];
 }

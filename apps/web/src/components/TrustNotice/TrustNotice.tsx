@@ -7,7 +7,7 @@ interface TrustNoticeProps {
 }
 
 const HEADINGS: Record<Trust["verdict"], string> = {
-  trusted: "",
+  trusted: "Figures: trusted so far.",
   degraded: "Figures: degraded. Read them with these in mind.",
   untrusted: "Figures: untrusted. They do not describe the target's capacity.",
 };
@@ -27,7 +27,7 @@ export function TrustNotice({ trust, liveSaturated = [] }: TrustNoticeProps) {
       data-testid="saturation-warning"
       data-verdict={trust.verdict}
     >
-      <strong>{HEADINGS[trust.verdict] || "Figures: trusted so far."}</strong>
+      <strong>{HEADINGS[trust.verdict]}</strong>
       <ul>
         {liveSaturated.map((w) => (
           <li key={`live-${w.id}`}>
