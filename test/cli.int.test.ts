@@ -191,7 +191,9 @@ describe("volley command", () => {
       ]);
       expect(slower.code, slower.output).toBe(1);
       expect(slower.output).toContain(`Baseline ${firstId}: REGRESSION`);
-      expect(slower.output).toMatch(/✗ p95 \d+\.\d ms vs \d+\.\d+ ms \(\+\d+\.\d %, allowed \+50 %\)/);
+      expect(slower.output).toMatch(
+        /✗ p95 \d+\.\d ms vs \d+\.\d+ ms \(\+\d+\.\d %, allowed \+50 %\); 100\.0 % of requests slower than the baseline's p95, it had \d+\.\d+ %\n/,
+      );
       expect(slower.output).toMatch(/✓ rps /);
       const lenient = await volley([
         ...["run", scenario(40), "--master", master.url],

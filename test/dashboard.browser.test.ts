@@ -175,6 +175,11 @@ describe("dashboard", () => {
     };
     const chartTop = (await page.locator(".chart-grid").boundingBox()) as { y: number };
     expect(chartTop.y - (tableBottom.y + tableBottom.height)).toBeGreaterThanOrEqual(12);
+    // B's whole distribution against A's percentiles, with a judgement per row.
+    const p95 = page.getByTestId("compare-shift").locator('tr[data-percentile="p95"]');
+    expect(await p95.textContent()).toMatch(
+      /^p95[\d.]+ ms[\d.]+ %[\d.]+ %-?[\d.]+(within noise|B slower|B faster)$/,
+    );
     await screenshot(page, "compare");
   });
 

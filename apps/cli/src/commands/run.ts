@@ -20,7 +20,7 @@ import { intFlag, parseFlags } from "../args.js";
 import { EXIT, UsageError } from "../cli-error.js";
 import { LiveView } from "../live-view.js";
 import { ensureRedis } from "../redis-launcher.js";
-import { compareWithBaseline, findBaseline, parseRegressionLimits } from "../reports/baseline.js";
+import { compareWithBaseline, fetchShift, findBaseline, parseRegressionLimits } from "../reports/baseline.js";
 import { writeOutputs } from "../reports/run-outputs.js";
 import { scriptSources } from "../script-sources.js";
 import { formatSummaryTable, formatThresholds } from "../summary-table.js";
@@ -117,7 +117,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     let regressed = false;
     if (values.baseline) {
       const baseline = await findBaseline(api, run, values.baseline);
-      const compared = compareWithBaseline(run, baseline, limits ?? { p95: 10, rps: 5, errorRate: 1 });
+      const shift = await fetchShift(api, run, baseline);
+      const compared = compareWithBaseline(run, baseline, limits ?? { p95: 10, rps: 5, errorRate: 1 }, shift);
       regressed = compared.some((c) => c.regressed);
       console.log(`\nBaseline ${baseline.id}${regressed ? ": REGRESSION" : ": within the limits"}`);
       for (const c of compared) console.log(`  ${c.regressed ? "✗" : "✓"} ${c.line}`);

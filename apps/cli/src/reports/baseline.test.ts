@@ -34,4 +34,21 @@ describe("--baseline and --max-regression", () => {
     const better = compareWithBaseline(run(20, 2000, 0), baseline, { p95: 1, rps: 1, errorRate: 0 });
     expect(better.every((c) => !c.regressed)).toBe(true);
   });
+
+  it("a percentile over its limit is a regression only when the whole distribution moved", () => {
+    const baseline = run(40, 1000, 0);
+    const shifted = { p95: { aMs: 40, aShare: 0.05, bShare: 0.3, z: 25 } };
+    const [real] = compareWithBaseline(run(48, 1000, 0), baseline, { p95: 10 }, shifted);
+    expect(real.regressed).toBe(true);
+    expect(real.line).toBe(
+      "p95 48.0 ms vs 40.0 ms (+20.0 %, allowed +10 %); 30.0 % of requests slower than the baseline's p95, it had 5.0 %",
+    );
+    const noisy = { p95: { aMs: 40, aShare: 0.05, bShare: 0.07, z: 1.2 } };
+    const [noise] = compareWithBaseline(run(48, 1000, 0), baseline, { p95: 10 }, noisy);
+    expect(noise.regressed).toBe(false);
+    expect(noise.line).toContain("within sampling noise (z 1.2 ≤ 3), not judged a regression");
+    // Within its limit it passes whatever the z says.
+    const [small] = compareWithBaseline(run(42, 1000, 0), baseline, { p95: 10 }, shifted);
+    expect(small.regressed).toBe(false);
+  });
 });

@@ -1,4 +1,11 @@
-import { formatMs, type RunDetail, type RunPage } from "@volley/protocol";
+import {
+  type CompareResult,
+  formatMs,
+  type LatencyShift,
+  type RunDetail,
+  type RunPage,
+  type ShiftPercentile,
+} from "@volley/protocol";
 import type { ApiClient } from "../api-client.js";
 import { UsageError } from "../cli-error.js";
 
@@ -56,6 +63,16 @@ export async function findBaseline(api: ApiClient, run: RunDetail, which: string
   return found.body;
 }
 
+/** The baseline's percentiles against this run's whole distribution (`GET /api/compare`'s `shift`). */
+export async function fetchShift(api: ApiClient, run: RunDetail, baseline: RunDetail) {
+  const query = new URLSearchParams({ a: baseline.id, b: run.id });
+  const { status, body } = await api.request<CompareResult>("GET", `/api/compare?${query}`);
+  return status === 200 ? body.shift : {};
+}
+
+/** A z above this is a shift beyond sampling noise (about 1 in 700 by chance, one-sided). */
+export const SIGNIFICANT_Z = 3;
+
 export interface Regression {
   metric: Metric;
   line: string;
@@ -66,12 +83,15 @@ export interface Regression {
  * Each limited metric of `run` against `baseline`. Latencies and the error rate are worse when
  * higher, throughput when lower. Latencies and rps compare relatively (`p95=10%`: at most 10 %
  * slower); the error rate compares in percentage points (`errorRate=1%`: at most one point more),
- * as a relative change from 0 % would be infinite.
+ * as a relative change from 0 % would be infinite. A percentile that moved more than allowed is
+ * a regression only when the whole distribution moved with it (`shift`: more of this run's requests
+ * are slower than the baseline's value, beyond sampling noise); otherwise the line says "noise".
  */
 export function compareWithBaseline(
   run: RunDetail,
   baseline: RunDetail,
   limits: RegressionLimits,
+  shift: Partial<Record<ShiftPercentile, LatencyShift>> = {},
 ): Regression[] {
   const out: Regression[] = [];
   for (const [metric, allowed] of Object.entries(limits) as Array<[Metric, number]>) {
@@ -93,10 +113,18 @@ export function compareWithBaseline(
     const change = before > 0 ? ((now - before) / before) * 100 : 0;
     const worse = metric === "rps" ? -change : change;
     const show = (v: number) => (metric === "rps" ? `${v.toFixed(1)} req/s` : formatMs(v));
+    const line = `${metric} ${show(now)} vs ${show(before)} (${change >= 0 ? "+" : ""}${change.toFixed(1)} %, allowed ${metric === "rps" ? "-" : "+"}${allowed} %)`;
+    const moved = shift[metric as ShiftPercentile];
+    if (!moved) {
+      out.push({ metric, regressed: worse > allowed, line });
+      continue;
+    }
+    const pct = (share: number) => `${(share * 100).toFixed(share < 0.01 ? 2 : 1)} %`;
+    const noise = worse > allowed && moved.z <= SIGNIFICANT_Z;
     out.push({
       metric,
-      regressed: worse > allowed,
-      line: `${metric} ${show(now)} vs ${show(before)} (${change >= 0 ? "+" : ""}${change.toFixed(1)} %, allowed ${metric === "rps" ? "-" : "+"}${allowed} %)`,
+      regressed: worse > allowed && !noise,
+      line: `${line}; ${pct(moved.bShare)} of requests slower than the baseline's ${metric}, it had ${pct(moved.aShare)}${noise ? ` — within sampling noise (z ${moved.z.toFixed(1)} ≤ ${SIGNIFICANT_Z}), not judged a regression` : ""}`,
     });
   }
   return out;

@@ -1,11 +1,26 @@
-import type { Database } from "@volley/db";
+import type { Database, RunRow } from "@volley/db";
 import { parseScenario, type RunDetail, type SaturationWarning } from "@volley/protocol";
+import type { StatsAggregate } from "@volley/stats";
 import { cumulativeFromRows } from "../pipeline/merge-state.js";
 import { workerStatus } from "../pipeline/run-aggregator.js";
 import { describeSummary } from "../pipeline/run-summary.js";
 import type { ActiveRun } from "./active-run.js";
 import { summaryFromStats, toDetail, toWorkerInfo } from "./run-views.js";
 import { runWarnings } from "./worker-warnings.js";
+
+/** A run's merged histograms and counters: the live aggregator's while it runs, the stored ones after. */
+export async function runStats(
+  db: Database,
+  runId: string,
+  active: ActiveRun | null,
+): Promise<StatsAggregate | null> {
+  const run = await db.runs.get(runId);
+  return run ? statsOf(db, run, active) : null;
+}
+
+async function statsOf(db: Database, run: RunRow, active: ActiveRun | null): Promise<StatsAggregate> {
+  return active ? active.aggregator.cumulative : cumulativeFromRows(run, await db.aggregates.list(run.id));
+}
 
 /** A run's report: from the live aggregator while it runs, from the database after. */
 export async function runDetail(
@@ -16,9 +31,7 @@ export async function runDetail(
   const run = await db.runs.get(runId);
   if (!run) return null;
   const scenario = active?.scenario ?? parseScenario(JSON.parse(run.scenario));
-  const stats = active
-    ? active.aggregator.cumulative
-    : cumulativeFromRows(run, await db.aggregates.list(runId));
+  const stats = await statsOf(db, run, active);
   // The live aggregator describes its summary itself; a stored one is described here the same way.
   const resolved = active
     ? active.aggregator.summary()

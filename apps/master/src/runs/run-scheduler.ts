@@ -1,5 +1,6 @@
 import type { Database } from "@volley/db";
 import { type LiveMessage, type RunDetail, VolleyError, type WorkerHeartbeat } from "@volley/protocol";
+import type { StatsAggregate } from "@volley/stats";
 import type { Logger } from "pino";
 import type { StatsPipeline } from "../pipeline/stats-pipeline.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
@@ -7,7 +8,7 @@ import { type ActiveRun, newActiveRun } from "./active-run.js";
 import { orphanedRuns, takeOver } from "./orphaned-runs.js";
 import { packRunFiles } from "./packed-files.js";
 import { prepareRun, type RunExtras } from "./prepare-run.js";
-import { runDetail } from "./run-details.js";
+import { runDetail, runStats } from "./run-details.js";
 import { finalizeRun } from "./run-finalizer.js";
 import { recordNewRun, sendSlices } from "./run-launch.js";
 import type { RunLease } from "./run-lease.js";
@@ -356,6 +357,11 @@ export class RunScheduler {
   /** A run's report: from the live aggregator while it runs, from the database after. */
   detail(runId: string): Promise<RunDetail | null> {
     return runDetail(this.options.db, runId, this.active?.id === runId ? this.active : null);
+  }
+
+  /** A run's merged histograms (null for an unknown run). */
+  stats(runId: string): Promise<StatsAggregate | null> {
+    return runStats(this.options.db, runId, this.active?.id === runId ? this.active : null);
   }
 
   private async publishStatus(runId: string): Promise<void> {

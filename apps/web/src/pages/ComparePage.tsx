@@ -3,6 +3,7 @@ import { useMemo } from "react";
 import { Link, useSearchParams } from "react-router-dom";
 import { useApi } from "../api/use-api.js";
 import { Chart } from "../components/Chart/Chart.js";
+import { DistributionShift } from "../components/DistributionShift/DistributionShift.js";
 import { formatCount, formatMs, formatPercent, formatRate } from "../format/format.js";
 
 const METRICS: Array<{ key: string; label: string; format: (v: number | null) => string }> = [
@@ -62,6 +63,7 @@ export function ComparePage() {
         <h2>Whole run</h2>
         <DeltaTable testId="compare-table" sections={[{ deltas: result.data.total }]} />
       </section>
+      <DistributionShift shift={result.data.shift} />
       <div className="chart-grid spaced">
         <Chart
           title="Throughput"

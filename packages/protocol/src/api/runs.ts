@@ -215,4 +215,23 @@ export interface CompareResult {
   scenarios?: Array<{ name: string; metrics: Record<string, MetricDelta> }>;
   /** Groups, when either run has them. */
   groups?: Array<{ name: string; metrics: Record<string, MetricDelta> }>;
+  /** How b's whole latency distribution sits against a's percentiles (p50 … p999, all requests). */
+  shift: Partial<Record<ShiftPercentile, LatencyShift>>;
+}
+
+export type ShiftPercentile = "p50" | "p75" | "p90" | "p95" | "p99" | "p999";
+
+/**
+ * One percentile judged on whole histograms: the share of b's requests slower than a's value at
+ * that percentile, against a's own share above it (5 % for p95, up to bucket width). `z` is the
+ * two-proportion z statistic of that difference: above 3 the shift is beyond sampling noise.
+ */
+export interface LatencyShift {
+  /** a's latency at the percentile, ms. */
+  aMs: number;
+  /** Share (0..1) of a's requests slower than aMs. */
+  aShare: number;
+  /** Share (0..1) of b's requests slower than aMs. */
+  bShare: number;
+  z: number;
 }

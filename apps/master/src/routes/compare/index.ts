@@ -1,5 +1,5 @@
 import { type CompareResult, parseWith, VolleyError } from "@volley/protocol";
-import { compareSummaries } from "@volley/stats";
+import { compareSummaries, latencyShifts } from "@volley/stats";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 
@@ -9,12 +9,12 @@ const compareQuerySchema = z.strictObject({ a: z.string().min(1).max(64), b: z.s
 export async function compareRoutes(app: FastifyInstance): Promise<void> {
   app.get("/", async (request): Promise<CompareResult> => {
     const { a, b } = parseWith(compareQuerySchema, request.query, "query");
-    const [runA, runB] = await Promise.all([
-      app.services.scheduler.detail(a),
-      app.services.scheduler.detail(b),
-    ]);
+    const { scheduler } = app.services;
+    const [runA, runB] = await Promise.all([scheduler.detail(a), scheduler.detail(b)]);
     if (!runA) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${a}`);
     if (!runB) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${b}`);
-    return { a: runA, b: runB, ...compareSummaries(runA.summary, runB.summary) };
+    const [statsA, statsB] = await Promise.all([scheduler.stats(a), scheduler.stats(b)]);
+    const shift = statsA && statsB ? latencyShifts(statsA.total(), statsB.total()) : {};
+    return { a: runA, b: runB, ...compareSummaries(runA.summary, runB.summary), shift };
   });
 }

@@ -142,7 +142,10 @@ export function buildOpenApi(): Record<string, unknown> {
             required: true,
             schema: { type: "string" },
           })),
-          responses: { 200: answer("{ a, b, total, requests }"), 404: failure("no such run") },
+          responses: {
+            200: answer("{ a, b, total, requests, scenarios?, groups?, shift }"),
+            404: failure("no such run"),
+          },
         },
       },
       "/api/trends": {
