@@ -67,6 +67,10 @@ describe("volley command", () => {
       code: 2,
       output: expect.stringContaining('--webhook: "ftp://hooks.example/x" is not an http:// or https:// URL'),
     });
+    expect(await volley(["master", "--port", "0", "--otlp", "collector:4318"])).toMatchObject({
+      code: 2,
+      output: expect.stringContaining('--otlp: "collector:4318" is not an http:// or https:// URL'),
+    });
     expect(await volley(["master", "--host", "0.0.0.0"])).toMatchObject({
       code: 2,
       output: expect.stringContaining("without a token"),

@@ -1,11 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { openDatabase, redact } from "@volley/db";
-import { VOLLEY_VERSION } from "@volley/protocol";
+import { type RunDetail, VOLLEY_VERSION } from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { buildApp } from "./app.js";
+import { OtlpPush } from "./metrics/otlp-push.js";
+import { finalSource, liveSource } from "./metrics/run-samples.js";
 import { isLoopback, MasterConfigError, type MasterOptions, resolveMasterOptions } from "./options.js";
 import { BatchIntake } from "./pipeline/batch-intake.js";
 import { StatsConsumers } from "./pipeline/stats-consumers.js";
@@ -99,8 +101,28 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     log,
     publish: (m) => live.publish(m),
     startDelayMs: opts.startDelayMs,
-    onRunEnded: (run) => webhooks.runFinished(run),
+    onRunEnded: (run) => {
+      webhooks.runFinished(run);
+      if (otlp) void pushFinalMetrics(otlp, run);
+    },
   });
+  const otlp = opts.otlpUrl
+    ? new OtlpPush({
+        url: opts.otlpUrl,
+        intervalMs: opts.otlpIntervalMs,
+        version: VOLLEY_VERSION,
+        log,
+        live: () => {
+          const runId = scheduler.activeRunId;
+          const run = runId ? pipeline.active(runId) : undefined;
+          return run ? liveSource(run) : null;
+        },
+      })
+    : null;
+  const pushFinalMetrics = async (push: OtlpPush, run: RunDetail) => {
+    const stats = await scheduler.stats(run.id).catch(() => null);
+    if (stats) await push.runEnded(finalSource(run, stats));
+  };
   let localWorkerUrl = "";
   const localWorkers = new LocalWorkers({
     command: opts.workerCommand ?? { command: process.execPath, args: [] },
@@ -154,6 +176,7 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     closing ??= (async () => {
       clearInterval(workersTimer);
       await scheduler.stop();
+      await otlp?.close();
       retention.stop();
       registry.stop();
       live.closeAll();

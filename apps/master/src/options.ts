@@ -65,6 +65,13 @@ export interface MasterOptions {
   /** First retry delay of a webhook, doubled each attempt (5 attempts). @defaultValue 1000 */
   webhookRetryDelayMs?: number;
   /**
+   * OTLP/HTTP endpoint the running run's metrics are pushed to (`http://collector:4318`; a URL
+   * without a path gets `/v1/metrics`). @defaultValue VOLLEY_OTLP_URL or none
+   */
+  otlpUrl?: string;
+  /** How often metrics are pushed to `otlpUrl`. @defaultValue 10000 */
+  otlpIntervalMs?: number;
+  /**
    * Days the per-second statistics (exact windows) of a finished run are kept; totals and the
    * time series stay. 0 keeps them forever. @defaultValue VOLLEY_KEEP_SECONDS_DAYS or 0
    */
@@ -72,9 +79,15 @@ export interface MasterOptions {
 }
 
 export type ResolvedMasterOptions = Required<
-  Omit<MasterOptions, "workerListener" | "token" | "workerCommand" | "logDestination" | "instanceId">
+  Omit<
+    MasterOptions,
+    "workerListener" | "token" | "workerCommand" | "logDestination" | "instanceId" | "otlpUrl"
+  >
 > &
-  Pick<MasterOptions, "workerListener" | "token" | "workerCommand" | "logDestination" | "instanceId">;
+  Pick<
+    MasterOptions,
+    "workerListener" | "token" | "workerCommand" | "logDestination" | "instanceId" | "otlpUrl"
+  >;
 
 /** The master cannot start as asked: a bad option, Redis or the database unreachable, the port taken. */
 export class MasterConfigError extends Error {}
@@ -118,6 +131,8 @@ export function resolveMasterOptions(options: MasterOptions, env = process.env):
     runLeaseMs: options.runLeaseMs ?? (env.VOLLEY_RUN_LEASE_MS ? Number(env.VOLLEY_RUN_LEASE_MS) : 15_000),
     webhooks: options.webhooks ?? [],
     webhookRetryDelayMs: options.webhookRetryDelayMs ?? 1000,
+    otlpUrl: options.otlpUrl ?? (env.VOLLEY_OTLP_URL || undefined),
+    otlpIntervalMs: options.otlpIntervalMs ?? 10_000,
     keepSecondsDays:
       options.keepSecondsDays ?? (env.VOLLEY_KEEP_SECONDS_DAYS ? Number(env.VOLLEY_KEEP_SECONDS_DAYS) : 0),
   };
@@ -126,14 +141,10 @@ export function resolveMasterOptions(options: MasterOptions, env = process.env):
       `--keep-seconds-days: expected 0 to 36500 days, got ${resolved.keepSecondsDays}`,
     );
   }
-  for (const url of resolved.webhooks) {
-    let parsed: URL | null = null;
-    try {
-      parsed = new URL(url);
-    } catch {}
-    if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
-      throw new MasterConfigError(`--webhook: "${url.slice(0, 200)}" is not an http:// or https:// URL`);
-    }
+  for (const url of resolved.webhooks) checkHttpUrl("--webhook", url);
+  if (resolved.otlpUrl !== undefined) checkHttpUrl("--otlp", resolved.otlpUrl);
+  if (!(resolved.otlpIntervalMs >= 100 && resolved.otlpIntervalMs <= 3_600_000)) {
+    throw new MasterConfigError(`otlpIntervalMs: expected 100 to 3600000 ms, got ${resolved.otlpIntervalMs}`);
   }
   for (const [flag, host] of [
     ["host", resolved.host],
@@ -173,4 +184,14 @@ export function resolveMasterOptions(options: MasterOptions, env = process.env):
     throw new MasterConfigError("local workers need a workerCommand");
   }
   return resolved;
+}
+
+function checkHttpUrl(flag: string, url: string): void {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {}
+  if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+    throw new MasterConfigError(`${flag}: "${url.slice(0, 200)}" is not an http:// or https:// URL`);
+  }
 }

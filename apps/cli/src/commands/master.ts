@@ -26,9 +26,12 @@ Options:
                          totals and time series stay (default 0: forever)
   --webhook URL          POST run.finished to URL when a run ends (repeatable); signed with
                          x-volley-signature: sha256=HMAC(token, body) when a token is set
+  --otlp URL             push the running run's metrics over OTLP/HTTP every 10 s
+                         (http://collector:4318 or a full .../v1/metrics URL)
   -h, --help             this help
 
-Environment: REDIS_URL, DATABASE_URL (file:... SQLite, postgresql://... PostgreSQL), VOLLEY_TOKEN.`;
+Environment: REDIS_URL, DATABASE_URL (file:... SQLite, postgresql://... PostgreSQL), VOLLEY_TOKEN,
+VOLLEY_OTLP_URL (as --otlp; OTEL_EXPORTER_OTLP_HEADERS adds headers to the push).`;
 
 export async function masterCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, {
@@ -43,6 +46,7 @@ export async function masterCommand(argv: string[]): Promise<number> {
     "worker-port": { type: "string" },
     "heartbeat-timeout": { type: "string" },
     webhook: { type: "string", multiple: true },
+    otlp: { type: "string" },
     "keep-seconds-days": { type: "string" },
     help: { type: "boolean", short: "h" },
   });
@@ -71,6 +75,7 @@ export async function masterCommand(argv: string[]): Promise<number> {
     heartbeatTimeoutMs: (intFlag("heartbeat-timeout", values["heartbeat-timeout"], 1, 3600) ?? 5) * 1000,
     workerCommand: localWorkerCommand(),
     webhooks: values.webhook,
+    otlpUrl: values.otlp,
     keepSecondsDays: intFlag("keep-seconds-days", values["keep-seconds-days"], 0, 36_500),
   });
   console.log(`Volley master on ${master.url}`);

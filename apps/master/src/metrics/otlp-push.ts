@@ -1,0 +1,112 @@
+import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
+import { MetricReader, type PushMetricExporter, type ResourceMetrics } from "@opentelemetry/sdk-metrics";
+import type { Logger } from "pino";
+import { type RunMeters, runMeters } from "./otlp-run-meters.js";
+import type { RunMetricsSource } from "./run-samples.js";
+
+export interface OtlpPushOptions {
+  url: string;
+  intervalMs: number;
+  version: string;
+  log: Logger;
+  /** The running run's metrics, or null between runs. */
+  live: () => RunMetricsSource | null;
+}
+
+/**
+ * Pushes the running run's metrics over OTLP/HTTP (JSON) every interval, from the same samples
+ * `/metrics` serves, and the run's final counters once when it ends. Each run gets its own
+ * meter provider, dropped after the final push: the SDK keeps every attribute set it has seen
+ * for cumulative instruments, so one provider for all runs would push every past run forever.
+ * Pushes run on their own timer, off the stats path; a failed push is logged, and the next one
+ * carries the cumulative values again.
+ */
+export class OtlpPush {
+  private readonly exporter: PushMetricExporter;
+  private readonly timer: NodeJS.Timeout;
+  private meters: RunMeters | null = null;
+  private pushing: Promise<void> = Promise.resolve();
+  private failing = false;
+
+  constructor(private readonly options: OtlpPushOptions) {
+    this.exporter = new OTLPMetricExporter({
+      url: metricsUrl(options.url),
+      timeoutMillis: Math.min(options.intervalMs, 10_000),
+    });
+    this.timer = setInterval(() => {
+      const source = options.live();
+      if (source) void this.push(source, false);
+    }, options.intervalMs);
+    this.timer.unref();
+  }
+
+  /** A run ended: push its final counters now (the last interval would otherwise be lost). */
+  runEnded(final: RunMetricsSource): Promise<void> {
+    return this.push(final, true);
+  }
+
+  /** Stops the timer and lets a push under way finish. */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.pushing;
+    await this.meters?.provider.shutdown().catch(() => {});
+    await this.exporter.shutdown().catch(() => {});
+  }
+
+  /** One push at a time, in order: a final push waits for a periodic one under way. */
+  private push(source: RunMetricsSource, last: boolean): Promise<void> {
+    this.pushing = this.pushing.then(() => this.pushNow(source, last));
+    return this.pushing;
+  }
+
+  private async pushNow(source: RunMetricsSource, last: boolean): Promise<void> {
+    if (this.meters?.runId !== source.runId) {
+      await this.meters?.provider.shutdown().catch(() => {});
+      this.meters = runMeters(source.runId, this.options.version, new ManualReader());
+    }
+    const meters = this.meters;
+    meters.observe(source);
+    try {
+      const { resourceMetrics } = await meters.reader.collect();
+      await this.export(resourceMetrics);
+    } finally {
+      meters.observe(null);
+      if (last) {
+        this.meters = null;
+        await meters.provider.shutdown().catch(() => {});
+      }
+    }
+  }
+
+  private export(metrics: ResourceMetrics): Promise<void> {
+    return new Promise((resolve) => {
+      this.exporter.export(metrics, (result) => {
+        const failed = result.code !== 0;
+        if (failed && !this.failing) {
+          const where = new URL(metricsUrl(this.options.url));
+          this.options.log.warn(
+            { otlp: `${where.origin}${where.pathname}`, err: result.error?.message },
+            "OTLP metrics push failed (tried again every interval)",
+          );
+        } else if (!failed && this.failing) {
+          this.options.log.info("OTLP metrics push works again");
+        }
+        this.failing = failed;
+        resolve();
+      });
+    });
+  }
+}
+
+/** `http://collector:4318` means its standard metrics path; a URL with a path is used as given. */
+export function metricsUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.pathname === "/" || parsed.pathname === "") parsed.pathname = "/v1/metrics";
+  return parsed.toString();
+}
+
+/** A reader collected on demand: OtlpPush owns the timing. */
+class ManualReader extends MetricReader {
+  protected async onForceFlush(): Promise<void> {}
+  protected async onShutdown(): Promise<void> {}
+}

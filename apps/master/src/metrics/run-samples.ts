@@ -1,0 +1,112 @@
+import { isRequestMethod, type RunDetail, requestName, type Scenario } from "@volley/protocol";
+import type { RequestAggregate, StatsAggregate } from "@volley/stats";
+import type { RunAggregator } from "../pipeline/run-aggregator.js";
+
+/** One value of a metric with its labels (Prometheus) or attributes (OpenTelemetry). */
+export interface Sample {
+  labels: Record<string, string>;
+  value: number;
+}
+
+/**
+ * What the run metrics are read from: the running run's merged statistics, or a finished run's
+ * final ones (no recent window, no VUs). Prometheus and OTLP read the same source, so the two
+ * exports never disagree.
+ */
+export interface RunMetricsSource {
+  runId: string;
+  cumulative: StatsAggregate;
+  /** The last 10 closed seconds; null once the run has ended. */
+  recent: StatsAggregate | null;
+  vus: number;
+  scenarioOf: ReadonlyMap<string, string>;
+}
+
+export const DURATION_QUANTILES = [0.5, 0.95, 0.99] as const;
+
+export function liveSource(run: RunAggregator): RunMetricsSource {
+  return {
+    runId: run.runId,
+    cumulative: run.cumulative,
+    recent: run.recentStats(),
+    vus: run.lastPoint?.vus ?? 0,
+    scenarioOf: scenarios(run.scenario),
+  };
+}
+
+/** A finished run's final counters: what an OTLP receiver gets once after the run ended. */
+export function finalSource(report: RunDetail, stats: StatsAggregate): RunMetricsSource {
+  const scenarioOf = new Map<string, string>();
+  for (const request of report.summary.requests) {
+    if (request.scenario) scenarioOf.set(request.name, request.scenario);
+  }
+  return { runId: report.id, cumulative: stats, recent: null, vus: 0, scenarioOf };
+}
+
+/** Requests by request name and status (`0`: no answer). */
+export function requestCounts(source: RunMetricsSource): Sample[] {
+  const out: Sample[] = [];
+  forEachRequest(source, source.cumulative, (labels, aggregate) => {
+    let answered = 0;
+    for (const [status, count] of Object.entries(aggregate.statusCodes)) {
+      out.push({ labels: { ...labels, status }, value: count });
+      answered += count;
+    }
+    if (aggregate.requests > answered)
+      out.push({ labels: { ...labels, status: "0" }, value: aggregate.requests - answered });
+  });
+  return out;
+}
+
+export function failureCounts(source: RunMetricsSource): Sample[] {
+  const out: Sample[] = [];
+  forEachRequest(source, source.cumulative, (labels, aggregate) =>
+    out.push({ labels, value: aggregate.failures }),
+  );
+  return out;
+}
+
+/** Latency quantiles (seconds) over the last 10 closed seconds, from merged histograms. */
+export function durationQuantiles(source: RunMetricsSource): Sample[] {
+  const out: Sample[] = [];
+  if (!source.recent) return out;
+  forEachRequest(source, source.recent, (labels, aggregate) => {
+    if (aggregate.requests === 0) return;
+    for (const quantile of DURATION_QUANTILES) {
+      out.push({
+        labels: { ...labels, quantile: String(quantile) },
+        value: aggregate.percentileUs(quantile * 100) / 1e6,
+      });
+    }
+  });
+  return out;
+}
+
+export function vusSamples(source: RunMetricsSource): Sample[] {
+  return [{ labels: { run: source.runId }, value: source.vus }];
+}
+
+type RequestLabels = { run: string; scenario: string; request: string };
+
+/** Calls `each` for every request name of `stats` (groups, checks and scripts are not requests). */
+function forEachRequest(
+  source: RunMetricsSource,
+  stats: StatsAggregate,
+  each: (labels: RequestLabels, aggregate: RequestAggregate) => void,
+): void {
+  for (const aggregate of stats.list()) {
+    if (!isRequestMethod(aggregate.method)) continue;
+    const scenario = source.scenarioOf.get(aggregate.name) ?? "";
+    each({ run: source.runId, scenario, request: aggregate.name }, aggregate);
+  }
+}
+
+/** Each request name's scenario (of `scenarios:`); none for a single scenario. */
+function scenarios(scenario: Scenario | null): Map<string, string> {
+  const out = new Map<string, string>();
+  scenario?.requests.forEach((request, i) => {
+    const part = scenario.requestScenarios[i];
+    if (part) out.set(requestName(request), part);
+  });
+  return out;
+}
