@@ -128,6 +128,12 @@ export class WorkerNode {
           this.run.stop();
         }
         return;
+      case "change-load":
+        if (this.run?.runId === message.runId) {
+          this.log.info({ runId: message.runId, change: message.change }, "load changed");
+          this.run.changeLoad(message.change);
+        }
+        return;
       case "retire":
         this.log.info({ reason: message.reason }, "retired by the master");
         void this.shutdown();

@@ -1,4 +1,4 @@
-import { runGracefulStopMs, runPlannedMs, type Scenario } from "@volley/protocol";
+import { type LoadChangeRecord, runGracefulStopMs, runPlannedMs, type Scenario } from "@volley/protocol";
 import { isWorkerDone, type RunAggregator } from "../pipeline/run-aggregator.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import { SaturationTracker } from "./saturation-tracker.js";
@@ -20,6 +20,8 @@ export interface ActiveRun {
   /** The worst clock uncertainty each worker reported during the run, ms. */
   clockUncertainty: Map<string, { name: string; ms: number }>;
   finishing: boolean;
+  /** Changes of the load made while it runs, oldest first (kept in the run's row too). */
+  loadChanges: LoadChangeRecord[];
   /** The run's script bundles and setup() results, for teardown() once it ends (this master's runs). */
   scripts?: { bundles: Record<string, string>; setupData: Record<string, string> };
 }
@@ -45,6 +47,7 @@ export function newActiveRun(
     blocked: null,
     clockUncertainty: new Map(),
     finishing: false,
+    loadChanges: [],
   };
 }
 

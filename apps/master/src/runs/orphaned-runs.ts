@@ -53,6 +53,7 @@ export async function takeOver(run: StartedRun, deps: TakeOverDeps): Promise<Act
   const scenario = parseScenario(JSON.parse(run.scenario));
   const active = newActiveRun(run.id, scenario, run.startAt, aggregator, deps.overrunMs ?? 30_000);
   active.stopReason = run.stopReason;
+  active.loadChanges = JSON.parse(run.loadChanges);
   const now = Date.now();
   for (const worker of aggregator.workerList()) active.seen.set(worker.workerId, now);
   deps.ingest.open(run.id);

@@ -1,10 +1,18 @@
 import type { Database } from "@volley/db";
-import { type LiveMessage, type RunDetail, VolleyError, type WorkerHeartbeat } from "@volley/protocol";
+import {
+  type LiveMessage,
+  type LoadChangeRecord,
+  type LoadPatch,
+  type RunDetail,
+  VolleyError,
+  type WorkerHeartbeat,
+} from "@volley/protocol";
 import type { StatsAggregate } from "@volley/stats";
 import type { Logger } from "pino";
 import type { StatsPipeline } from "../pipeline/stats-pipeline.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import { type ActiveRun, newActiveRun } from "./active-run.js";
+import { planLoadChange } from "./load-control.js";
 import { orphanedRuns, takeOver } from "./orphaned-runs.js";
 import { packRunFiles } from "./packed-files.js";
 import { prepareRun, type RunExtras } from "./prepare-run.js";
@@ -352,6 +360,31 @@ export class RunScheduler {
     }
     if (active.finishing) return;
     await superviseRun(active, { ...this.options, stopRun: (id, reason) => this.stopRun(id, reason) }, now);
+  }
+
+  /**
+   * Changes the running run's load (`PATCH /api/runs/:id/load`): checked against its executor,
+   * sent to its workers to apply at the same moment, kept in the run and pushed to dashboards.
+   */
+  async changeLoad(id: string, patch: LoadPatch): Promise<LoadChangeRecord[]> {
+    const active = this.active;
+    if (!active || active.id !== id || active.stopReason || active.finishing) {
+      const run = await this.options.db.runs.get(id);
+      if (!run) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${id}`);
+      throw new VolleyError(
+        "VOL_ERR_RUN_NOT_ACTIVE",
+        `run ${id} is ${run.status === "running" ? "stopping" : run.status}; only a running run's load can be changed`,
+      );
+    }
+    const { change, record } = planLoadChange(active, patch, active.loadChanges.length, Date.now());
+    for (const worker of active.aggregator.workerList()) {
+      this.options.registry.send(worker.workerId, { type: "change-load", runId: id, change });
+    }
+    active.loadChanges.push(record);
+    await this.options.db.runs.update(id, { loadChanges: JSON.stringify(active.loadChanges) });
+    this.options.log.info({ runId: id, ...record }, "load changed");
+    this.options.publish({ type: "run-load", runId: id, loadChanges: active.loadChanges });
+    return active.loadChanges;
   }
 
   /** A run's report: from the live aggregator while it runs, from the database after. */

@@ -96,6 +96,7 @@ export function toDetail(
     stopReason: run.stopReason,
     warnings,
     plannedDurationS: run.plannedDurationMs / 1000,
+    loadChanges: JSON.parse(run.loadChanges),
   };
   return { ...detail, trust: trustOf(detail) };
 }

@@ -116,6 +116,11 @@ function apply(feed: LiveFeed, message: LiveMessage): LiveFeed {
       const current = isInProgress(changed) || feed.current?.id === changed.id ? changed : feed.current;
       return { ...feed, lastStatus: changed, run, queued, current };
     }
+    case "run-load": {
+      const update = <T extends { id: string; loadChanges?: unknown } | null>(run: T): T =>
+        run && run.id === message.runId ? { ...run, loadChanges: message.loadChanges } : run;
+      return { ...feed, run: update(feed.run) };
+    }
     case "run-second": {
       const fresh = feed.liveRunId !== message.runId;
       const requestPoints = fresh ? {} : { ...feed.requestPoints };

@@ -1,5 +1,5 @@
 import { EngineRunner, type SlicePeriod } from "@volley/engine";
-import type { FeederTable, PartitionStep } from "@volley/protocol";
+import type { FeederTable, LoadChange, PartitionStep } from "@volley/protocol";
 import type { StatsPublisher } from "../stats/stats-publisher.js";
 
 export interface SliceRunOptions {
@@ -78,6 +78,10 @@ export class SliceRun {
   stop(): void {
     this.stopping = true;
     this.runner.stop();
+  }
+
+  changeLoad(change: LoadChange): void {
+    if (!this.stopping) this.runner.changeLoad(change);
   }
 
   activeVus(): number {

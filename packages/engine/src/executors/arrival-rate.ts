@@ -1,8 +1,8 @@
 import { performance } from "node:perf_hooks";
-import type { ConstantArrivalRateConfig, RampingArrivalRateConfig } from "@volley/protocol";
+import type { ConstantArrivalRateConfig, LoadChange, RampingArrivalRateConfig } from "@volley/protocol";
 import type { EngineVu } from "../vu/engine-vu.js";
 import { BaseExecutor, type ExecutorContext } from "./base-executor.js";
-import type { RateProfile } from "./rate-profile.js";
+import { type RateProfile, withRateOverride } from "./rate-profile.js";
 
 type ArrivalConfig = ConstantArrivalRateConfig | RampingArrivalRateConfig;
 
@@ -14,23 +14,36 @@ type ArrivalConfig = ConstantArrivalRateConfig | RampingArrivalRateConfig;
 export abstract class ArrivalRateExecutor<C extends ArrivalConfig> extends BaseExecutor<C> {
   /** Iterations of this thread already started or dropped. */
   private taken = 0;
+  private dispatchTimer: NodeJS.Timeout | null = null;
+  private started = false;
 
   constructor(
     config: C,
     ctx: ExecutorContext,
-    private readonly profile: RateProfile,
+    private profile: RateProfile,
   ) {
     // At least one VU per thread: a small part of a mix must not leave a thread dropping everything.
     super(config, ctx, Math.max(1, ctx.partition.count(config.maxVus)));
   }
 
   start(): void {
+    this.started = true;
     this.schedule(() => this.stop(), this.profile.durationMs);
     this.dispatchDue();
   }
 
   activeVus(): number {
     return this.pool.busyCount;
+  }
+
+  /** `rate` from `atMs` until `untilMs` (the end of the current stage, or of the run). */
+  override applyLoad(change: LoadChange): void {
+    if (change.rate === undefined) throw new Error(`${this.config.executor} takes rate, not vus`);
+    this.profile = withRateOverride(this.profile, change.atMs, change.rate, change.untilMs);
+    if (this.stopped || !this.started) return;
+    // The next iteration's time has moved: schedule it anew.
+    this.cancel(this.dispatchTimer);
+    this.dispatchDue();
   }
 
   protected afterIteration(vu: EngineVu): void {
@@ -40,6 +53,7 @@ export abstract class ArrivalRateExecutor<C extends ArrivalConfig> extends BaseE
   }
 
   private dispatchDue(): void {
+    this.dispatchTimer = null;
     if (this.stopped) return;
     const { partition, startAt } = this.ctx;
     const due = partition.count(this.profile.dueBy(performance.now() - startAt));
@@ -51,6 +65,8 @@ export abstract class ArrivalRateExecutor<C extends ArrivalConfig> extends BaseE
       else this.ctx.onDropped();
     }
     const next = this.profile.timeOf(partition.unitOf(this.taken));
-    if (Number.isFinite(next)) this.schedule(() => this.dispatchDue(), startAt + next - performance.now());
+    if (Number.isFinite(next)) {
+      this.dispatchTimer = this.schedule(() => this.dispatchDue(), startAt + next - performance.now());
+    }
   }
 }

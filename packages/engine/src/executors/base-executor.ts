@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import type { LoadConfig, Partition } from "@volley/protocol";
+import type { LoadChange, LoadConfig, Partition } from "@volley/protocol";
 import type { EngineVu, VuFactory } from "../vu/engine-vu.js";
 import { VuPool } from "../vu/vu-pool.js";
 
@@ -59,7 +59,7 @@ export abstract class BaseExecutor<C extends LoadConfig = LoadConfig> {
   }
 
   /** A timer that `stop` clears. */
-  protected schedule(callback: () => void, delayMs: number): void {
+  protected schedule(callback: () => void, delayMs: number): NodeJS.Timeout {
     const timer = setTimeout(
       () => {
         this.timers.delete(timer);
@@ -68,6 +68,21 @@ export abstract class BaseExecutor<C extends LoadConfig = LoadConfig> {
       Math.max(0, delayMs),
     );
     this.timers.add(timer);
+    return timer;
+  }
+
+  protected cancel(timer: NodeJS.Timeout | null): void {
+    if (!timer) return;
+    clearTimeout(timer);
+    this.timers.delete(timer);
+  }
+
+  /**
+   * Applies a change of the whole run's load made while it runs (`PATCH /api/runs/:id/load`).
+   * The master only sends an executor the knob it has; per-vu-iterations has none.
+   */
+  applyLoad(_change: LoadChange): void {
+    throw new Error(`${this.config.executor} takes no load changes`);
   }
 
   stop(): void {

@@ -1,4 +1,4 @@
-import type { LoadConfig } from "@volley/protocol";
+import type { LoadChange, LoadConfig } from "@volley/protocol";
 import type { EngineVu } from "../vu/engine-vu.js";
 import { BaseExecutor } from "./base-executor.js";
 
@@ -31,8 +31,32 @@ export abstract class ClosedModelExecutor<C extends LoadConfig> extends BaseExec
     return this.loopingCount;
   }
 
-  /** Sets this thread's VU count from the whole load's count. */
-  protected setGlobalTarget(globalTarget: number): void {
+  /** What the plan wants now (the whole run's VUs), and the changes made while running. */
+  private planned = 0;
+  private readonly changes: LoadChange[] = [];
+
+  /** Sets the whole load's VU count as the plan has it now; a load change in force wins. */
+  protected setPlannedTarget(globalTarget: number): void {
+    this.planned = globalTarget;
+    this.retarget();
+  }
+
+  /** `vus` from `atMs` until `untilMs` (the end of the current stage, or of the run). */
+  override applyLoad(change: LoadChange): void {
+    if (change.vus === undefined) throw new Error(`${this.config.executor} takes vus, not rate`);
+    this.changes.push(change);
+    this.changes.sort((a, b) => a.atMs - b.atMs);
+    this.schedule(() => this.retarget(), change.atMs - this.elapsed());
+    if (change.untilMs !== null) this.schedule(() => this.retarget(), change.untilMs - this.elapsed());
+  }
+
+  /** Each change replaces the one before it; once the latest has run its course, the plan rules. */
+  private retarget(): void {
+    const now = this.elapsed();
+    let latest: LoadChange | null = null;
+    for (const change of this.changes) if (change.atMs <= now + 1) latest = change;
+    const inForce = latest !== null && (latest.untilMs === null || now < latest.untilMs);
+    const globalTarget = inForce ? (latest?.vus as number) : this.planned;
     this.setTarget(Math.min(this.ctx.partition.count(globalTarget), this.pool.capacity));
   }
 

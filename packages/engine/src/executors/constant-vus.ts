@@ -1,11 +1,11 @@
-import type { ConstantVusConfig } from "@volley/protocol";
+import { type ConstantVusConfig, peakVus } from "@volley/protocol";
 import type { ExecutorContext } from "./base-executor.js";
 import { ClosedModelExecutor, TARGET_TICK_MS } from "./closed-model.js";
 
 /** A fixed number of VUs for a duration; with `rampUp`, VU i of N starts at rampUp * i / N. */
 export class ConstantVusExecutor extends ClosedModelExecutor<ConstantVusConfig> {
   constructor(config: ConstantVusConfig, ctx: ExecutorContext) {
-    super(config, ctx, ctx.partition.count(config.vus));
+    super(config, ctx, ctx.partition.count(peakVus(config)));
   }
 
   start(): void {
@@ -16,7 +16,7 @@ export class ConstantVusExecutor extends ClosedModelExecutor<ConstantVusConfig> 
   private ramp(): void {
     const { vus, rampUp } = this.config;
     const started = rampUp > 0 ? Math.min(vus, Math.floor((this.elapsed() * vus) / rampUp) + 1) : vus;
-    this.setGlobalTarget(started);
+    this.setPlannedTarget(started);
     if (started < vus) {
       const nextAt = (started * rampUp) / vus;
       this.schedule(

@@ -15,6 +15,6 @@ export class PerVuIterationsExecutor extends ClosedModelExecutor<PerVuIterations
       return;
     }
     this.schedule(() => this.stop(), this.config.maxDuration);
-    this.setGlobalTarget(this.config.vus);
+    this.setPlannedTarget(this.config.vus);
   }
 }

@@ -1,4 +1,4 @@
-import type { RampingVusConfig } from "@volley/protocol";
+import { peakVus, type RampingVusConfig } from "@volley/protocol";
 import type { ExecutorContext } from "./base-executor.js";
 import { ClosedModelExecutor, TARGET_TICK_MS } from "./closed-model.js";
 import { interpolateStages, stagesDuration } from "./stages.js";
@@ -8,8 +8,7 @@ export class RampingVusExecutor extends ClosedModelExecutor<RampingVusConfig> {
   private readonly totalMs: number;
 
   constructor(config: RampingVusConfig, ctx: ExecutorContext) {
-    const peak = Math.max(config.startVus, ...config.stages.map((s) => s.target));
-    super(config, ctx, ctx.partition.count(peak));
+    super(config, ctx, ctx.partition.count(peakVus(config)));
     this.totalMs = stagesDuration(config.stages);
   }
 
@@ -20,7 +19,7 @@ export class RampingVusExecutor extends ClosedModelExecutor<RampingVusConfig> {
 
   private tick(): void {
     const elapsed = this.elapsed();
-    this.setGlobalTarget(Math.round(interpolateStages(this.config.startVus, this.config.stages, elapsed)));
+    this.setPlannedTarget(Math.round(interpolateStages(this.config.startVus, this.config.stages, elapsed)));
     if (elapsed < this.totalMs) this.schedule(() => this.tick(), TARGET_TICK_MS);
   }
 }

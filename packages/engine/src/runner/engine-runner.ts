@@ -1,6 +1,7 @@
 import { Worker } from "node:worker_threads";
 import {
   type FeederTable,
+  type LoadChange,
   MAX_VUS_PER_THREAD,
   Partition,
   type PartitionStep,
@@ -10,7 +11,7 @@ import {
 import { threadTables } from "../feeders/thread-tables.js";
 import { PeriodMerger } from "./period-merger.js";
 import type { SlicePeriod } from "./slice-engine.js";
-import type { FromThread, ThreadStart } from "./thread-messages.js";
+import type { FromThread, ThreadStart, ToThread } from "./thread-messages.js";
 
 /**
  * A thread with many VUs caps its young generation: V8's default lets each isolate grow it to
@@ -163,7 +164,12 @@ export class EngineRunner {
 
   /** Graceful stop of every thread. */
   stop(): void {
-    for (const thread of this.threads) thread.postMessage({ type: "stop" });
+    for (const thread of this.threads) thread.postMessage({ type: "stop" } satisfies ToThread);
+  }
+
+  /** A load change for every thread; each takes its share through its partition. */
+  changeLoad(change: LoadChange): void {
+    for (const thread of this.threads) thread.postMessage({ type: "load", change } satisfies ToThread);
   }
 
   /** Resolves once every thread has exited (the final period has been delivered). */

@@ -306,3 +306,69 @@ describe.each(HTTP_CLIENTS)("SliceEngine on the %s client", (client) => {
     }
   });
 });
+
+describe("load changes while running", () => {
+  it("ramping-vus: a change holds until its stage ends, then the plan resumes", async () => {
+    const { periods } = await runSlice(
+      {
+        ...base(),
+        load: {
+          executor: "ramping-vus",
+          startVus: 2,
+          stages: [
+            { duration: "2s", target: 2 },
+            { duration: "2s", target: 2 },
+          ],
+          maxVus: 6,
+        },
+        requests: [{ path: "/hello" }],
+        thinkTime: "20ms",
+      },
+      [],
+      20,
+      [{ part: 0, vus: 6, atMs: 500, untilMs: 2000 }],
+    );
+    const vus = periods.map((p) => p.vus);
+    expect(vus[0]).toBe(6);
+    expect(vus[1]).toBe(6);
+    // Second 2 still saw the 6 resting at its start; second 3 is the plan's 2 alone.
+    expect(vus[3]).toBe(2);
+  });
+
+  it("a lower VU count rests VUs after their iteration, and a later change wakes them again", async () => {
+    const { periods } = await runSlice(
+      {
+        ...base(),
+        load: { executor: "constant-vus", vus: 4, duration: "3s" },
+        requests: [{ path: "/hello" }],
+        thinkTime: "20ms",
+      },
+      [],
+      20,
+      [
+        { part: 0, vus: 1, atMs: 800, untilMs: null },
+        { part: 0, vus: 4, atMs: 1900, untilMs: null },
+      ],
+    );
+    expect(periods.map((p) => p.vus).slice(0, 3)).toEqual([4, 4, 4]);
+    const perSecond = periods.map((p) => p.requests.reduce((sum, r) => sum + r.requests, 0));
+    // About 4 VUs x 40/s, then 1 VU, then 4 again.
+    expect(perSecond[1]).toBeLessThan(perSecond[0] * 0.6);
+    expect(perSecond[2]).toBeGreaterThan(perSecond[1] * 1.5);
+  });
+
+  it("an arrival rate: 20/s, then 80/s from 1 s, is 20 + 80 iterations in 2 s", async () => {
+    const { aggregate } = await runSlice(
+      {
+        ...base(),
+        load: { executor: "constant-arrival-rate", rate: 20, duration: "2s", maxVus: 20 },
+        requests: [{ path: "/hello" }],
+      },
+      [],
+      20,
+      [{ part: 0, rate: 80, atMs: 1000, untilMs: null }],
+    );
+    expect(aggregate.total().requests + aggregate.dropped).toBe(100);
+    expect(server.total()).toBe(aggregate.total().requests);
+  });
+});

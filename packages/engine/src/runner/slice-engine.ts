@@ -4,6 +4,7 @@ import {
   feedersByPart,
   GROUP_METHOD,
   hasThinkTime,
+  type LoadChange,
   type Partition,
   peakVus,
   type RequestStats,
@@ -214,6 +215,13 @@ export class SliceEngine {
       return;
     }
     for (const executor of this.executors) executor.stop();
+  }
+
+  /** A change of the load made while the run goes; applied by the part's executor at `atMs`. */
+  changeLoad(change: LoadChange): void {
+    const executor = this.executors[change.part];
+    if (!executor) throw new Error(`the scenario has no part ${change.part}`);
+    executor.applyLoad(change);
   }
 
   activeVus(): number {

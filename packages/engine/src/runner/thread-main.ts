@@ -24,6 +24,15 @@ try {
   });
   port.on("message", (message: ToThread) => {
     if (message.type === "stop") engine.stop();
+    else if (message.type === "load") {
+      // The master checked the change against the scenario; one this thread cannot apply is
+      // reported rather than allowed to end the thread and its measurements.
+      try {
+        engine.changeLoad(message.change);
+      } catch (error) {
+        console.error(`volley engine: load change not applied: ${(error as Error).message}`);
+      }
+    }
   });
   post({ type: "ready" });
   await engine.run();

@@ -1,4 +1,4 @@
-import type { FeederTable, PartitionStep } from "@volley/protocol";
+import type { FeederTable, LoadChange, PartitionStep } from "@volley/protocol";
 import type { SlicePeriod } from "./slice-engine.js";
 
 /** What a thread is started with (its `workerData`). */
@@ -18,7 +18,7 @@ export interface ThreadStart {
   setupData: Record<string, string>;
 }
 
-export type ToThread = { type: "stop" };
+export type ToThread = { type: "stop" } | { type: "load"; change: LoadChange };
 
 export type FromThread =
   | { type: "ready" }

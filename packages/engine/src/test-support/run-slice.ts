@@ -1,4 +1,4 @@
-import { Partition, type PartitionStep, parseScenario } from "@volley/protocol";
+import { type LoadChange, Partition, type PartitionStep, parseScenario } from "@volley/protocol";
 import { StatsAggregate } from "@volley/stats";
 import { SliceEngine, type SlicePeriod } from "../runner/slice-engine.js";
 
@@ -11,8 +11,16 @@ export function useHttpClient(next: (typeof HTTP_CLIENTS)[number]): void {
   client = next;
 }
 
-/** Runs a scenario in this thread (no worker threads) and returns its periods and merged stats. */
-export async function runSlice(scenario: unknown, steps: PartitionStep[] = [], startInMs = 20) {
+/**
+ * Runs a scenario in this thread (no worker threads) and returns its periods and merged stats;
+ * `loadChanges` are handed to the engine before it starts, as if the master sent them.
+ */
+export async function runSlice(
+  scenario: unknown,
+  steps: PartitionStep[] = [],
+  startInMs = 20,
+  loadChanges: LoadChange[] = [],
+) {
   const periods: SlicePeriod[] = [];
   const written = scenario as { http?: Record<string, unknown> };
   const engine = new SliceEngine({
@@ -22,6 +30,7 @@ export async function runSlice(scenario: unknown, steps: PartitionStep[] = [], s
     workerName: "test-worker",
     onPeriod: (period) => periods.push(period),
   });
+  for (const change of loadChanges) engine.changeLoad(change);
   const started = Date.now();
   await engine.run();
   const aggregate = new StatsAggregate();

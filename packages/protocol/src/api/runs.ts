@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { LoadChangeRecord } from "../messages/change-load.js";
 import { CONTROL_RE } from "../scenario/request.js";
 import type { ScenarioInput } from "../scenario/scenario.js";
 import type { RunSummary } from "../stats/summary.js";
@@ -167,6 +168,8 @@ export interface RunDetail {
   now?: TimeseriesPoint | null;
   /** How far the figures can be trusted, with every reason (see `trustOf`). */
   trust: Trust;
+  /** Changes of the load made while it ran (`PATCH /api/runs/:id/load`), oldest first. */
+  loadChanges: LoadChangeRecord[];
 }
 
 export interface RunPage {

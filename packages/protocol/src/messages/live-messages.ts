@@ -1,6 +1,7 @@
 import type { RunDetail, RunListItem, TimeseriesPoint } from "../api/runs.js";
 import type { WorkerInfo } from "../api/worker-info.js";
 import type { RunSummary } from "../stats/summary.js";
+import type { LoadChangeRecord } from "./change-load.js";
 
 /** One merged second of the active run, as `/ws/live` pushes it. */
 export interface LiveSecond {
@@ -39,5 +40,12 @@ export interface LiveRunStatus {
   run: RunListItem;
 }
 
+/** The active run's load was changed (`PATCH /api/runs/:id/load`): every change so far. */
+export interface LiveRunLoad {
+  type: "run-load";
+  runId: string;
+  loadChanges: LoadChangeRecord[];
+}
+
 /** Everything the master pushes on `/ws/live` (the dashboard only reads). */
-export type LiveMessage = LiveState | LiveWorkers | LiveRunStatus | LiveSecond;
+export type LiveMessage = LiveState | LiveWorkers | LiveRunStatus | LiveSecond | LiveRunLoad;

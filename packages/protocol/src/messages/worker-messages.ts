@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { changeLoadSchema } from "./change-load.js";
 import { clockPingSchema, clockPongSchema } from "./clock-ping.js";
 import { errorMessageSchema } from "./error-message.js";
 import { retireSchema } from "./retire.js";
@@ -28,6 +29,7 @@ export const masterToWorkerSchema = z.discriminatedUnion("type", [
   clockPongSchema,
   startRunSchema,
   stopRunSchema,
+  changeLoadSchema,
   retireSchema,
   errorMessageSchema,
 ]);

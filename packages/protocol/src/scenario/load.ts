@@ -31,20 +31,40 @@ const baseFields = {
   gracefulStop: durationSchema.default(5000),
 };
 
-export const constantVusSchema = z.strictObject({
-  executor: z.literal("constant-vus"),
-  vus,
-  duration: positiveDurationSchema,
-  rampUp: durationSchema.default(0),
-  ...baseFields,
-});
+/**
+ * VU executors: how high `PATCH /api/runs/:id/load` may take the VUs while the run is going (VUs
+ * and connections are sized for it at the start). @defaultValue the planned peak
+ */
+const vuHeadroom = { maxVus: vus.optional() };
 
-export const rampingVusSchema = z.strictObject({
-  executor: z.literal("ramping-vus"),
-  startVus: z.int().min(0).max(MAX_VUS).default(0),
-  stages: stagesOf(z.int().min(0).max(MAX_VUS)),
-  ...baseFields,
-});
+export const constantVusSchema = z
+  .strictObject({
+    executor: z.literal("constant-vus"),
+    vus,
+    duration: positiveDurationSchema,
+    rampUp: durationSchema.default(0),
+    ...vuHeadroom,
+    ...baseFields,
+  })
+  .refine((load) => load.maxVus === undefined || load.maxVus >= load.vus, {
+    error: "maxVus must be at least vus",
+    path: ["maxVus"],
+  });
+
+export const rampingVusSchema = z
+  .strictObject({
+    executor: z.literal("ramping-vus"),
+    startVus: z.int().min(0).max(MAX_VUS).default(0),
+    stages: stagesOf(z.int().min(0).max(MAX_VUS)),
+    ...vuHeadroom,
+    ...baseFields,
+  })
+  .refine(
+    (load) =>
+      load.maxVus === undefined ||
+      load.maxVus >= Math.max(load.startVus, ...load.stages.map((s) => s.target)),
+    { error: "maxVus must be at least the highest stage target", path: ["maxVus"] },
+  );
 
 export const perVuIterationsSchema = z.strictObject({
   executor: z.literal("per-vu-iterations"),
@@ -119,10 +139,11 @@ export const MAX_VUS_PER_THREAD = 100_000;
 export function peakVusField(load: LoadConfig): string {
   switch (load.executor) {
     case "constant-vus":
+      return load.maxVus === undefined ? "load.vus" : "load.maxVus";
     case "per-vu-iterations":
       return "load.vus";
     case "ramping-vus":
-      return "load.stages";
+      return load.maxVus === undefined ? "load.stages" : "load.maxVus";
     case "constant-arrival-rate":
     case "ramping-arrival-rate":
       return "load.maxVus";
@@ -132,10 +153,11 @@ export function peakVusField(load: LoadConfig): string {
 export function peakVus(load: LoadConfig): number {
   switch (load.executor) {
     case "constant-vus":
+      return load.maxVus ?? load.vus;
     case "per-vu-iterations":
       return load.vus;
     case "ramping-vus":
-      return Math.max(load.startVus, ...load.stages.map((s) => s.target));
+      return load.maxVus ?? Math.max(load.startVus, ...load.stages.map((s) => s.target));
     case "constant-arrival-rate":
     case "ramping-arrival-rate":
       return load.maxVus;

@@ -1,6 +1,7 @@
 import {
   createRunBodySchema,
   listRunsQuerySchema,
+  loadPatchSchema,
   MAX_DATA_BYTES,
   parseScenario,
   parseWith,
@@ -106,6 +107,12 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
     }
     await db.transaction((tx) => tx.runs.pin(run.id, run.name));
     return { id: run.id, name: run.name, pinned: true };
+  });
+
+  app.patch<{ Params: { id: string } }>("/:id/load", async (request) => {
+    const patch = parseWith(loadPatchSchema, request.body, "request body");
+    const loadChanges = await app.services.scheduler.changeLoad(request.params.id, patch);
+    return { id: request.params.id, loadChanges };
   });
 
   app.post<{ Params: { id: string } }>("/:id/stop", async (request, reply) => {

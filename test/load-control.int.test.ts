@@ -1,0 +1,116 @@
+import type { LoadChangeRecord, RunDetail, Timeseries } from "@volley/protocol";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestFleet, type TestFleet } from "./support/in-process.js";
+import { getJson, sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
+
+// PATCH /api/runs/:id/load against a running run on two workers: VUs and rates change within a
+// second, in the time series and at the target, exactly split, and kept in the run.
+let fleet: TestFleet;
+beforeAll(async () => {
+  fleet = await startTestFleet({ workers: 2 });
+});
+afterAll(() => fleet?.close());
+
+async function startRun(scenario: Record<string, unknown>): Promise<string> {
+  const created = await sendJson("POST", `${fleet.master.url}/api/runs`, {
+    scenario: { target: fleet.target.url, requests: [{ name: "hello", path: "/hello" }], ...scenario },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body.id as string;
+}
+
+async function waitForSecond(runId: string, second: number): Promise<void> {
+  await waitFor(
+    async () => {
+      const series = await getJson<Timeseries>(`${fleet.master.url}/api/runs/${runId}/timeseries`);
+      return series.overall.some((p) => p.t >= second);
+    },
+    { what: `second ${second} of the run`, timeoutMs: 15_000, intervalMs: 100 },
+  );
+}
+
+const patchLoad = (runId: string, body: unknown) =>
+  sendJson("PATCH", `${fleet.master.url}/api/runs/${runId}/load`, body);
+
+describe("load control while running", () => {
+  it("raises a constant-vus run's VUs: the series and the target's rate follow within a second", async () => {
+    const runId = await startRun({
+      name: "vus-change",
+      load: { executor: "constant-vus", vus: 2, maxVus: 8, duration: "6s" },
+      thinkTime: "50ms",
+    });
+    await waitForSecond(runId, 1);
+    // Wrong knob, too many VUs, both knobs, an unknown scenario: 400 naming the field.
+    const wrongKnob = await patchLoad(runId, { rate: 10 });
+    expect(wrongKnob.status).toBe(400);
+    expect(wrongKnob.body.details).toEqual([
+      { path: "rate", message: "constant-vus takes vus (VUs), not rate" },
+    ]);
+    const tooMany = await patchLoad(runId, { vus: 9 });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.details?.[0]).toMatchObject({
+      path: "vus",
+      message: expect.stringContaining("at most 8"),
+    });
+    expect((await patchLoad(runId, { vus: 3, rate: 3 })).status).toBe(400);
+    expect((await patchLoad(runId, { vus: "many" })).status).toBe(400);
+    const noScenario = await patchLoad(runId, { vus: 3, scenario: "browse" });
+    expect(noScenario.status).toBe(400);
+    expect(noScenario.body.details?.[0].path).toBe("scenario");
+
+    const changed = await patchLoad(runId, { vus: 8 });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    const [record] = changed.body.loadChanges as LoadChangeRecord[];
+    expect(record).toMatchObject({ vus: 8 });
+    const { at } = record;
+    const run = await waitForRunEnd<RunDetail>(fleet.master.url, runId, 30_000);
+    expect(run.status).toBe("finished");
+    expect(run.loadChanges).toEqual([record]);
+    // Both workers took part: 8 VUs are 4 on each.
+    expect(run.workers.map((w) => w.vus).sort()).toEqual([4, 4]);
+    const series = await getJson<Timeseries>(`${fleet.master.url}/api/runs/${runId}/timeseries`);
+    const vusAt = (t: number) => series.overall.find((p) => p.t === t)?.vus;
+    expect(vusAt(Math.floor(at) - 1)).toBe(2);
+    expect(vusAt(Math.ceil(at) + 1)).toBe(8);
+    // At the target: the request rate in the second after the change is well above the one before.
+    const started = Date.parse(run.startedAt as string);
+    const rateBetween = (from: number, to: number) =>
+      fleet.target.log.filter((e) => e.at >= started + from * 1000 && e.at < started + to * 1000).length /
+      (to - from);
+    expect(rateBetween(at + 1, at + 2.5)).toBeGreaterThan(2.5 * rateBetween(at - 1.5, at));
+    expect(run.summary.total.requests).toBe(fleet.target.total());
+
+    // An ended run's load cannot change.
+    const ended = await patchLoad(runId, { vus: 2 });
+    expect(ended.status).toBe(409);
+    expect(ended.body.code).toBe("VOL_ERR_RUN_NOT_ACTIVE");
+  });
+
+  it("changes an arrival rate: the iterations are the old rate before and the new one after, exactly", async () => {
+    const before = fleet.target.total();
+    const runId = await startRun({
+      name: "rate-change",
+      load: { executor: "constant-arrival-rate", rate: 20, duration: "5s", maxVus: 20 },
+    });
+    await waitForSecond(runId, 0);
+    const wrongKnob = await patchLoad(runId, { vus: 5 });
+    expect(wrongKnob.body.details).toEqual([
+      { path: "vus", message: "constant-arrival-rate takes rate (iterations per second), not vus" },
+    ]);
+    const changed = await patchLoad(runId, { rate: 100 });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    const atMs = (changed.body.loadChanges as LoadChangeRecord[])[0].at * 1000;
+    const run = await waitForRunEnd<RunDetail>(fleet.master.url, runId, 30_000);
+    expect(run.status).toBe("finished");
+    // One schedule across both workers: 20/s until the change, 100/s after (at is rounded to 0.1 s).
+    // Each scheduled iteration was sent or, with every VU busy, dropped and counted.
+    const { requests, dropped } = run.summary.total;
+    const expected = (20 * atMs) / 1000 + (100 * (5000 - atMs)) / 1000;
+    expect(Math.abs(requests + dropped - expected)).toBeLessThanOrEqual(6);
+    expect(run.summary.total.requests).toBe(fleet.target.total() - before);
+    const series = await getJson<Timeseries>(`${fleet.master.url}/api/runs/${runId}/timeseries`);
+    const last = series.overall.find((p) => p.t === 4);
+    expect(last?.rps).toBeGreaterThanOrEqual(90);
+    expect(run.workers.every((w) => w.requests > (requests / 2) * 0.9)).toBe(true);
+  });
+});
