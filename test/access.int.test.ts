@@ -45,6 +45,8 @@ const GUARDED = [
   ["GET", "/api/trends?name=x"],
   ["GET", "/api/runs/x/scripts"],
   ["POST", "/api/runs/x/pin"],
+  ["PATCH", "/api/runs/x/load"],
+  ["PATCH", "/%61pi/runs/x/load"],
   ["GET", "/api/runs/x/summary?from=0&to=1"],
 ] as const;
 
@@ -56,7 +58,7 @@ describe("access: deny by default, decided on the matched route", () => {
     ["beyond loopback", () => exposedUrl],
   ])("%s master with a token: no spelling of a guarded route answers without it", async (_, url) => {
     for (const [method, path] of GUARDED) {
-      const body = method === "POST" ? "{}" : undefined;
+      const body = method === "POST" || method === "PATCH" ? "{}" : undefined;
       const answer = await rawRequest(url(), method, path, {}, body);
       expect(answer.status, `${method} ${path}: ${answer.body}`).not.toBe(200);
       expect(answer.status, `${method} ${path}`).not.toBe(201);

@@ -317,6 +317,7 @@ describe("HTTP API", () => {
       "/api/runs",
       "/api/runs/{id}",
       "/api/runs/{id}/stop",
+      "/api/runs/{id}/load",
       "/api/compare",
       "/api/trends",
       "/api/runs/{id}/scripts",

@@ -177,7 +177,12 @@ describe("a traffic mix in the dashboard", () => {
       await page.goto(`${master.url}/compare?a=${runId}&b=${runId}`);
       await page.getByText("Group pay").waitFor();
       const headings = await page.locator("section h2").allTextContents();
-      expect(headings).toEqual(["Whole run", "By part"]);
+      expect(headings).toEqual(["Whole run", "Distribution", "By part"]);
+      // A run against itself: every percentile's share is the same, z 0, "within noise".
+      const judgements = await page
+        .locator("[data-testid=compare-shift] tbody td:last-child")
+        .allTextContents();
+      expect(judgements).toEqual(Array(6).fill("within noise"));
       // One table, a row group per part: the group is a part of its own, after the requests.
       const parts = await page.locator("[data-testid=compare-parts] .part-row").allTextContents();
       expect(parts).toEqual(["look", "cart", "poll", "Group pay"]);

@@ -56,7 +56,14 @@ export function useRunData(id: string | null): RunData {
     live && feed.liveRunId === id && feed.summary ? feed.summary : (detail.data?.summary ?? null);
   const run = useMemo(() => {
     if (!detail.data) return null;
-    const current = { ...detail.data, status: (status ?? detail.data.status) as RunDetail["status"] };
+    const pushed = feed.runLoad?.runId === id ? feed.runLoad.loadChanges : null;
+    const current = {
+      ...detail.data,
+      status: (status ?? detail.data.status) as RunDetail["status"],
+      // Changes pushed live are newer than the report fetched at the page's start.
+      loadChanges:
+        pushed && pushed.length > detail.data.loadChanges.length ? pushed : detail.data.loadChanges,
+    };
     if (!live || feed.liveRunId !== id || !feed.runWorkers.length) return current;
     // While the run is live, each worker's requests and state come with every merged second.
     const total = feed.runWorkers.reduce((sum, w) => sum + w.requests, 0);
@@ -75,7 +82,7 @@ export function useRunData(id: string | null): RunData {
           : w;
       }),
     };
-  }, [detail.data, status, live, feed.liveRunId, feed.runWorkers, id]);
+  }, [detail.data, status, live, feed.liveRunId, feed.runWorkers, feed.runLoad, id]);
   return {
     run,
     summary,

@@ -1,6 +1,7 @@
 import type {
   LiveMessage,
   LiveSecond,
+  LoadChangeRecord,
   RunDetail,
   RunListItem,
   RunSummary,
@@ -31,6 +32,8 @@ export interface LiveFeed {
   current: Pick<RunListItem, "id" | "name" | "status" | "stopReason"> | null;
   /** Runs waiting for their turn, first in line first. */
   queued: RunListItem[];
+  /** The load changes of the active run, as last pushed (`PATCH /api/runs/:id/load`). */
+  runLoad: { runId: string; loadChanges: LoadChangeRecord[] } | null;
 }
 
 /** A run is in progress: it holds the workers (a queued one waits). */
@@ -51,6 +54,7 @@ const EMPTY: LiveFeed = {
   lastStatus: null,
   current: null,
   queued: [],
+  runLoad: null,
 };
 
 /**
@@ -116,11 +120,8 @@ function apply(feed: LiveFeed, message: LiveMessage): LiveFeed {
       const current = isInProgress(changed) || feed.current?.id === changed.id ? changed : feed.current;
       return { ...feed, lastStatus: changed, run, queued, current };
     }
-    case "run-load": {
-      const update = <T extends { id: string; loadChanges?: unknown } | null>(run: T): T =>
-        run && run.id === message.runId ? { ...run, loadChanges: message.loadChanges } : run;
-      return { ...feed, run: update(feed.run) };
-    }
+    case "run-load":
+      return { ...feed, runLoad: { runId: message.runId, loadChanges: message.loadChanges } };
     case "run-second": {
       const fresh = feed.liveRunId !== message.runId;
       const requestPoints = fresh ? {} : { ...feed.requestPoints };

@@ -116,6 +116,34 @@ export function buildOpenApi(): Record<string, unknown> {
           },
         },
       },
+      "/api/runs/{id}/load": {
+        patch: {
+          summary: "Change the running run's VUs or arrival rate",
+          parameters: idParam,
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  properties: {
+                    vus: { type: "integer", minimum: 0 },
+                    rate: { type: "number", minimum: 0 },
+                    scenario: { type: "string" },
+                  },
+                  additionalProperties: false,
+                },
+              },
+            },
+          },
+          responses: {
+            200: answer("{ id, loadChanges }"),
+            400: failure("the executor has no such knob, too many VUs, unknown scenario"),
+            404: failure("no such run"),
+            409: failure("not running"),
+          },
+        },
+      },
       "/api/runs/{id}/stop": {
         post: {
           summary: "Graceful stop",

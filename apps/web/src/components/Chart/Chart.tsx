@@ -23,16 +23,25 @@ interface ChartProps {
   onSelect?: (from: number, to: number) => void;
   /** Names of the x positions (runs in a trend) instead of elapsed time. */
   xLabels?: string[];
+  /** Moments to mark with a vertical line and a label (load changes), in seconds. */
+  markers?: ChartMarker[];
+}
+
+export interface ChartMarker {
+  at: number;
+  label: string;
 }
 
 /** A uPlot time series: fast enough for an hour of one-second points, resized with its box. */
-export function Chart({ title, unit, x, series, height = 220, onSelect, xLabels }: ChartProps) {
+export function Chart({ title, unit, x, series, height = 220, onSelect, xLabels, markers }: ChartProps) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const selected = useRef(onSelect);
   selected.current = onSelect;
   const labels = useRef(xLabels);
   labels.current = xLabels;
+  const marks = useRef(markers);
+  marks.current = markers;
   const shape = series.map((s) => `${s.label}|${s.color}|${s.dashed ? 1 : 0}`).join(",");
   const [themeVersion, setThemeVersion] = useState(0);
   useEffect(() => onThemeChange(() => setThemeVersion((v) => v + 1)), []);
@@ -81,6 +90,7 @@ export function Chart({ title, unit, x, series, height = 220, onSelect, xLabels 
       // A drag selects a range of seconds (no zoom): the page shows that range's exact summary.
       cursor: { drag: { x: true, y: false, setScale: false } },
       hooks: {
+        draw: [(u) => drawMarkers(u, marks.current ?? [], muted)],
         setSelect: [
           (u) => {
             if (u.select.width < 2 || !selected.current) return;
@@ -108,13 +118,50 @@ export function Chart({ title, unit, x, series, height = 220, onSelect, xLabels 
     plot.current?.setData([x, ...series.map((s) => s.values)] as uPlot.AlignedData);
   }, [x, series]);
 
+  const markerKey = markers?.map((m) => `${m.at}:${m.label}`).join(",") ?? "";
+  // biome-ignore lint/correctness/useExhaustiveDependencies: redrawn when the markers change
+  useEffect(() => {
+    plot.current?.redraw(false);
+  }, [markerKey]);
+
   return (
     // data-last-t: the last second drawn, for tests to read what a canvas shows.
-    <figure className="chart" aria-label={title} data-last-t={x.at(-1) ?? ""}>
+    <figure
+      className="chart"
+      aria-label={title}
+      data-last-t={x.at(-1) ?? ""}
+      data-markers={markers?.map((m) => m.at).join(",") || undefined}
+    >
       <figcaption>
         {title} <small>({unit})</small>
       </figcaption>
       <div ref={box} className="chart-box" />
     </figure>
   );
+}
+
+/** A dashed line at each marker's second, its label beside it at the top of the plot. */
+function drawMarkers(u: uPlot, markers: ChartMarker[], color: string): void {
+  if (!markers.length) return;
+  const { ctx, bbox } = u;
+  ctx.save();
+  ctx.strokeStyle = color;
+  ctx.fillStyle = color;
+  ctx.setLineDash([4, 4]);
+  ctx.lineWidth = devicePixelRatio;
+  ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
+  ctx.textBaseline = "top";
+  for (const marker of markers) {
+    const left = Math.round(u.valToPos(marker.at, "x", true));
+    if (left < bbox.left || left > bbox.left + bbox.width) continue;
+    ctx.beginPath();
+    ctx.moveTo(left, bbox.top);
+    ctx.lineTo(left, bbox.top + bbox.height);
+    ctx.stroke();
+    const width = ctx.measureText(marker.label).width;
+    // The label goes left of the line when it would leave the plot on the right.
+    const textLeft = left + 4 + width > bbox.left + bbox.width ? left - 4 - width : left + 4;
+    ctx.fillText(marker.label, textLeft, bbox.top + 2);
+  }
+  ctx.restore();
 }

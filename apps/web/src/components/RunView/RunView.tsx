@@ -12,6 +12,7 @@ import { Chart } from "../Chart/Chart.js";
 import { ChartScope } from "../ChartScope/ChartScope.js";
 import { Checks } from "../Checks/Checks.js";
 import { ErrorList } from "../ErrorList/ErrorList.js";
+import { LoadControl, loadMarkers } from "../LoadControl/LoadControl.js";
 import { RequestTable } from "../RequestTable/RequestTable.js";
 import { RunWorkers } from "../RunWorkers/RunWorkers.js";
 import { StatCard } from "../StatCard/StatCard.js";
@@ -84,6 +85,7 @@ export function RunView({
     for (const [name, series] of Object.entries(requestPoints)) current[name] = series.at(-1);
     return current;
   }, [last, requestPoints]);
+  const markers = useMemo(() => loadMarkers(run.loadChanges ?? []), [run.loadChanges]);
   const runWorkerIds = new Set(run.workers.map((w) => w.workerId));
   // Live, VUs are what the run's workers say now (heartbeats), as in the workers table below;
   // the merged seconds trail them by a second or two.
@@ -141,6 +143,7 @@ export function RunView({
           }
         />
       </div>
+      {live && run.status === "running" && !compact && <LoadControl run={run} elapsedS={elapsed} />}
       {!live && run.thresholds.length > 0 && (
         <section>
           <h2>
@@ -160,8 +163,16 @@ export function RunView({
           x={x}
           series={throughput}
           onSelect={select}
+          markers={markers}
         />
-        <Chart title={`Latency${scopeLabel(scope)}`} unit="ms" x={x} series={latency} onSelect={select} />
+        <Chart
+          title={`Latency${scopeLabel(scope)}`}
+          unit="ms"
+          x={x}
+          series={latency}
+          onSelect={select}
+          markers={markers}
+        />
         {!compact && (
           <Chart
             title={scope ? "Virtual users · whole run" : "Virtual users"}
@@ -169,6 +180,7 @@ export function RunView({
             x={x}
             series={vus}
             onSelect={select}
+            markers={markers}
           />
         )}
       </div>
