@@ -72,6 +72,33 @@ describe("examples/ run for real", () => {
     expect(report.passed).toBe(true);
   });
 
+  it("service-registry-capacity.yaml: a capacity search of registrations, answered in one sentence", async () => {
+    copyFileSync(join(ROOT, "examples/instances.csv"), join(dir, "instances.csv"));
+    const example = parse(readFileSync(join(ROOT, "examples/service-registry-capacity.yaml"), "utf8"));
+    // Three short steps the loopback target meets: the search ends at maxRate.
+    const report = await runExample("service-registry-capacity.yaml", {
+      load: { ...example.load, startRate: 20, step: 20, stepDuration: "2s", maxRate: 60, maxVus: 50 },
+    });
+    const capacity = report.summary.capacity;
+    expect(capacity).toMatchObject({
+      sustainedRate: 60,
+      breakingRate: null,
+      limitedBy: "maxRate",
+      request: "register",
+    });
+    expect(capacity?.steps.map((s) => [s.rate, s.ok])).toEqual([
+      [20, true],
+      [40, true],
+      [60, true],
+    ]);
+    expect(capacity?.sentence).toMatch(
+      /^Sustains 60 req\/s with p95 [\d.]+ ms on register, the highest rate tried/,
+    );
+    const registrations = target.log.filter((e) => e.method === "POST" && e.url === "/nacos/v1/ns/instance");
+    expect(registrations).toHaveLength(2 * (20 + 40 + 60));
+    expect(report.summary.total.requests).toBe(registrations.length);
+  });
+
   it("service-registry.yaml: every instance registered, queried and deregistered exactly once", async () => {
     copyFileSync(join(ROOT, "examples/instances.csv"), join(dir, "instances.csv"));
     const rows = readFileSync(join(ROOT, "examples/instances.csv"), "utf8").trim().split("\n").length - 1;

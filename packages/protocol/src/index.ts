@@ -22,6 +22,7 @@ export * from "./messages/worker-messages.js";
 export * from "./numbers.js";
 export * from "./plan/partition.js";
 export * from "./queues.js";
+export * from "./scenario/capacity.js";
 export * from "./scenario/capture.js";
 export * from "./scenario/data.js";
 export * from "./scenario/load.js";

@@ -11,7 +11,6 @@ import {
   type RunDetail,
   readScenarioText,
   type Scenario,
-  statusLabel,
   ValidationError,
 } from "@volley/protocol";
 import { startWorker } from "@volley/worker";
@@ -21,9 +20,9 @@ import { EXIT, UsageError } from "../cli-error.js";
 import { LiveView } from "../live-view.js";
 import { ensureRedis } from "../redis-launcher.js";
 import { compareWithBaseline, fetchShift, findBaseline, parseRegressionLimits } from "../reports/baseline.js";
+import { printReport } from "../reports/print-report.js";
 import { writeOutputs } from "../reports/run-outputs.js";
 import { scriptSources } from "../script-sources.js";
-import { formatSummaryTable, formatThresholds } from "../summary-table.js";
 
 export const RUN_HELP = `Usage: volley run SCENARIO.(json|yaml) [options]
 
@@ -275,21 +274,4 @@ async function follow(api: ApiClient, runId: string): Promise<RunDetail> {
   } finally {
     process.off("SIGINT", onSignal);
   }
-}
-
-function printReport(run: RunDetail): void {
-  const t = run.summary.total;
-  console.log(
-    `\n${run.name}: ${statusLabel(run)}${run.error ? ` (${run.error})` : ""}, ${t.requests} requests in ${run.summary.durationS.toFixed(1)}s, ${t.dropped} dropped`,
-  );
-  console.log(formatSummaryTable(run));
-  if (run.summary.errors.length) {
-    console.log("\nErrors:");
-    for (const e of run.summary.errors.slice(0, 10))
-      console.log(`  ${e.count}x ${e.kind} ${e.request ?? ""}: ${e.message}`);
-  }
-  console.log(`\nFigures: ${run.trust.verdict}`);
-  for (const reason of run.trust.reasons) console.log(`  - ${reason.message}`);
-  const thresholds = formatThresholds(run);
-  if (thresholds) console.log(`\nThresholds ${run.passed ? "passed" : "FAILED"}:\n${thresholds}`);
 }

@@ -128,6 +128,9 @@ export class RunAggregator {
     );
   }
 
+  /** Hears each second as it closes, with its merged statistics (a capacity search's judge). */
+  onSecondClosed: ((second: number, stats: StatsAggregate) => void) | null = null;
+
   /** The last second merged, for "now" figures while the run is live. */
   lastPoint: TimeseriesPoint | null = null;
   /** The last RECENT_SECONDS closed seconds' statistics, for metrics over a recent window. */
@@ -340,6 +343,7 @@ export class RunAggregator {
     this.cumulative.addAggregate(stats);
     this.recent.push(stats);
     if (this.recent.length > RECENT_SECONDS) this.recent.shift();
+    this.onSecondClosed?.(second, stats);
     return {
       type: "run-second",
       runId: this.runId,

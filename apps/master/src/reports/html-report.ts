@@ -11,6 +11,7 @@ import {
   type Timeseries,
   type TotalsSummary,
 } from "@volley/protocol";
+import { capacitySection } from "./capacity-report.js";
 import { escapeHtml, svgLineChart } from "./svg-chart.js";
 
 const STYLE = `
@@ -64,6 +65,7 @@ export function renderHtmlReport(run: RunDetail, series: Timeseries): string {
 ${run.error ? `<div class="warn">${escapeHtml(run.error)}</div>` : ""}
 <div class="trust trust-${run.trust.verdict}" data-verdict="${run.trust.verdict}"><b>Figures: ${run.trust.verdict}</b>${run.trust.reasons.length ? `<ul>${run.trust.reasons.map((r) => `<li>${escapeHtml(r.message)}</li>`).join("")}</ul>` : " (no saturation, loss, drops or short run)"}</div>
 <div class="cards">${cards}</div>
+${capacitySection(run.summary.capacity)}
 ${thresholdTable(run)}
 <h2>Charts</h2>
 ${svgLineChart("Throughput and errors", "per second", [

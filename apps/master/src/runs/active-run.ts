@@ -1,6 +1,13 @@
-import { type LoadChangeRecord, runGracefulStopMs, runPlannedMs, type Scenario } from "@volley/protocol";
+import {
+  type LoadChangeRecord,
+  runGracefulStopMs,
+  runPlannedMs,
+  type Scenario,
+  statsNames,
+} from "@volley/protocol";
 import { isWorkerDone, type RunAggregator } from "../pipeline/run-aggregator.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
+import { CapacityJudge } from "./capacity/capacity-judge.js";
 import { SaturationTracker } from "./saturation-tracker.js";
 
 /** What the scheduler keeps about the run in progress. */
@@ -22,6 +29,10 @@ export interface ActiveRun {
   finishing: boolean;
   /** Changes of the load made while it runs, oldest first (kept in the run's row too). */
   loadChanges: LoadChangeRecord[];
+  /** A capacity search's judge, fed each merged second; null for other executors. */
+  capacity: CapacityJudge | null;
+  /** Steps of the search already written to the run's row. */
+  capacityStepsSaved: number;
   /** The run's script bundles and setup() results, for teardown() once it ends (this master's runs). */
   scripts?: { bundles: Record<string, string>; setupData: Record<string, string> };
 }
@@ -48,6 +59,8 @@ export function newActiveRun(
     clockUncertainty: new Map(),
     finishing: false,
     loadChanges: [],
+    capacity: capacityJudgeOf(scenario, aggregator),
+    capacityStepsSaved: 0,
   };
 }
 
@@ -73,4 +86,14 @@ export function markAbsentWorkers(
     }
   }
   return lost;
+}
+
+/** The judge of a capacity-search run (it runs alone), listening to the aggregator's seconds. */
+function capacityJudgeOf(scenario: Scenario, aggregator: RunAggregator): CapacityJudge | null {
+  const [part] = scenario.parts;
+  if (scenario.parts.length !== 1 || part.load.executor !== "capacity-search") return null;
+  const oneRequest = part.flows.length === 1 && scenario.requests.length === 1;
+  const judge = new CapacityJudge(part.load, statsNames(scenario), oneRequest ? "req/s" : "iterations/s");
+  aggregator.onSecondClosed = (second, stats) => judge.addSecond(second, stats);
+  return judge;
 }

@@ -29,6 +29,8 @@ function knobOf(load: LoadConfig): "vus" | "rate" | string {
       return "rate";
     case "per-vu-iterations":
       return "per-vu-iterations has no load to change: each VU runs a fixed number of iterations";
+    case "capacity-search":
+      return "capacity-search sets its own rate, step by step: change startRate, step or maxRate in the scenario";
   }
 }
 

@@ -54,6 +54,11 @@ export async function takeOver(run: StartedRun, deps: TakeOverDeps): Promise<Act
   const active = newActiveRun(run.id, scenario, run.startAt, aggregator, deps.overrunMs ?? 30_000);
   active.stopReason = run.stopReason;
   active.loadChanges = JSON.parse(run.loadChanges);
+  if (active.capacity && run.capacity) {
+    // Steps judged before; the step in progress is judged on the seconds merged from now on.
+    active.capacity.restore(JSON.parse(run.capacity).steps ?? []);
+    active.capacityStepsSaved = active.capacity.steps.length;
+  }
   const now = Date.now();
   for (const worker of aggregator.workerList()) active.seen.set(worker.workerId, now);
   deps.ingest.open(run.id);

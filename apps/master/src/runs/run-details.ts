@@ -50,6 +50,11 @@ export async function runDetail(
   const warnings = active
     ? runWarnings(active, active.aggregator.workerList(), total, resolved.durationS)
     : (JSON.parse(run.warnings) as SaturationWarning[]);
-  const detail = toDetail(run, resolved, workers, warnings);
+  const capacity = active?.capacity
+    ? active.capacity.result()
+    : run.capacity
+      ? JSON.parse(run.capacity)
+      : null;
+  const detail = toDetail(run, capacity ? { ...resolved, capacity } : resolved, workers, warnings);
   return active ? { ...detail, now: active.aggregator.lastPoint } : detail;
 }

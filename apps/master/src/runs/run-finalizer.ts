@@ -44,7 +44,8 @@ export async function finalizeRun(deps: FinalizeDeps, runId: string, active: Act
       status = "failed";
       error = "every worker of the run was lost";
     } else {
-      status = run.stopReason ? "aborted" : "finished";
+      // A capacity search that found its answer ends as planned.
+      status = run.stopReason && run.stopReason !== "capacity" ? "aborted" : "finished";
     }
     error ??= active.blocked;
   }
@@ -58,6 +59,7 @@ export async function finalizeRun(deps: FinalizeDeps, runId: string, active: Act
       durationS: summary.durationS,
       rps: summary.total.rps,
       warnings: JSON.stringify(runWarnings(active, workers, summary.total.requests, summary.durationS)),
+      ...(active.capacity ? { capacity: JSON.stringify(active.capacity.result()) } : {}),
     });
     for (const { workerId, update } of aggregator.workerUpdates()) {
       await tx.runWorkers.update(runId, workerId, {

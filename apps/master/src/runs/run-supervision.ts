@@ -22,6 +22,7 @@ export interface SupervisionDeps {
  * is still silent past the overrun is lost so the run can end).
  */
 export async function superviseRun(active: ActiveRun, deps: SupervisionDeps, now: number): Promise<void> {
+  await superviseCapacity(active, deps);
   if (!active.stopReason) {
     const broken = brokenAbortThreshold(active, now);
     if (broken) {
@@ -48,6 +49,26 @@ export async function superviseRun(active: ActiveRun, deps: SupervisionDeps, now
     for (const worker of active.aggregator.workerList()) {
       if (!isWorkerDone(worker)) active.aggregator.markLost(worker.workerId);
     }
+  }
+}
+
+/**
+ * A capacity search: each newly judged step is written to the run (a master that takes the run
+ * over resumes from it); once the search has its answer, the run stops (status finished).
+ */
+async function superviseCapacity(active: ActiveRun, deps: SupervisionDeps): Promise<void> {
+  const judge = active.capacity;
+  if (!judge) return;
+  if (judge.steps.length > active.capacityStepsSaved) {
+    active.capacityStepsSaved = judge.steps.length;
+    await deps.db.runs.update(active.id, { capacity: JSON.stringify(judge.result()) });
+  }
+  if (judge.done && !active.stopReason) {
+    deps.log.info(
+      { runId: active.id, capacity: judge.result().sentence },
+      "capacity search answered: stopping the run",
+    );
+    await deps.stopRun(active.id, "capacity");
   }
 }
 

@@ -63,8 +63,9 @@ export function RunPage() {
             {run.scenario.target} ·{" "}
             {queued ? `queued ${formatDate(run.createdAt)}` : `started ${formatDate(run.startedAt)}`}
             {run.finishedAt && ` · ended ${formatDate(run.finishedAt)}`}
+            {run.stopReason === "capacity" && " · ended at its breaking point"}
             {run.stopReason &&
-              !["user", "cancelled"].includes(run.stopReason) &&
+              !["user", "cancelled", "capacity"].includes(run.stopReason) &&
               ` · stopped by ${run.stopReason}`}
           </p>
         </div>

@@ -1,10 +1,15 @@
 import { performance } from "node:perf_hooks";
-import type { ConstantArrivalRateConfig, LoadChange, RampingArrivalRateConfig } from "@volley/protocol";
+import type {
+  CapacitySearchConfig,
+  ConstantArrivalRateConfig,
+  LoadChange,
+  RampingArrivalRateConfig,
+} from "@volley/protocol";
 import type { EngineVu } from "../vu/engine-vu.js";
 import { BaseExecutor, type ExecutorContext } from "./base-executor.js";
 import { type RateProfile, withRateOverride } from "./rate-profile.js";
 
-type ArrivalConfig = ConstantArrivalRateConfig | RampingArrivalRateConfig;
+type ArrivalConfig = ConstantArrivalRateConfig | RampingArrivalRateConfig | CapacitySearchConfig;
 
 /**
  * Open model: iterations start on schedule whether or not earlier ones finished. The whole

@@ -1,5 +1,6 @@
 import type { ExecutorType, LoadConfig } from "@volley/protocol";
 import type { BaseExecutor, ExecutorContext } from "./base-executor.js";
+import { CapacitySearchExecutor } from "./capacity-search.js";
 import { ConstantArrivalRateExecutor } from "./constant-arrival-rate.js";
 import { ConstantVusExecutor } from "./constant-vus.js";
 import { PerVuIterationsExecutor } from "./per-vu-iterations.js";
@@ -16,6 +17,7 @@ const EXECUTOR_FACTORIES: { [T in ExecutorType]: Factory<ConfigOf<T>> } = {
   "per-vu-iterations": (config, ctx) => new PerVuIterationsExecutor(config, ctx),
   "constant-arrival-rate": (config, ctx) => new ConstantArrivalRateExecutor(config, ctx),
   "ramping-arrival-rate": (config, ctx) => new RampingArrivalRateExecutor(config, ctx),
+  "capacity-search": (config, ctx) => new CapacitySearchExecutor(config, ctx),
 };
 
 export function createExecutor(config: LoadConfig, ctx: ExecutorContext): BaseExecutor {

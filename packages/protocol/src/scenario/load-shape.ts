@@ -1,3 +1,4 @@
+import { capacityRates } from "./capacity.js";
 import type { LoadConfig } from "./load.js";
 
 /** A load's plan over time, for a preview: corners of the curve as [seconds, value]. */
@@ -49,6 +50,14 @@ export function loadShape(load: LoadConfig): LoadShape {
         points.push([t, stage.target]);
       }
       return { unit: load.executor === "ramping-vus" ? "VUs" : "iterations/s", openEnded: false, points };
+    }
+    case "capacity-search": {
+      // A staircase, ended early at the breaking point: the plan is its upper bound.
+      const points: Array<[number, number]> = [];
+      capacityRates(load).forEach((rate, i) => {
+        points.push([s(i * load.stepDuration), rate], [s((i + 1) * load.stepDuration), rate]);
+      });
+      return { unit: "iterations/s", openEnded: true, points };
     }
   }
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { durationSchema, positiveDurationSchema } from "../duration.js";
+import { capacityRates, MAX_CAPACITY_STEPS, sloSchema, stepDurationSchema } from "./capacity.js";
 
 /** The executors of a scenario's `load` block, one schema each, keyed on `executor`. */
 export const EXECUTORS = [
@@ -8,6 +9,7 @@ export const EXECUTORS = [
   "per-vu-iterations",
   "constant-arrival-rate",
   "ramping-arrival-rate",
+  "capacity-search",
 ] as const;
 export type ExecutorType = (typeof EXECUTORS)[number];
 
@@ -90,6 +92,37 @@ export const rampingArrivalRateSchema = z.strictObject({
   ...baseFields,
 });
 
+/**
+ * An arrival rate raised step by step until a step's merged data breaks the SLO (or maxRate);
+ * the master judges each step and ends the run at the breaking point.
+ */
+export const capacitySearchSchema = z
+  .strictObject({
+    executor: z.literal("capacity-search"),
+    startRate: z.number().positive().max(MAX_RATE),
+    step: z.number().positive().max(MAX_RATE).optional(),
+    factor: z.number().gt(1).max(100).optional(),
+    stepDuration: stepDurationSchema,
+    maxRate: z.number().positive().max(MAX_RATE),
+    maxVus: vus,
+    slo: sloSchema,
+    /** Judge a failing step again on the next one before calling it the breaking point. @defaultValue true */
+    confirm: z.boolean().default(true),
+    ...baseFields,
+  })
+  .refine((load) => (load.step === undefined) !== (load.factor === undefined), {
+    error: "give either step (added each step) or factor (multiplied each step)",
+    path: ["step"],
+  })
+  .refine((load) => load.maxRate >= load.startRate, {
+    error: "maxRate must be at least startRate",
+    path: ["maxRate"],
+  })
+  .refine((load) => capacityRates(load).length <= MAX_CAPACITY_STEPS, {
+    error: `the search would take more than ${MAX_CAPACITY_STEPS} steps from startRate to maxRate: a larger step or factor`,
+    path: ["step"],
+  });
+
 export const loadSchema = z.discriminatedUnion(
   "executor",
   [
@@ -98,6 +131,7 @@ export const loadSchema = z.discriminatedUnion(
     perVuIterationsSchema,
     constantArrivalRateSchema,
     rampingArrivalRateSchema,
+    capacitySearchSchema,
   ],
   {
     error: (issue) =>
@@ -111,6 +145,7 @@ export type RampingVusConfig = z.output<typeof rampingVusSchema>;
 export type PerVuIterationsConfig = z.output<typeof perVuIterationsSchema>;
 export type ConstantArrivalRateConfig = z.output<typeof constantArrivalRateSchema>;
 export type RampingArrivalRateConfig = z.output<typeof rampingArrivalRateSchema>;
+export type CapacitySearchConfig = z.output<typeof capacitySearchSchema>;
 
 /** Planned length of the load phase in ms (without gracefulStop); per-vu-iterations gives its cap. */
 export function plannedDurationMs(load: LoadConfig): number {
@@ -123,6 +158,8 @@ export function plannedDurationMs(load: LoadConfig): number {
       return load.stages.reduce((sum, s) => sum + s.duration, 0);
     case "per-vu-iterations":
       return load.maxDuration;
+    case "capacity-search":
+      return capacityRates(load).length * load.stepDuration;
   }
 }
 
@@ -146,6 +183,7 @@ export function peakVusField(load: LoadConfig): string {
       return load.maxVus === undefined ? "load.stages" : "load.maxVus";
     case "constant-arrival-rate":
     case "ramping-arrival-rate":
+    case "capacity-search":
       return "load.maxVus";
   }
 }
@@ -160,6 +198,7 @@ export function peakVus(load: LoadConfig): number {
       return load.maxVus ?? Math.max(load.startVus, ...load.stages.map((s) => s.target));
     case "constant-arrival-rate":
     case "ramping-arrival-rate":
+    case "capacity-search":
       return load.maxVus;
   }
 }

@@ -301,6 +301,16 @@ export const scenarioSchema = z
     }
     const requestNames = new Set(scenario.requests.map(requestName));
     if (scenario.parts.length > 1) {
+      // A search is judged on the run's merged seconds: another load beside it would muddle them.
+      scenario.parts.forEach((part) => {
+        if (part.load.executor === "capacity-search") {
+          ctx.addIssue({
+            code: "custom",
+            path: ["scenarios", part.name ?? "", "load", "executor"],
+            message: "capacity-search runs alone: give it a scenario of its own",
+          });
+        }
+      });
       // Statistics are kept by request name: across scenarios, a name must say which one it is.
       const owner = new Map<string, string | null>();
       scenario.requests.forEach((request, index) => {
@@ -314,6 +324,15 @@ export const scenarioSchema = z
           });
         }
         owner.set(name, part);
+      });
+    }
+    const [first] = scenario.parts;
+    const sloRequest = first?.load.executor === "capacity-search" ? first.load.slo.request : undefined;
+    if (sloRequest !== undefined && !requestNames.has(sloRequest) && first.script === null) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["load", "slo", "request"],
+        message: `no request named "${sloRequest}" (requests: ${[...requestNames].join(", ")})`,
       });
     }
     for (const [index, group] of scenario.groups.entries()) {

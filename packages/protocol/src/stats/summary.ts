@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { capacityResultSchema } from "../scenario/capacity.js";
 import { ERROR_KINDS } from "./request-stats.js";
 
 /** Latency figures of a summary, in milliseconds. */
@@ -73,5 +74,7 @@ export const runSummarySchema = z.object({
   ),
   /** Seconds of measured load the rates are computed over. */
   durationS: z.number(),
+  /** A capacity-search run's result: each judged step and the rate it sustains. */
+  capacity: capacityResultSchema.optional(),
 });
 export type RunSummary = z.infer<typeof runSummarySchema>;

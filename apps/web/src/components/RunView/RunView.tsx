@@ -1,6 +1,7 @@
 import {
   maxOf,
   onRunSeconds,
+  parseThreshold,
   type RunDetail,
   type RunSummary,
   type TimeseriesPoint,
@@ -8,6 +9,7 @@ import {
 } from "@volley/protocol";
 import { useCallback, useMemo, useState } from "react";
 import { formatMs, formatPercent, formatRate, formatSeconds } from "../../format/format.js";
+import { CapacityView } from "../CapacityView/CapacityView.js";
 import { Chart } from "../Chart/Chart.js";
 import { ChartScope } from "../ChartScope/ChartScope.js";
 import { Checks } from "../Checks/Checks.js";
@@ -144,6 +146,9 @@ export function RunView({
         />
       </div>
       {live && run.status === "running" && !compact && <LoadControl run={run} elapsedS={elapsed} />}
+      {summary.capacity && !compact && (
+        <CapacityView capacity={summary.capacity} p95LimitMs={sloP95Ms(run)} />
+      )}
       {!live && run.thresholds.length > 0 && (
         <section>
           <h2>
@@ -215,6 +220,17 @@ export function RunView({
       )}
     </div>
   );
+}
+
+/** The p95 limit of a capacity search's SLO, in ms, when it has one. */
+function sloP95Ms(run: RunDetail): number | null {
+  const slo = (run.scenario.load as { slo?: { p95?: string } } | undefined)?.slo;
+  if (!slo?.p95) return null;
+  try {
+    return parseThreshold("p95", slo.p95).value;
+  } catch {
+    return null;
+  }
 }
 
 function scopeLabel(scope: string): string {

@@ -30,6 +30,13 @@ const FIELDS: Record<string, Array<{ key: string; label: string; kind: Kind; hin
     { key: "startRate", label: "Start rate (/s)", kind: "number" },
     { key: "maxVus", label: "Max VUs", kind: "int" },
   ],
+  "capacity-search": [
+    { key: "startRate", label: "Start rate (/s)", kind: "number" },
+    { key: "step", label: "Step (+/s)", kind: "number", hint: "or factor in the text" },
+    { key: "stepDuration", label: "Step duration", kind: "duration", hint: "whole seconds" },
+    { key: "maxRate", label: "Max rate (/s)", kind: "number" },
+    { key: "maxVus", label: "Max VUs", kind: "int" },
+  ],
 };
 const DEFAULTS: Record<string, Record<string, unknown>> = {
   "constant-vus": { vus: 10, duration: "30s" },
@@ -37,6 +44,14 @@ const DEFAULTS: Record<string, Record<string, unknown>> = {
   "per-vu-iterations": { vus: 10, iterations: 10 },
   "constant-arrival-rate": { rate: 100, duration: "30s", maxVus: 50 },
   "ramping-arrival-rate": { stages: [{ duration: "30s", target: 100 }], maxVus: 50 },
+  "capacity-search": {
+    startRate: 50,
+    step: 50,
+    stepDuration: "10s",
+    maxRate: 1000,
+    maxVus: 200,
+    slo: { p95: "<200ms", errorRate: "<1%" },
+  },
 };
 
 /** The `load` block: the executor and the fields that executor takes. */
@@ -49,7 +64,10 @@ export function LoadFields({ draft, issues, onChange }: LoadFieldsProps) {
   const changeExecutor = (next: string) => {
     const keep = Object.fromEntries(
       Object.entries(load).filter(
-        ([key]) => key === "gracefulStop" || FIELDS[next]?.some((f) => f.key === key),
+        ([key]) =>
+          key === "gracefulStop" ||
+          (key === "slo" && next === "capacity-search") ||
+          FIELDS[next]?.some((f) => f.key === key),
       ),
     );
     onChange(setAt(draft, ["load"], { ...DEFAULTS[next], ...keep, executor: next }));
@@ -99,6 +117,12 @@ export function LoadFields({ draft, issues, onChange }: LoadFieldsProps) {
           />
         </Field>
       </div>
+      {executor === "capacity-search" && (
+        <p className="field-hint" data-testid="slo-note">
+          SLO each step is judged by: {describeSlo(load.slo)}. Edit <code>slo</code> (p95, p99, errorRate,
+          request) in the scenario text.
+        </p>
+      )}
       {hasStages && (
         <div className="stages">
           {stages.map((stage, index) => (
@@ -151,4 +175,12 @@ export function LoadFields({ draft, issues, onChange }: LoadFieldsProps) {
       )}
     </fieldset>
   );
+}
+
+function describeSlo(slo: unknown): string {
+  if (!slo || typeof slo !== "object") return "none yet";
+  const parts = Object.entries(slo as Record<string, unknown>).map(
+    ([key, value]) => `${key} ${String(value)}`,
+  );
+  return parts.length ? parts.join(", ") : "none yet";
 }

@@ -1,0 +1,35 @@
+import { type CapacityResult, formatMs, type RunDetail, statusLabel } from "@volley/protocol";
+import { formatSummaryTable, formatThresholds } from "../summary-table.js";
+
+/** The final report `volley run` prints: totals, the request table, errors, capacity, trust, thresholds. */
+export function printReport(run: RunDetail): void {
+  const t = run.summary.total;
+  console.log(
+    `\n${run.name}: ${statusLabel(run)}${run.error ? ` (${run.error})` : ""}, ${t.requests} requests in ${run.summary.durationS.toFixed(1)}s, ${t.dropped} dropped`,
+  );
+  console.log(formatSummaryTable(run));
+  if (run.summary.errors.length) {
+    console.log("\nErrors:");
+    for (const e of run.summary.errors.slice(0, 10))
+      console.log(`  ${e.count}x ${e.kind} ${e.request ?? ""}: ${e.message}`);
+  }
+  if (run.summary.capacity) console.log(`\n${formatCapacity(run.summary.capacity)}`);
+  console.log(`\nFigures: ${run.trust.verdict}`);
+  for (const reason of run.trust.reasons) console.log(`  - ${reason.message}`);
+  const thresholds = formatThresholds(run);
+  if (thresholds) console.log(`\nThresholds ${run.passed ? "passed" : "FAILED"}:\n${thresholds}`);
+}
+
+/** A capacity search's answer and one line per step. */
+export function formatCapacity(capacity: CapacityResult): string {
+  const lines = capacity.steps.map((s) => {
+    const verdict = s.ok
+      ? "met"
+      : s.noise
+        ? `missed (${s.failedOn}), not confirmed`
+        : `broken: ${s.failedOn}`;
+    const p95 = s.p95 === null ? "–" : formatMs(s.p95);
+    return `  ${String(s.rate).padStart(8)}/s  achieved ${s.achievedRps.toFixed(1).padStart(8)}/s  p95 ${p95.padStart(9)}  errors ${(s.errorRate * 100).toFixed(2).padStart(6)} %  ${verdict}`;
+  });
+  return [`Capacity: ${capacity.sentence}`, ...lines].join("\n");
+}
