@@ -46,6 +46,7 @@ const GUARDED = [
   ["GET", "/api/runs/x/scripts"],
   ["POST", "/api/runs/x/pin"],
   ["PATCH", "/api/runs/x/load"],
+  ["POST", "/api/runs/x/rebalance"],
   ["PATCH", "/%61pi/runs/x/load"],
   ["GET", "/api/runs/x/summary?from=0&to=1"],
 ] as const;

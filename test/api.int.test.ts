@@ -318,6 +318,7 @@ describe("HTTP API", () => {
       "/api/runs/{id}",
       "/api/runs/{id}/stop",
       "/api/runs/{id}/load",
+      "/api/runs/{id}/rebalance",
       "/api/compare",
       "/api/trends",
       "/api/runs/{id}/scripts",

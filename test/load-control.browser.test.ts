@@ -3,7 +3,7 @@ import type { RunningMaster } from "@volley/master";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, screenshot, VIEWPORTS, watchConsole } from "./support/browser.js";
-import { startTestFleet, type TestFleet } from "./support/in-process.js";
+import { startTestFleet, startTestWorker, type TestFleet } from "./support/in-process.js";
 import { ROOT, sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
 
 let fleet: TestFleet;
@@ -65,6 +65,20 @@ describe("load control on the run page", () => {
       timeoutMs: 5000,
     });
     expect(await control.textContent()).toContain("VUs (now 6, at most 6)");
+    // A worker that connects now is offered a share; taking it draws a second marker.
+    fleet.workers.push(await startTestWorker(master, { name: "latecomer" }));
+    await page.getByTestId("rebalance").waitFor();
+    expect(await page.getByTestId("rebalance").textContent()).toContain(
+      "latecomer is ready and not in this run.",
+    );
+    await screenshot(page, "load-control-rebalance-desktop-light");
+    await page.getByTestId("rebalance-button").click();
+    await waitFor(async () => (await chart.getAttribute("data-markers"))?.split(",").length === 2, {
+      what: "the rebalance marker",
+      timeoutMs: 5000,
+    });
+    await page.getByTestId("rebalance").waitFor({ state: "detached" });
+    await page.getByTestId("run-workers").getByText("latecomer").waitFor();
     await screenshot(page, "load-control-desktop-light");
     // The refused PATCH is the only failed request the browser reports.
     expect(errors).toEqual([expect.stringContaining("status of 400")]);

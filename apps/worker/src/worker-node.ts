@@ -134,6 +134,12 @@ export class WorkerNode {
           this.run.changeLoad(message.change);
         }
         return;
+      case "rebalance":
+        if (this.run?.runId === message.runId) {
+          this.log.info({ runId: message.runId, atMs: message.atMs }, "the run was rebalanced");
+          this.run.rebalance(message.atMs, message.workerStep);
+        }
+        return;
       case "retire":
         this.log.info({ reason: message.reason }, "retired by the master");
         void this.shutdown();
@@ -234,6 +240,7 @@ export class WorkerNode {
         startAtLocal: this.clock.toLocal(message.startAt),
         publisher: this.publisher,
         onThreadError: (error) => this.log.error({ runId: message.runId, error }, "engine thread error"),
+        join: message.join,
       });
       this.run = run;
       await run.ready();

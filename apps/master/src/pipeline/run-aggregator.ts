@@ -14,7 +14,7 @@ import {
 import { StatsAggregate } from "@volley/stats";
 import { type BatchLimits, batchProblem } from "./batch-check.js";
 import type { AggregatorWorker, MergeState, OpenSecondState } from "./merge-state.js";
-import { workerToState } from "./merge-state.js";
+import { newWorker, workerToState } from "./merge-state.js";
 import { describeSummary } from "./run-summary.js";
 import { ScenarioSeries } from "./scenario-series.js";
 import { packSecondStats, SCENARIO_ROW_PREFIX, toPoint, toRow } from "./second-rows.js";
@@ -145,6 +145,13 @@ export class RunAggregator {
 
   workerList(): AggregatorWorker[] {
     return [...this.workers.values()];
+  }
+
+  /** A worker that joined the run while it goes (a rebalance): its batches count from now on. */
+  addWorker(workerId: string, name: string): void {
+    if (this.workers.has(workerId)) return;
+    this.workers.set(workerId, newWorker(workerId, name));
+    this.dirty = true;
   }
 
   hasWorker(workerId: string): boolean {

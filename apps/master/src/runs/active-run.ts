@@ -1,4 +1,5 @@
 import {
+  type LoadChange,
   type LoadChangeRecord,
   runGracefulStopMs,
   runPlannedMs,
@@ -9,6 +10,17 @@ import { isWorkerDone, type RunAggregator } from "../pipeline/run-aggregator.js"
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import { CapacityJudge } from "./capacity/capacity-judge.js";
 import { SaturationTracker } from "./saturation-tracker.js";
+
+/** The run's slice as sent at the start, and the split of the fleet now. */
+export interface RunLaunchState {
+  input: unknown;
+  env: Record<string, string>;
+  packedFiles: string | null;
+  /** The run's workers in partition order, with their weights (threads). */
+  split: Array<{ workerId: string; threads: number }>;
+  /** Rebalances so far. */
+  rebalances: number;
+}
 
 /** What the scheduler keeps about the run in progress. */
 export interface ActiveRun {
@@ -33,6 +45,13 @@ export interface ActiveRun {
   capacity: CapacityJudge | null;
   /** Steps of the search already written to the run's row. */
   capacityStepsSaved: number;
+  /** The load changes as the workers applied them (a joining worker applies them too). */
+  appliedChanges: LoadChange[];
+  /**
+   * What a worker joining the run needs (the slice, the run's files and env, the split so far);
+   * only the master that launched the run has it (env values are never stored).
+   */
+  launch?: RunLaunchState;
   /** The run's script bundles and setup() results, for teardown() once it ends (this master's runs). */
   scripts?: { bundles: Record<string, string>; setupData: Record<string, string> };
 }
@@ -61,6 +80,7 @@ export function newActiveRun(
     loadChanges: [],
     capacity: capacityJudgeOf(scenario, aggregator),
     capacityStepsSaved: 0,
+    appliedChanges: [],
   };
 }
 

@@ -16,6 +16,7 @@ import { planLoadChange } from "./load-control.js";
 import { orphanedRuns, takeOver } from "./orphaned-runs.js";
 import { packRunFiles } from "./packed-files.js";
 import { prepareRun, type RunExtras } from "./prepare-run.js";
+import { rebalanceRun } from "./rebalance.js";
 import { runDetail, runStats } from "./run-details.js";
 import { finalizeRun } from "./run-finalizer.js";
 import { recordNewRun, sendSlices } from "./run-launch.js";
@@ -146,6 +147,13 @@ export class RunScheduler {
       this.options.ingest.open(id);
       this.active = newActiveRun(id, scenario, startAt, aggregator, this.options.overrunMs ?? 30_000);
       this.active.scripts = { bundles: inputs.scripts, setupData };
+      this.active.launch = {
+        input: run.input,
+        env: inputs.env,
+        packedFiles,
+        split: plan.map((p) => ({ workerId: p.workerId, threads: p.threads })),
+        rebalances: 0,
+      };
       this.lastRenewal = Date.now();
       sendSlices(this.options.registry, launched, inputs, packedFiles);
       this.options.log.info({ runId: id, workers: plan.length, startAt }, "run started");
@@ -367,24 +375,43 @@ export class RunScheduler {
    * sent to its workers to apply at the same moment, kept in the run and pushed to dashboards.
    */
   async changeLoad(id: string, patch: LoadPatch): Promise<LoadChangeRecord[]> {
-    const active = this.active;
-    if (!active || active.id !== id || active.stopReason || active.finishing) {
-      const run = await this.options.db.runs.get(id);
-      if (!run) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${id}`);
-      throw new VolleyError(
-        "VOL_ERR_RUN_NOT_ACTIVE",
-        `run ${id} is ${run.status === "running" ? "stopping" : run.status}; only a running run's load can be changed`,
-      );
-    }
+    const active = await this.runningRun(id);
     const { change, record } = planLoadChange(active, patch, active.loadChanges.length, Date.now());
     for (const worker of active.aggregator.workerList()) {
       this.options.registry.send(worker.workerId, { type: "change-load", runId: id, change });
     }
+    active.appliedChanges.push(change);
+    return this.recordLoadChange(active, record);
+  }
+
+  /**
+   * Gives ready workers that are not in the running run a share of it (`POST
+   * /api/runs/:id/rebalance`): every worker switches to the new split at one moment.
+   */
+  async rebalance(id: string): Promise<LoadChangeRecord[]> {
+    const active = await this.runningRun(id);
+    const record = await rebalanceRun(active, this.options, Date.now());
+    return this.recordLoadChange(active, record);
+  }
+
+  private async recordLoadChange(active: ActiveRun, record: LoadChangeRecord): Promise<LoadChangeRecord[]> {
     active.loadChanges.push(record);
-    await this.options.db.runs.update(id, { loadChanges: JSON.stringify(active.loadChanges) });
-    this.options.log.info({ runId: id, ...record }, "load changed");
-    this.options.publish({ type: "run-load", runId: id, loadChanges: active.loadChanges });
+    await this.options.db.runs.update(active.id, { loadChanges: JSON.stringify(active.loadChanges) });
+    this.options.log.info({ runId: active.id, ...record }, "load changed");
+    this.options.publish({ type: "run-load", runId: active.id, loadChanges: active.loadChanges });
     return active.loadChanges;
+  }
+
+  /** The active run by id, or 404/409. */
+  private async runningRun(id: string): Promise<ActiveRun> {
+    const active = this.active;
+    if (active && active.id === id && !active.stopReason && !active.finishing) return active;
+    const run = await this.options.db.runs.get(id);
+    if (!run) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${id}`);
+    throw new VolleyError(
+      "VOL_ERR_RUN_NOT_ACTIVE",
+      `run ${id} is ${run.status === "running" ? "stopping" : run.status}; only a running run's load can be changed`,
+    );
   }
 
   /** A run's report: from the live aggregator while it runs, from the database after. */

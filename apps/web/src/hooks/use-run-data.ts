@@ -37,6 +37,11 @@ export function useRunData(id: string | null): RunData {
     if (!ACTIVE_STATUSES.has(feed.lastStatus.status)) reloadSeries();
   }, [feed.lastStatus, id, reloadDetail, reloadSeries]);
 
+  // A rebalance adds workers to the run: the report lists them once it is fetched again.
+  useEffect(() => {
+    if (feed.runLoad?.runId === id && feed.runLoad.loadChanges.at(-1)?.workers !== undefined) reloadDetail();
+  }, [feed.runLoad, id, reloadDetail]);
+
   const livePoints = feed.liveRunId === id ? feed.points : [];
   const points = useMemo(
     () => mergePoints(series.data?.overall ?? [], livePoints),

@@ -1,5 +1,5 @@
 import { EngineRunner, type SlicePeriod } from "@volley/engine";
-import type { FeederTable, LoadChange, PartitionStep } from "@volley/protocol";
+import type { FeederTable, JoinRun, LoadChange, PartitionStep } from "@volley/protocol";
 import type { StatsPublisher } from "../stats/stats-publisher.js";
 
 export interface SliceRunOptions {
@@ -23,6 +23,8 @@ export interface SliceRunOptions {
   startAtLocal: number;
   publisher: StatsPublisher;
   onThreadError: (message: string) => void;
+  /** Set when the worker joins a run already going. */
+  join?: JoinRun;
 }
 
 /** This worker's part of one run: the engine threads, and one queued batch per second. */
@@ -52,6 +54,7 @@ export class SliceRun {
       onPeriod: (period) => this.publish(period),
       onThreadError: options.onThreadError,
       stallMs: options.stallMs,
+      join: options.join,
       onThreadBlocked: (message) => {
         this.blocked ??= message;
         options.onThreadError(message);
@@ -82,6 +85,10 @@ export class SliceRun {
 
   changeLoad(change: LoadChange): void {
     if (!this.stopping) this.runner.changeLoad(change);
+  }
+
+  rebalance(atMs: number, workerStep: PartitionStep): void {
+    if (!this.stopping) this.runner.rebalance(atMs, workerStep);
   }
 
   activeVus(): number {

@@ -3,6 +3,7 @@ import type {
   CapacitySearchConfig,
   ConstantArrivalRateConfig,
   LoadChange,
+  Partition,
   RampingArrivalRateConfig,
 } from "@volley/protocol";
 import type { EngineVu } from "../vu/engine-vu.js";
@@ -51,6 +52,62 @@ export abstract class ArrivalRateExecutor<C extends ArrivalConfig> extends BaseE
     this.dispatchDue();
   }
 
+  protected rebalanced(_atMs: number): void {
+    if (this.stopped || !this.started) return;
+    this.cancel(this.dispatchTimer);
+    this.dispatchDue();
+  }
+
+  /**
+   * The whole run's iterations split by epoch: those scheduled before a rebalance's moment by
+   * the partition in force then, the rest by the new one (counted from the boundary). Every
+   * thread computes the same boundaries from the same schedule.
+   */
+  private shares(): Array<{ from: number; to: number; partition: Partition | null }> {
+    const out: Array<{ from: number; to: number; partition: Partition | null }> = [];
+    this.epochs.forEach((epoch, i) => {
+      const next = this.epochs[i + 1];
+      const from = i === 0 ? 0 : this.boundary(epoch.atMs);
+      const to = next ? this.boundary(next.atMs) : Number.POSITIVE_INFINITY;
+      out.push({ from, to: Math.max(from, to), partition: epoch.partition });
+    });
+    return out;
+  }
+
+  /** Iterations of the whole run scheduled before `atMs`. */
+  private boundary(atMs: number): number {
+    return Math.ceil(this.profile.accumulatedAt(atMs) - 1e-9);
+  }
+
+  /** How many of the whole run's first `total` iterations are this thread's. */
+  private countOf(total: number): number {
+    // The common case (no rebalance) stays as cheap as before: it runs for every iteration.
+    const only = this.epochs.length === 1 ? this.epochs[0].partition : null;
+    if (only) return only.count(total);
+    let count = 0;
+    for (const share of this.shares()) {
+      if (total <= share.from || !share.partition) continue;
+      count += share.partition.count(Math.min(total, share.to) - share.from);
+    }
+    return count;
+  }
+
+  /** The whole run's index of this thread's k-th iteration. */
+  private unitOf(k: number): number {
+    const only = this.epochs.length === 1 ? this.epochs[0].partition : null;
+    if (only) return only.unitOf(k);
+    let before = 0;
+    for (const share of this.shares()) {
+      if (!share.partition) continue;
+      const mine = Number.isFinite(share.to)
+        ? share.partition.count(share.to - share.from)
+        : Number.POSITIVE_INFINITY;
+      if (k < before + mine) return share.from + share.partition.unitOf(k - before);
+      before += mine;
+    }
+    return Number.POSITIVE_INFINITY;
+  }
+
   protected afterIteration(vu: EngineVu): void {
     this.pool.release(vu);
     // A unique feeder of this thread ran out: no later iteration could run.
@@ -60,16 +117,16 @@ export abstract class ArrivalRateExecutor<C extends ArrivalConfig> extends BaseE
   private dispatchDue(): void {
     this.dispatchTimer = null;
     if (this.stopped) return;
-    const { partition, startAt } = this.ctx;
-    const due = partition.count(this.profile.dueBy(performance.now() - startAt));
+    const { startAt } = this.ctx;
+    const due = this.countOf(this.profile.dueBy(performance.now() - startAt));
     while (this.taken < due) {
-      const scheduledAt = startAt + this.profile.timeOf(partition.unitOf(this.taken));
+      const scheduledAt = startAt + this.profile.timeOf(this.unitOf(this.taken));
       this.taken++;
       const vu = this.pool.acquire();
       if (vu) this.pool.run(vu, scheduledAt);
       else this.ctx.onDropped();
     }
-    const next = this.profile.timeOf(partition.unitOf(this.taken));
+    const next = this.profile.timeOf(this.unitOf(this.taken));
     if (Number.isFinite(next)) {
       this.dispatchTimer = this.schedule(() => this.dispatchDue(), startAt + next - performance.now());
     }

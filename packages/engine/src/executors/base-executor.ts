@@ -13,6 +13,11 @@ export interface ExecutorContext {
   vuNumberOffset?: number;
   /** performance.now() of the run's scheduled start. */
   startAt: number;
+  /**
+   * Set on a worker that joins a running run (`POST /api/runs/:id/rebalance`): ms since the
+   * start from which `partition` is its share; before it, it had none.
+   */
+  joinAtMs?: number;
   /** Counts an iteration that found no free VU. */
   onDropped: () => void;
   /** Called once, when no VU is busy any more after the end (or a stop). */
@@ -26,6 +31,11 @@ export interface ExecutorContext {
  */
 export abstract class BaseExecutor<C extends LoadConfig = LoadConfig> {
   protected readonly pool: VuPool;
+  /**
+   * The thread's share of the whole load over time: the partition it started with, then each
+   * rebalance's from its moment on (null: no share, a worker that joined later).
+   */
+  protected readonly epochs: Array<{ atMs: number; partition: Partition | null }>;
   protected stopped = false;
   private finished = false;
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -35,6 +45,13 @@ export abstract class BaseExecutor<C extends LoadConfig = LoadConfig> {
     protected readonly ctx: ExecutorContext,
     capacity: number,
   ) {
+    this.epochs =
+      ctx.joinAtMs === undefined
+        ? [{ atMs: 0, partition: ctx.partition }]
+        : [
+            { atMs: 0, partition: null },
+            { atMs: ctx.joinAtMs, partition: ctx.partition },
+          ];
     this.pool = new VuPool(
       ctx.createVu,
       ctx.partition,
@@ -46,6 +63,12 @@ export abstract class BaseExecutor<C extends LoadConfig = LoadConfig> {
 
   /** Begins the load; called at the scheduled start. */
   abstract start(): void;
+
+  /** Starts the load, then the switches of share already known (a worker that joined late). */
+  begin(): void {
+    this.start();
+    for (const epoch of this.epochs) if (epoch.atMs > 0) this.rebalanced(epoch.atMs);
+  }
 
   /** VUs taking part now (for the VUs figure). */
   abstract activeVus(): number;
@@ -75,6 +98,26 @@ export abstract class BaseExecutor<C extends LoadConfig = LoadConfig> {
     if (!timer) return;
     clearTimeout(timer);
     this.timers.delete(timer);
+  }
+
+  /**
+   * From `atMs` on, this thread's share is `partition`'s (a worker joined the run). Every thread
+   * of every worker switches at the same moment, so the shares keep adding up.
+   */
+  rebalance(atMs: number, partition: Partition): void {
+    this.epochs.push({ atMs, partition });
+    this.epochs.sort((a, b) => a.atMs - b.atMs);
+    this.rebalanced(atMs);
+  }
+
+  /** What an executor does when its share changes at `atMs`. */
+  protected abstract rebalanced(atMs: number): void;
+
+  /** The partition in force at `ms` since the start. */
+  protected partitionAt(ms: number): Partition | null {
+    let current: Partition | null = null;
+    for (const epoch of this.epochs) if (epoch.atMs <= ms + 1) current = epoch.partition;
+    return current;
   }
 
   /**

@@ -57,7 +57,12 @@ export abstract class ClosedModelExecutor<C extends LoadConfig> extends BaseExec
     for (const change of this.changes) if (change.atMs <= now + 1) latest = change;
     const inForce = latest !== null && (latest.untilMs === null || now < latest.untilMs);
     const globalTarget = inForce ? (latest?.vus as number) : this.planned;
-    this.setTarget(Math.min(this.ctx.partition.count(globalTarget), this.pool.capacity));
+    const share = this.partitionAt(now);
+    this.setTarget(share ? Math.min(share.count(globalTarget), this.pool.capacity) : 0);
+  }
+
+  protected rebalanced(atMs: number): void {
+    this.schedule(() => this.retarget(), atMs - this.elapsed());
   }
 
   private setTarget(target: number): void {

@@ -1,6 +1,7 @@
 import { Worker } from "node:worker_threads";
 import {
   type FeederTable,
+  type JoinRun,
   type LoadChange,
   MAX_VUS_PER_THREAD,
   Partition,
@@ -51,6 +52,8 @@ export interface EngineRunnerOptions {
   onThreadBlocked?: (message: string) => void;
   /** @defaultValue 10000 */
   stallMs?: number;
+  /** Set when this worker joins a run already going: its share counts from `join.atMs`. */
+  join?: JoinRun;
 }
 
 /** A thread posts a period every second while it runs: this much silence means it is blocked. */
@@ -106,6 +109,7 @@ export class EngineRunner {
         env: options.env ?? {},
         scripts: options.scripts ?? {},
         setupData: options.setupData ?? {},
+        ...(options.join ? { join: options.join } : {}),
       };
       const many = vus / this.threadCount >= MANY_VUS_PER_THREAD;
       const thread = new Worker(THREAD_ENTRY, {
@@ -165,6 +169,18 @@ export class EngineRunner {
   /** Graceful stop of every thread. */
   stop(): void {
     for (const thread of this.threads) thread.postMessage({ type: "stop" } satisfies ToThread);
+  }
+
+  /**
+   * A worker joined the run: from `atMs` on, this worker's share is `workerStep`, split over
+   * its threads as before.
+   */
+  rebalance(atMs: number, workerStep: PartitionStep): void {
+    const slice = new Partition([workerStep]);
+    this.threads.forEach((thread, index) => {
+      const partition = slice.child(Array(this.threadCount).fill(1), index).steps;
+      thread.postMessage({ type: "rebalance", atMs, partition } satisfies ToThread);
+    });
   }
 
   /** A load change for every thread; each takes its share through its partition. */

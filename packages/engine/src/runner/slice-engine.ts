@@ -4,8 +4,10 @@ import {
   feedersByPart,
   GROUP_METHOD,
   hasThinkTime,
+  type JoinRun,
   type LoadChange,
-  type Partition,
+  Partition,
+  type PartitionStep,
   peakVus,
   type RequestStats,
   runPeakVus,
@@ -55,6 +57,8 @@ export interface SliceEngineOptions {
   latencyHistograms?: boolean;
   /** The scripts scripted parts run, loaded (`loadScripts`), by the path the scenario names. */
   scripts?: Record<string, LoadedScript>;
+  /** Set when the worker joins a run already going: its share counts from `join.atMs`. */
+  join?: JoinRun;
 }
 
 /**
@@ -152,8 +156,9 @@ export class SliceEngine {
         compression: scenario.http.compression,
       },
     };
-    // One executor per part; VU numbers of a part follow those of the parts before it.
-    let vuNumberOffset = 0;
+    // One executor per part; VU numbers of a part follow those of the parts before it (a worker
+    // that joins later numbers its VUs after every number the run has used).
+    let vuNumberOffset = options.join?.vuNumberOffset ?? 0;
     let running = scenario.parts.length;
     const partFeeders = feedersByPart(scenario);
     this.executors = scenario.parts.map((part, partIndex) => {
@@ -176,6 +181,7 @@ export class SliceEngine {
             : (number, index) => new VirtualUser(number, index, vuContext),
         partition,
         vuNumberOffset,
+        joinAtMs: options.join?.atMs,
         startAt: this.startAt,
         onDropped: () => {
           this.dropped++;
@@ -187,6 +193,18 @@ export class SliceEngine {
       vuNumberOffset += peakVus(part.load);
       return executor;
     });
+    this.applyJoinChanges();
+  }
+
+  /** The load changes made before this worker joined: its executors apply them as the others did. */
+  private applyJoinChanges(): void {
+    for (const change of this.options.join?.changes ?? []) this.changeLoad(change);
+  }
+
+  /** A worker joined the run: from `atMs` on, this thread's share is `steps`'. */
+  rebalance(atMs: number, steps: PartitionStep[]): void {
+    const partition = new Partition(steps);
+    for (const executor of this.executors) executor.rebalance(atMs, partition);
   }
 
   /** Waits for the scheduled start, then runs; resolves when the slice is over and sockets are closed. */
@@ -195,7 +213,7 @@ export class SliceEngine {
       () => {
         this.startTimer = null;
         this.loopDelay.enable();
-        for (const executor of this.executors) executor.start();
+        for (const executor of this.executors) executor.begin();
         this.vuSampler = setInterval(() => {
           this.peakVus = Math.max(this.peakVus, this.activeVus());
         }, 100);

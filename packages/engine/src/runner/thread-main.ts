@@ -20,10 +20,12 @@ try {
     attachments: start.attachments,
     env: start.env,
     scripts: await loadScripts(start.scripts, start.setupData),
+    join: start.join,
     onPeriod: (period) => post({ type: "period", period }),
   });
   port.on("message", (message: ToThread) => {
     if (message.type === "stop") engine.stop();
+    else if (message.type === "rebalance") engine.rebalance(message.atMs, message.partition);
     else if (message.type === "load") {
       // The master checked the change against the scenario; one this thread cannot apply is
       // reported rather than allowed to end the thread and its measurements.

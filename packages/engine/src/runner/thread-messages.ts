@@ -1,4 +1,4 @@
-import type { FeederTable, LoadChange, PartitionStep } from "@volley/protocol";
+import type { FeederTable, JoinRun, LoadChange, PartitionStep } from "@volley/protocol";
 import type { SlicePeriod } from "./slice-engine.js";
 
 /** What a thread is started with (its `workerData`). */
@@ -16,9 +16,14 @@ export interface ThreadStart {
   scripts: Record<string, string>;
   /** What each script's setup() returned, as JSON. */
   setupData: Record<string, string>;
+  /** Set when the worker joins a run already going. */
+  join?: JoinRun;
 }
 
-export type ToThread = { type: "stop" } | { type: "load"; change: LoadChange };
+export type ToThread =
+  | { type: "stop" }
+  | { type: "load"; change: LoadChange }
+  | { type: "rebalance"; atMs: number; partition: PartitionStep[] };
 
 export type FromThread =
   | { type: "ready" }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { partitionStepSchema } from "../plan/partition.js";
 import { runIdSchema } from "../queues.js";
 import { MAX_RATE, MAX_VUS } from "../scenario/load.js";
 
@@ -57,4 +58,33 @@ export interface LoadChangeRecord {
   vus?: number;
   rate?: number;
   scenario?: string;
+  /** A rebalance: the workers the run has from `at` on. */
+  workers?: number;
 }
+
+/** Master → worker in a run: from `atMs` on, this worker's share of the load is `workerStep`. */
+export const rebalanceRunSchema = z.strictObject({
+  type: z.literal("rebalance"),
+  runId: runIdSchema,
+  atMs: z
+    .number()
+    .min(0)
+    .max(366 * 86_400_000),
+  workerStep: partitionStepSchema,
+});
+export type RebalanceRun = z.infer<typeof rebalanceRunSchema>;
+
+/**
+ * What a worker joining a running run is told besides its slice: from when its share counts,
+ * the load changes made so far (applied as the others applied them), and where its VU numbers
+ * start (after every number the run has used).
+ */
+export const joinRunSchema = z.strictObject({
+  atMs: z
+    .number()
+    .min(0)
+    .max(366 * 86_400_000),
+  changes: z.array(loadChangeSchema).max(MAX_LOAD_CHANGES),
+  vuNumberOffset: z.int().min(0).max(1e12),
+});
+export type JoinRun = z.infer<typeof joinRunSchema>;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { partitionStepSchema } from "../plan/partition.js";
 import { runIdSchema } from "../queues.js";
 import { feederTableSchema } from "../scenario/data.js";
+import { joinRunSchema } from "./change-load.js";
 
 /** Largest bundle of one script (ES module with its inline source map). */
 export const MAX_SCRIPT_BUNDLE_BYTES = 16 * 1024 * 1024;
@@ -28,6 +29,8 @@ export const startRunSchema = z.strictObject({
   packedFiles: z.string().max(MAX_PACKED_BYTES).optional(),
   /** Values of the scenario's `env` names, for this run only (never stored). */
   env: z.record(z.string(), z.string().max(65_536)).default({}),
+  /** Set when the worker joins a run already going (`POST /api/runs/:id/rebalance`). */
+  join: joinRunSchema.optional(),
 });
 export type StartRun = z.infer<typeof startRunSchema>;
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { changeLoadSchema } from "./change-load.js";
+import { changeLoadSchema, rebalanceRunSchema } from "./change-load.js";
 import { clockPingSchema, clockPongSchema } from "./clock-ping.js";
 import { errorMessageSchema } from "./error-message.js";
 import { retireSchema } from "./retire.js";
@@ -30,6 +30,7 @@ export const masterToWorkerSchema = z.discriminatedUnion("type", [
   startRunSchema,
   stopRunSchema,
   changeLoadSchema,
+  rebalanceRunSchema,
   retireSchema,
   errorMessageSchema,
 ]);

@@ -144,6 +144,18 @@ export function buildOpenApi(): Record<string, unknown> {
           },
         },
       },
+      "/api/runs/{id}/rebalance": {
+        post: {
+          summary: "Give ready workers outside the running run a share of it",
+          parameters: idParam,
+          responses: {
+            200: answer("{ id, loadChanges }"),
+            400: failure("per-vu-iterations or a unique feeder"),
+            404: failure("no such run"),
+            409: failure("not running, or no worker outside the run"),
+          },
+        },
+      },
       "/api/runs/{id}/stop": {
         post: {
           summary: "Graceful stop",

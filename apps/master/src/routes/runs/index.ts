@@ -115,6 +115,11 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
     return { id: request.params.id, loadChanges };
   });
 
+  app.post<{ Params: { id: string } }>("/:id/rebalance", async (request) => {
+    const loadChanges = await app.services.scheduler.rebalance(request.params.id);
+    return { id: request.params.id, loadChanges };
+  });
+
   app.post<{ Params: { id: string } }>("/:id/stop", async (request, reply) => {
     const status = await app.services.scheduler.stopRun(request.params.id);
     return reply.code(202).send({ id: request.params.id, status });

@@ -51,7 +51,9 @@ function plannedAt(load: LoadConfig, t: number): number {
 
 /** What the part runs at now: the latest change made to it, else the plan. */
 function currentValue(part: Knob, changes: LoadChangeRecord[], elapsedS: number): number {
-  const mine = changes.filter((c) => (c.scenario ?? null) === part.scenario && c.at <= elapsedS + 1);
+  const mine = changes.filter(
+    (c) => (c.scenario ?? null) === part.scenario && c.at <= elapsedS + 1 && c[part.knob] !== undefined,
+  );
   const latest = mine.at(-1);
   const value = latest ? (part.knob === "vus" ? latest.vus : latest.rate) : undefined;
   return value ?? Math.round(plannedAt(part.load, elapsedS) * 10) / 10;
@@ -162,10 +164,13 @@ export function LoadControl({ run, elapsedS }: LoadControlProps) {
   );
 }
 
-/** Chart markers for a run's load changes ("→ 8 VUs", "→ 100/s"). */
+/** Chart markers for a run's load changes ("→ 8 VUs", "→ 100/s", "⇄ 3 workers"). */
 export function loadMarkers(changes: LoadChangeRecord[]) {
   return changes.map((c) => ({
     at: c.at,
-    label: `${c.scenario ? `${c.scenario} ` : ""}→ ${c.vus !== undefined ? `${c.vus} VUs` : `${c.rate}/s`}`,
+    label:
+      c.workers !== undefined
+        ? `⇄ ${c.workers} workers`
+        : `${c.scenario ? `${c.scenario} ` : ""}→ ${c.vus !== undefined ? `${c.vus} VUs` : `${c.rate}/s`}`,
   }));
 }

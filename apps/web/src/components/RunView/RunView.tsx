@@ -15,6 +15,7 @@ import { ChartScope } from "../ChartScope/ChartScope.js";
 import { Checks } from "../Checks/Checks.js";
 import { ErrorList } from "../ErrorList/ErrorList.js";
 import { LoadControl, loadMarkers } from "../LoadControl/LoadControl.js";
+import { RebalanceButton } from "../RebalanceButton/RebalanceButton.js";
 import { RequestTable } from "../RequestTable/RequestTable.js";
 import { RunWorkers } from "../RunWorkers/RunWorkers.js";
 import { StatCard } from "../StatCard/StatCard.js";
@@ -145,7 +146,12 @@ export function RunView({
           }
         />
       </div>
-      {live && run.status === "running" && !compact && <LoadControl run={run} elapsedS={elapsed} />}
+      {live && run.status === "running" && !compact && (
+        <>
+          <RebalanceButton run={run} workers={workers} />
+          <LoadControl run={run} elapsedS={elapsed} />
+        </>
+      )}
       {summary.capacity && !compact && (
         <CapacityView capacity={summary.capacity} p95LimitMs={sloP95Ms(run)} />
       )}

@@ -1,0 +1,122 @@
+import type { Database } from "@volley/db";
+import {
+  type LoadChangeRecord,
+  Partition,
+  runPeakVus,
+  runPlannedMs,
+  ValidationError,
+  VolleyError,
+} from "@volley/protocol";
+import type { WorkerRegistry } from "../workers/worker-registry.js";
+import type { ActiveRun } from "./active-run.js";
+
+/**
+ * How far ahead of now the new split takes effect: every worker, old and new, gets its message
+ * (a new one also starts its threads) before that moment, so all switch at the same point.
+ */
+export const REBALANCE_LEAD_MS = 1000;
+
+/** Why a run cannot take new workers, naming the field; null when it can. */
+function refusal(active: ActiveRun): ValidationError | null {
+  const { scenario } = active;
+  for (const part of scenario.parts) {
+    if (part.load.executor === "per-vu-iterations") {
+      return new ValidationError("run", [
+        {
+          path: part.name ? `scenarios.${part.name}.load.executor` : "load.executor",
+          message: "per-vu-iterations cannot be rebalanced: each VU runs a fixed number of iterations",
+        },
+      ]);
+    }
+  }
+  const unique = Object.entries(scenario.data).find(([, feeder]) => feeder.mode === "unique");
+  if (unique) {
+    return new ValidationError("run", [
+      {
+        path: `data.${unique[0]}`,
+        message:
+          "a unique feeder's rows were dealt to the run's workers at its start: a run that uses one cannot take new workers",
+      },
+    ]);
+  }
+  return null;
+}
+
+/**
+ * Gives the ready workers that are not in the run a share of it: the split is redone over the
+ * run's workers and the new ones (weights: threads), each old worker is told its new share from
+ * a moment `REBALANCE_LEAD_MS` ahead, and each new one gets the run's slice with that moment, the
+ * load changes made so far and VU numbers after every number used. Nothing is counted twice: up
+ * to the moment the old split holds, after it the new one (see the engine's executors).
+ */
+export async function rebalanceRun(
+  active: ActiveRun,
+  deps: { db: Database; registry: WorkerRegistry },
+  now: number,
+): Promise<LoadChangeRecord> {
+  const problem = refusal(active);
+  if (problem) throw problem;
+  const launch = active.launch;
+  if (!launch) {
+    throw new VolleyError(
+      "VOL_ERR_RUN_NOT_ACTIVE",
+      "this master took the run over from the one that started it, which kept its env values: the run cannot take new workers",
+    );
+  }
+  const atMs = Math.max(0, now - active.startAt) + REBALANCE_LEAD_MS;
+  if (atMs >= runPlannedMs(active.scenario)) {
+    throw new VolleyError("VOL_ERR_RUN_NOT_ACTIVE", "the run's load phase ends too soon to take new workers");
+  }
+  const joining = deps.registry
+    .ready()
+    .map((e) => e.info)
+    .filter((w) => !active.aggregator.hasWorker(w.id));
+  if (joining.length === 0) {
+    throw new VolleyError(
+      "VOL_ERR_NO_WORKERS",
+      "no ready worker outside the run: start one with `volley worker --master URL`, then rebalance",
+    );
+  }
+  const split = [...launch.split, ...joining.map((w) => ({ workerId: w.id, threads: w.threads }))];
+  const weights = split.map((s) => s.threads);
+  launch.split.forEach((s, index) => {
+    deps.registry.send(s.workerId, {
+      type: "rebalance",
+      runId: active.id,
+      atMs,
+      workerStep: { weights, index },
+    });
+  });
+  launch.rebalances++;
+  const peak = runPeakVus(active.scenario);
+  const rows = joining.map((worker, j) => {
+    const index = launch.split.length + j;
+    deps.registry.send(worker.id, {
+      type: "start-run",
+      runId: active.id,
+      scenario: launch.input,
+      partition: [{ weights, index }],
+      startAt: active.startAt,
+      data: {},
+      attachments: {},
+      ...(launch.packedFiles === null ? {} : { packedFiles: launch.packedFiles }),
+      env: launch.env,
+      join: { atMs, changes: active.appliedChanges, vuNumberOffset: peak * launch.rebalances },
+    });
+    deps.registry.assign(worker.id, active.id);
+    active.aggregator.addWorker(worker.id, worker.name);
+    active.seen.set(worker.id, now);
+    return {
+      runId: active.id,
+      workerId: worker.id,
+      name: worker.name,
+      host: worker.host,
+      threads: worker.threads,
+      vus: new Partition([{ weights, index }]).count(peak),
+      status: "running",
+    };
+  });
+  await deps.db.runWorkers.createMany(rows);
+  launch.split = split;
+  return { at: Math.round(atMs / 100) / 10, workers: split.length };
+}

@@ -1,0 +1,128 @@
+import type { RunningMaster } from "@volley/master";
+import type { LoadChangeRecord, RunDetail, Timeseries } from "@volley/protocol";
+import type { WorkerNode } from "@volley/worker";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestMaster, startTestWorker } from "./support/in-process.js";
+import { getJson, sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
+import { startTargetServer, type TargetServer } from "./support/target-server.js";
+
+// A worker that connects while a run goes is given a share of it: 1 → 2 workers, counts exact.
+let master: RunningMaster;
+let target: TargetServer;
+const workers: WorkerNode[] = [];
+
+beforeAll(async () => {
+  target = await startTargetServer();
+  master = await startTestMaster({ startDelayMs: 1500 });
+  workers.push(await startTestWorker(master, { name: "first" }));
+});
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.shutdown(3000)));
+  await master?.close();
+  await target?.close();
+});
+
+async function startRun(scenario: Record<string, unknown>): Promise<string> {
+  const created = await sendJson("POST", `${master.url}/api/runs`, {
+    scenario: { target: target.url, requests: [{ name: "hello", path: "/hello" }], ...scenario },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body.id as string;
+}
+
+async function waitForSecond(runId: string, second: number): Promise<void> {
+  await waitFor(
+    async () =>
+      (await getJson<Timeseries>(`${master.url}/api/runs/${runId}/timeseries`)).overall.some(
+        (p) => p.t >= second,
+      ),
+    { what: `second ${second}`, timeoutMs: 15_000, intervalMs: 100 },
+  );
+}
+
+const rebalance = (runId: string) => sendJson("POST", `${master.url}/api/runs/${runId}/rebalance`);
+
+describe("rebalance: workers that join a running run", () => {
+  it("an arrival rate: the new worker takes half of the iterations after the moment, none twice", async () => {
+    const before = target.total();
+    const runId = await startRun({
+      name: "rebalance-rate",
+      load: { executor: "constant-arrival-rate", rate: 40, duration: "7s", maxVus: 20 },
+    });
+    await waitForSecond(runId, 1);
+    const none = await rebalance(runId);
+    expect(none.status).toBe(409);
+    expect(none.body.code).toBe("VOL_ERR_NO_WORKERS");
+    workers.push(await startTestWorker(master, { name: "second" }));
+    const answer = await rebalance(runId);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const record = (answer.body.loadChanges as LoadChangeRecord[]).at(-1) as LoadChangeRecord;
+    expect(record.workers).toBe(2);
+    const run = await waitForRunEnd<RunDetail>(master.url, runId, 30_000);
+    expect(run.status).toBe("finished");
+    expect(run.loadChanges).toEqual([record]);
+    const { requests, dropped } = run.summary.total;
+    // One schedule: 40/s for 7 s, whoever sends them.
+    expect(Math.abs(requests + dropped - 280)).toBeLessThanOrEqual(2);
+    expect(requests).toBe(target.total() - before);
+    const second = run.workers.find((w) => w.name === "second");
+    const first = run.workers.find((w) => w.name === "first");
+    expect(second?.status).toBe("finished");
+    // The new worker's half of the iterations after the moment (40/s over 7 - at seconds).
+    const after = 40 * (7 - record.at);
+    expect(Math.abs((second?.requests ?? 0) - after / 2)).toBeLessThanOrEqual(4);
+    expect((first?.requests ?? 0) + (second?.requests ?? 0)).toBe(requests);
+  });
+
+  it("VUs: 4 on two workers become 2, 1 and 1 when a third joins; the run's VUs stay 4", async () => {
+    // Both workers are ready now: a run on them both, then a third joins.
+    const runId = await startRun({
+      name: "rebalance-vus",
+      load: { executor: "constant-vus", vus: 4, duration: "6s" },
+      thinkTime: "50ms",
+    });
+    await waitForSecond(runId, 1);
+    workers.push(await startTestWorker(master, { name: "third" }));
+    const answer = await rebalance(runId);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const { at } = (answer.body.loadChanges as LoadChangeRecord[])[0];
+    const run = await waitForRunEnd<RunDetail>(master.url, runId, 30_000);
+    expect(run.status).toBe("finished");
+    const third = run.workers.find((w) => w.name === "third");
+    expect(third?.requests).toBeGreaterThan(0);
+    expect(third?.vus).toBe(1);
+    const series = await getJson<Timeseries>(`${master.url}/api/runs/${runId}/timeseries`);
+    for (const point of series.overall.filter((p) => p.t >= Math.ceil(at) + 1 && p.t < 5)) {
+      expect(point.vus, `second ${point.t}`).toBe(4);
+    }
+    expect(run.summary.total.requests).toBe(run.workers.reduce((sum, w) => sum + w.requests, 0));
+  });
+
+  it("refuses per-vu-iterations and unique feeders, naming the field", async () => {
+    const runId = await startRun({
+      name: "rebalance-fixed",
+      load: { executor: "per-vu-iterations", vus: 2, iterations: 200 },
+      thinkTime: "20ms",
+    });
+    const refused = await rebalance(runId);
+    expect(refused.status).toBe(400);
+    expect(refused.body.details?.[0]).toMatchObject({
+      path: "load.executor",
+      message: expect.stringContaining("per-vu-iterations cannot be rebalanced"),
+    });
+    await sendJson("POST", `${master.url}/api/runs/${runId}/stop`);
+    await waitForRunEnd(master.url, runId, 30_000);
+    const unique = await startRun({
+      name: "rebalance-unique",
+      data: { users: { rows: [{ u: "a" }, { u: "b" }], mode: "unique", onExhausted: "recycle" } },
+      load: { executor: "constant-vus", vus: 2, duration: "3s" },
+      requests: [{ name: "hello", path: "/hello?u={{data.users.u}}" }],
+    });
+    const uniqueRefused = await rebalance(unique);
+    expect(uniqueRefused.status).toBe(400);
+    expect(uniqueRefused.body.details?.[0].path).toBe("data.users");
+    await sendJson("POST", `${master.url}/api/runs/${unique}/stop`);
+    await waitForRunEnd(master.url, unique, 30_000);
+    expect((await rebalance(unique)).status).toBe(409);
+  });
+});
