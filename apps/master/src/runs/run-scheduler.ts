@@ -81,7 +81,13 @@ export class RunScheduler {
   }
 
   start(): void {
-    this.timer = setInterval(() => void this.watch(), 1000);
+    // A database that drops its connections mid-query (a failover, an admin's terminate) fails
+    // one watch; the next second tries again. Nothing may escape as an unhandled rejection.
+    this.timer = setInterval(() => {
+      this.watch().catch((error: Error) =>
+        this.options.log.warn({ err: error.message }, "run supervision failed this second; retrying"),
+      );
+    }, 1000);
   }
 
   /** At shutdown: timers off, and queued runs (which never started) failed with the reason. */
