@@ -79,7 +79,7 @@ describe("capacity-search", () => {
     const breaking = capacity.steps.findIndex((s) => s.rate === capacity.breakingRate);
     expect(capacity.steps.slice(0, breaking).every((s) => s.ok || s.noise)).toBe(true);
     expect(capacity.steps[breaking + 1]?.ok).toBe(false);
-    expect(capacity.steps[breaking].errorRate).toBeGreaterThan(0.05);
+    expect(capacity.steps[breaking].errorRate).toBeGreaterThan(0.01);
     expect(capacity.steps[1].achievedRps).toBeCloseTo(40, -1);
     expect(capacity.sentence).toMatch(
       new RegExp(

@@ -113,4 +113,44 @@ describe("load control while running", () => {
     expect(last?.rps).toBeGreaterThanOrEqual(90);
     expect(run.workers.every((w) => w.requests > (requests / 2) * 0.9)).toBe(true);
   });
+
+  it("in a run of several scenarios, changes the one named and leaves the other as planned", async () => {
+    const created = await sendJson("POST", `${fleet.master.url}/api/runs`, {
+      scenario: {
+        name: "mix-change",
+        target: fleet.target.url,
+        scenarios: {
+          steady: {
+            load: { executor: "constant-arrival-rate", rate: 10, duration: "5s", maxVus: 10 },
+            requests: [{ name: "steady", path: "/steady" }],
+          },
+          burst: {
+            load: { executor: "constant-arrival-rate", rate: 10, duration: "5s", maxVus: 20 },
+            requests: [{ name: "burst", path: "/burst" }],
+          },
+        },
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const runId = created.body.id as string;
+    await waitForSecond(runId, 0);
+    const unnamed = await patchLoad(runId, { rate: 40 });
+    expect(unnamed.status).toBe(400);
+    expect(unnamed.body.details?.[0]).toMatchObject({
+      path: "scenario",
+      message: "this run has several scenarios (steady, burst): name one",
+    });
+    const changed = await patchLoad(runId, { rate: 40, scenario: "burst" });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    const [record] = changed.body.loadChanges as LoadChangeRecord[];
+    expect(record).toMatchObject({ rate: 40, scenario: "burst" });
+    const run = await waitForRunEnd<RunDetail>(fleet.master.url, runId, 30_000);
+    const byName = Object.fromEntries(run.summary.requests.map((r) => [r.name, r.requests + 0]));
+    // steady: 10/s for 5 s as planned; burst: 10/s until the change, 40/s after (plus drops, if any).
+    expect(byName.steady + run.summary.total.dropped).toBeGreaterThanOrEqual(48);
+    expect(byName.steady).toBeLessThanOrEqual(50);
+    const burstPlanned = 10 * record.at + 40 * (5 - record.at);
+    expect(byName.burst).toBeLessThanOrEqual(Math.ceil(burstPlanned) + 2);
+    expect(byName.burst + run.summary.total.dropped).toBeGreaterThanOrEqual(Math.floor(burstPlanned) - 2);
+  });
 });

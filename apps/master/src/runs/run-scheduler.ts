@@ -12,15 +12,14 @@ import type { Logger } from "pino";
 import type { StatsPipeline } from "../pipeline/stats-pipeline.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import { type ActiveRun, newActiveRun } from "./active-run.js";
-import { planLoadChange } from "./load-control.js";
 import { orphanedRuns, takeOver } from "./orphaned-runs.js";
 import { packRunFiles } from "./packed-files.js";
 import { prepareRun, type RunExtras } from "./prepare-run.js";
-import { rebalanceRun } from "./rebalance.js";
 import { runDetail, runStats } from "./run-details.js";
 import { finalizeRun } from "./run-finalizer.js";
 import { recordNewRun, sendSlices } from "./run-launch.js";
 import type { RunLease } from "./run-lease.js";
+import { addWorkersToRun, changeRunLoad } from "./run-load.js";
 import { busyMessage, type QueuedRun, RunQueue } from "./run-queue.js";
 import { runSetups, runTeardowns } from "./run-scripts.js";
 import { sendStop, superviseRun } from "./run-supervision.js";
@@ -376,36 +375,14 @@ export class RunScheduler {
     await superviseRun(active, { ...this.options, stopRun: (id, reason) => this.stopRun(id, reason) }, now);
   }
 
-  /**
-   * Changes the running run's load (`PATCH /api/runs/:id/load`): checked against its executor,
-   * sent to its workers to apply at the same moment, kept in the run and pushed to dashboards.
-   */
+  /** `PATCH /api/runs/:id/load` on the active run (see `changeRunLoad`). */
   async changeLoad(id: string, patch: LoadPatch): Promise<LoadChangeRecord[]> {
-    const active = await this.runningRun(id);
-    const { change, record } = planLoadChange(active, patch, active.loadChanges.length, Date.now());
-    for (const worker of active.aggregator.workerList()) {
-      this.options.registry.send(worker.workerId, { type: "change-load", runId: id, change });
-    }
-    active.appliedChanges.push(change);
-    return this.recordLoadChange(active, record);
+    return changeRunLoad(await this.runningRun(id), patch, this.options, Date.now());
   }
 
-  /**
-   * Gives ready workers that are not in the running run a share of it (`POST
-   * /api/runs/:id/rebalance`): every worker switches to the new split at one moment.
-   */
+  /** `POST /api/runs/:id/rebalance` on the active run (see `addWorkersToRun`). */
   async rebalance(id: string): Promise<LoadChangeRecord[]> {
-    const active = await this.runningRun(id);
-    const record = await rebalanceRun(active, this.options, Date.now());
-    return this.recordLoadChange(active, record);
-  }
-
-  private async recordLoadChange(active: ActiveRun, record: LoadChangeRecord): Promise<LoadChangeRecord[]> {
-    active.loadChanges.push(record);
-    await this.options.db.runs.update(active.id, { loadChanges: JSON.stringify(active.loadChanges) });
-    this.options.log.info({ runId: active.id, ...record }, "load changed");
-    this.options.publish({ type: "run-load", runId: active.id, loadChanges: active.loadChanges });
-    return active.loadChanges;
+    return addWorkersToRun(await this.runningRun(id), this.options, Date.now());
   }
 
   /** The active run by id, or 404/409. */

@@ -115,8 +115,11 @@ export abstract class BaseExecutor<C extends LoadConfig = LoadConfig> {
 
   /** The partition in force at `ms` since the start. */
   protected partitionAt(ms: number): Partition | null {
-    let current: Partition | null = null;
-    for (const epoch of this.epochs) if (epoch.atMs <= ms + 1) current = epoch.partition;
+    // The first share holds from the start whatever the clock says (a timer may fire a
+    // millisecond early); later ones from their moment.
+    let current = this.epochs[0].partition;
+    for (let i = 1; i < this.epochs.length; i++)
+      if (this.epochs[i].atMs <= ms + 1) current = this.epochs[i].partition;
     return current;
   }
 

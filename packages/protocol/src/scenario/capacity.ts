@@ -66,7 +66,7 @@ export const capacityStepSchema = z.object({
   dropped: z.number(),
   ok: z.boolean(),
   /** What broke the SLO, when it did. */
-  failedOn: z.enum(["p95", "p99", "errorRate", "maxVus"]).nullable(),
+  failedOn: z.enum(["p95", "p99", "errorRate", "maxVus", "noData"]).nullable(),
   /** A failing step the next step contradicted: not counted as the breaking point. */
   noise: z.boolean(),
 });
@@ -78,7 +78,7 @@ export const capacityResultSchema = z.object({
   sustainedRate: z.number().nullable(),
   /** The rate of the step that broke the SLO (null: none did). */
   breakingRate: z.number().nullable(),
-  limitedBy: z.enum(["p95", "p99", "errorRate", "maxRate", "maxVus", "stopped"]),
+  limitedBy: z.enum(["p95", "p99", "errorRate", "maxRate", "maxVus", "noData", "stopped"]),
   /** The request the SLO is judged on, or null for the whole step. */
   request: z.string().nullable(),
   steps: z.array(capacityStepSchema),

@@ -110,6 +110,15 @@ describe("CapacityJudge", () => {
     expect(judge.result()).toMatchObject({ sustainedRate: 250, breakingRate: null, limitedBy: "maxRate" });
     expect(judge.result().sentence).toContain("the highest rate tried (maxRate): the capacity is above it");
 
+    // A step in which nothing was measured meets nothing.
+    const silent = new CapacityJudge(load({ confirm: false }), ["cap"], "req/s");
+    feed(silent, [
+      [100, 5],
+      [0, 5],
+    ]);
+    expect(silent.result()).toMatchObject({ sustainedRate: 100, breakingRate: 200, limitedBy: "noData" });
+    expect(silent.result().sentence).toContain("at 200 req/s nothing was measured");
+
     const stopped = new CapacityJudge(load(), ["cap"], "req/s");
     feed(stopped, [[100, 5]]);
     expect(stopped.result()).toMatchObject({ sustainedRate: 100, limitedBy: "stopped", searching: true });

@@ -97,11 +97,14 @@ export class CapacityJudge {
     }
     const broken = evaluateThresholds(rules, summary).find((r) => r.actual !== null && !r.pass);
     const generatorLimited = dropped > rate * this.stepS * DROPPED_LIMIT;
-    const failedOn = generatorLimited
-      ? ("maxVus" as const)
-      : broken
-        ? (broken.key.slice(prefix.length) as CapacityStep["failedOn"])
-        : null;
+    // A step with nothing measured met nothing: the SLO cannot be judged on it.
+    const failedOn = !figures?.requests
+      ? ("noData" as const)
+      : generatorLimited
+        ? ("maxVus" as const)
+        : broken
+          ? (broken.key.slice(prefix.length) as CapacityStep["failedOn"])
+          : null;
     this.record(index, {
       rate,
       achievedRps: figures?.rps ?? 0,

@@ -31,6 +31,8 @@ export function capacitySentence(result: Judged, load: CapacitySearchConfig, uni
   if (!breaking) return `${holds}.`;
   const at = `at ${breaking.rate} ${unit}`;
   switch (breaking.failedOn) {
+    case "noData":
+      return `${holds}; ${at} nothing was measured${on} (no answer in the step): the generator or the network failed, not the SLO.`;
     case "maxVus":
       return `${holds}; ${at} the generator ran out of VUs (maxVus ${load.maxVus}, ${breaking.dropped} iterations dropped): a limit of this test, not of the system. Raise maxVus to search further.`;
     case "errorRate":
