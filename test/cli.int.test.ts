@@ -134,7 +134,8 @@ describe("volley command", () => {
         scenario: {
           name: "cli-holder",
           target: target.url,
-          load: { executor: "constant-vus", vus: 1, duration: "3s" },
+          // Long enough to outlast two CLI starts on a loaded machine (3 s did not, once).
+          load: { executor: "constant-vus", vus: 1, duration: "8s" },
           thinkTime: "20ms",
           requests: [{ path: "/hello" }],
         },

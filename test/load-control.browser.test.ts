@@ -57,12 +57,13 @@ describe("load control on the run page", () => {
     const chart = page.locator('figure[aria-label="Virtual users"]');
     await waitFor(async () => (await chart.getAttribute("data-markers")) ?? false, {
       what: "the load change marker",
-      timeoutMs: 3000,
+      timeoutMs: 5000,
     });
     expect(await page.locator("figure[data-markers]").count()).toBe(3);
+    // Live VUs are the workers' heartbeats: a second or two behind, more on a loaded machine.
     await waitFor(async () => (await page.getByTestId("stat-vus").textContent())?.includes("6"), {
       what: "6 VUs on the page",
-      timeoutMs: 5000,
+      timeoutMs: 15_000,
     });
     expect(await control.textContent()).toContain("VUs (now 6, at most 6)");
     // A worker that connects now is offered a share; taking it draws a second marker.
@@ -75,7 +76,7 @@ describe("load control on the run page", () => {
     await page.getByTestId("rebalance-button").click();
     await waitFor(async () => (await chart.getAttribute("data-markers"))?.split(",").length === 2, {
       what: "the rebalance marker",
-      timeoutMs: 5000,
+      timeoutMs: 10_000,
     });
     await page.getByTestId("rebalance").waitFor({ state: "detached" });
     await page.getByTestId("run-workers").getByText("latecomer").waitFor();

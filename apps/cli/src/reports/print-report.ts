@@ -1,4 +1,4 @@
-import { type CapacityResult, formatMs, type RunDetail, statusLabel } from "@volley/protocol";
+import { type CapacityResult, formatMs, type RunDetail, statusLabel, stepVerdict } from "@volley/protocol";
 import { formatSummaryTable, formatThresholds } from "../summary-table.js";
 
 /** The final report `volley run` prints: totals, the request table, errors, capacity, trust, thresholds. */
@@ -23,11 +23,7 @@ export function printReport(run: RunDetail): void {
 /** A capacity search's answer and one line per step. */
 export function formatCapacity(capacity: CapacityResult): string {
   const lines = capacity.steps.map((s) => {
-    const verdict = s.ok
-      ? "met"
-      : s.noise
-        ? `missed (${s.failedOn}), not confirmed`
-        : `broken: ${s.failedOn}`;
+    const verdict = stepVerdict(s);
     const p95 = s.p95 === null ? "–" : formatMs(s.p95);
     return `  ${String(s.rate).padStart(8)}/s  achieved ${s.achievedRps.toFixed(1).padStart(8)}/s  p95 ${p95.padStart(9)}  errors ${(s.errorRate * 100).toFixed(2).padStart(6)} %  ${verdict}`;
   });

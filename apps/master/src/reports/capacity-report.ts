@@ -1,4 +1,4 @@
-import { type CapacityResult, capacityStairs, formatMs } from "@volley/protocol";
+import { type CapacityResult, capacityStairs, formatMs, stepVerdict } from "@volley/protocol";
 import { escapeHtml, svgLineChart } from "./svg-chart.js";
 
 /** The HTML report's capacity section: the answer in a sentence, the staircase, each step. */
@@ -8,7 +8,7 @@ export function capacitySection(capacity: CapacityResult | undefined): string {
   const rows = capacity.steps
     .map(
       (s, i) =>
-        `<tr><td>${i + 1}</td><td>${s.rate}</td><td>${s.achievedRps.toFixed(1)}</td><td>${s.p95 === null ? "–" : formatMs(s.p95)}</td><td>${(s.errorRate * 100).toFixed(2)} %</td><td>${s.dropped}</td><td class="${s.ok ? "pass" : s.noise ? "" : "fail"}">${s.ok ? "met" : s.noise ? `missed (${s.failedOn}), not confirmed` : `broken: ${s.failedOn}`}</td></tr>`,
+        `<tr><td>${i + 1}</td><td>${s.rate}</td><td>${s.achievedRps.toFixed(1)}</td><td>${s.p95 === null ? "–" : formatMs(s.p95)}</td><td>${(s.errorRate * 100).toFixed(2)} %</td><td>${s.dropped}</td><td class="${s.ok ? "pass" : s.noise ? "" : "fail"}">${stepVerdict(s)}</td></tr>`,
     )
     .join("");
   return `<h2>Capacity</h2>

@@ -34,3 +34,11 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   }
   return body as T;
 }
+
+/** What to show for a failed call: each field the master named ("vus: at most 6"), else its message. */
+export function errorText(failure: unknown): string {
+  const details = failure instanceof ApiError ? failure.details : [];
+  return details.length
+    ? details.map((d) => `${d.path}: ${d.message}`).join("; ")
+    : (failure as Error).message;
+}

@@ -109,3 +109,9 @@ export function capacityStairs(result: Pick<CapacityResult, "steps" | "stepDurat
     p95: stairs((s) => s.p95),
   };
 }
+
+/** A step's SLO verdict as every report words it: "met", "broken: p95", "missed (p95), not confirmed". */
+export function stepVerdict(step: CapacityStep): string {
+  if (step.ok) return "met";
+  return step.noise ? `missed (${step.failedOn}), not confirmed` : `broken: ${step.failedOn}`;
+}

@@ -1,4 +1,4 @@
-import { type CapacityResult, capacityStairs, formatMs } from "@volley/protocol";
+import { type CapacityResult, capacityStairs, formatMs, stepVerdict } from "@volley/protocol";
 import { useMemo } from "react";
 import { formatPercent, formatRate } from "../../format/format.js";
 import { Chart } from "../Chart/Chart.js";
@@ -66,13 +66,7 @@ export function CapacityView({ capacity, p95LimitMs }: CapacityViewProps) {
                     <td>{step.p99 === null ? "–" : formatMs(step.p99)}</td>
                     <td>{formatPercent(step.errorRate)}</td>
                     <td>{step.dropped}</td>
-                    <td className={step.ok ? "good" : step.noise ? "" : "bad"}>
-                      {step.ok
-                        ? "met"
-                        : step.noise
-                          ? `missed (${step.failedOn}), not confirmed`
-                          : `broken: ${step.failedOn}`}
-                    </td>
+                    <td className={step.ok ? "good" : step.noise ? "" : "bad"}>{stepVerdict(step)}</td>
                   </tr>
                 ))}
               </tbody>

@@ -7,7 +7,7 @@ import {
   type RunDetail,
 } from "@volley/protocol";
 import { type FormEvent, useMemo, useState } from "react";
-import { ApiError, api } from "../../api/client.js";
+import { api, errorText } from "../../api/client.js";
 
 interface LoadControlProps {
   run: RunDetail;
@@ -93,12 +93,7 @@ export function LoadControl({ run, elapsedS }: LoadControlProps) {
       setApplied(answer.loadChanges.at(-1) ?? null);
       setValue("");
     } catch (failure) {
-      const details = failure instanceof ApiError ? failure.details : [];
-      setError(
-        details.length
-          ? details.map((d) => `${d.path}: ${d.message}`).join("; ")
-          : (failure as Error).message,
-      );
+      setError(errorText(failure));
     } finally {
       setSending(false);
     }

@@ -1,6 +1,6 @@
 import type { RunDetail, WorkerInfo } from "@volley/protocol";
 import { useState } from "react";
-import { ApiError, api } from "../../api/client.js";
+import { api, errorText } from "../../api/client.js";
 
 /**
  * Shown on a running run when ready workers are not in it (they connected after the start):
@@ -18,12 +18,7 @@ export function RebalanceButton({ run, workers }: { run: RunDetail; workers: Wor
     try {
       await api(`/api/runs/${run.id}/rebalance`, { method: "POST" });
     } catch (failure) {
-      const details = failure instanceof ApiError ? failure.details : [];
-      setError(
-        details.length
-          ? details.map((d) => `${d.path}: ${d.message}`).join("; ")
-          : (failure as Error).message,
-      );
+      setError(errorText(failure));
     } finally {
       setSending(false);
     }
