@@ -7,6 +7,7 @@ import {
   peakVus,
   peakVusField,
   plannedDurationMs,
+  recordedAt,
   ValidationError,
   VolleyError,
 } from "@volley/protocol";
@@ -108,7 +109,7 @@ export function planLoadChange(
   return {
     change: { part, ...value, atMs, untilMs: stageEnd(load, atMs) },
     record: {
-      at: Math.round(atMs / 100) / 10,
+      at: recordedAt(atMs),
       ...value,
       ...(parts[part].name !== null ? { scenario: parts[part].name as string } : {}),
     },

@@ -2,6 +2,7 @@ import type { Database } from "@volley/db";
 import {
   type LoadChangeRecord,
   Partition,
+  recordedAt,
   runPeakVus,
   runPlannedMs,
   ValidationError,
@@ -118,5 +119,5 @@ export async function rebalanceRun(
   });
   await deps.db.runWorkers.createMany(rows);
   launch.split = split;
-  return { at: Math.round(atMs / 100) / 10, workers: split.length };
+  return { at: recordedAt(atMs), workers: split.length };
 }

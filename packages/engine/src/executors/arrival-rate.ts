@@ -21,6 +21,8 @@ export abstract class ArrivalRateExecutor<C extends ArrivalConfig> extends BaseE
   /** Iterations of this thread already started or dropped. */
   private taken = 0;
   private dispatchTimer: NodeJS.Timeout | null = null;
+  /** The epochs' iteration ranges, computed once per rebalance or load change (not per iteration). */
+  private shareRanges: Array<{ from: number; to: number; partition: Partition | null }> | null = null;
   private started = false;
 
   constructor(
@@ -46,6 +48,7 @@ export abstract class ArrivalRateExecutor<C extends ArrivalConfig> extends BaseE
   override applyLoad(change: LoadChange): void {
     if (change.rate === undefined) throw new Error(`${this.config.executor} takes rate, not vus`);
     this.profile = withRateOverride(this.profile, change.atMs, change.rate, change.untilMs);
+    this.shareRanges = null;
     if (this.stopped || !this.started) return;
     // The next iteration's time has moved: schedule it anew.
     this.cancel(this.dispatchTimer);
@@ -53,6 +56,7 @@ export abstract class ArrivalRateExecutor<C extends ArrivalConfig> extends BaseE
   }
 
   protected rebalanced(_atMs: number): void {
+    this.shareRanges = null;
     if (this.stopped || !this.started) return;
     this.cancel(this.dispatchTimer);
     this.dispatchDue();
@@ -64,6 +68,7 @@ export abstract class ArrivalRateExecutor<C extends ArrivalConfig> extends BaseE
    * thread computes the same boundaries from the same schedule.
    */
   private shares(): Array<{ from: number; to: number; partition: Partition | null }> {
+    if (this.shareRanges) return this.shareRanges;
     const out: Array<{ from: number; to: number; partition: Partition | null }> = [];
     this.epochs.forEach((epoch, i) => {
       const next = this.epochs[i + 1];
@@ -71,6 +76,7 @@ export abstract class ArrivalRateExecutor<C extends ArrivalConfig> extends BaseE
       const to = next ? this.boundary(next.atMs) : Number.POSITIVE_INFINITY;
       out.push({ from, to: Math.max(from, to), partition: epoch.partition });
     });
+    this.shareRanges = out;
     return out;
   }
 

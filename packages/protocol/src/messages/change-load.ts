@@ -52,6 +52,11 @@ export const changeLoadSchema = z.strictObject({
 });
 export type ChangeLoad = z.infer<typeof changeLoadSchema>;
 
+/** A change's moment as a `LoadChangeRecord` keeps it: seconds since the start, to 0.1 s. */
+export function recordedAt(atMs: number): number {
+  return Math.round(atMs / 100) / 10;
+}
+
 /** A change as the run keeps it (`loadChanges` of a run): `at` in seconds since its start. */
 export interface LoadChangeRecord {
   at: number;
