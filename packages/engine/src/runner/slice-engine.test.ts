@@ -339,22 +339,25 @@ describe("load changes while running", () => {
     const { periods } = await runSlice(
       {
         ...base(),
-        load: { executor: "constant-vus", vus: 4, duration: "3s" },
+        load: { executor: "constant-vus", vus: 4, duration: "4s" },
         requests: [{ path: "/hello" }],
         thinkTime: "20ms",
       },
       [],
       20,
       [
-        { part: 0, vus: 1, atMs: 500, untilMs: null },
-        { part: 0, vus: 4, atMs: 2100, untilMs: null },
+        { part: 0, vus: 1, atMs: 200, untilMs: null },
+        { part: 0, vus: 4, atMs: 2800, untilMs: null },
       ],
     );
-    // VUs active at most in each second: 4 until 0.5 s, then 1, then 4 again from 2.1 s. (Request
-    // counts are not compared: on a starved CPU the event loop, not the VUs, sets the pace.)
-    expect(periods.map((p) => p.vus).slice(0, 3)).toEqual([4, 1, 4]);
+    // VUs active at most in each second: 4 until 0.2 s, then 1 (second 1 sees only that), then 4
+    // again from 2.8 s. The changes sit 0.8 s from the seconds asserted: a CI machine under load
+    // stalls the event loop for half a second at times, and an iteration in flight finishes first.
+    // (Request counts are not compared: on a starved CPU the event loop sets the pace.)
+    const vus = periods.map((p) => p.vus);
+    expect([vus[0], vus[1], vus[3]]).toEqual([4, 1, 4]);
     const perSecond = periods.map((p) => p.requests.reduce((sum, r) => sum + r.requests, 0));
-    expect(perSecond.slice(0, 3).every((n) => n > 0)).toBe(true);
+    expect(perSecond.slice(0, 4).every((n) => n > 0)).toBe(true);
   });
 
   it("an arrival rate: 20/s, then 80/s from 1 s, is 20 + 80 iterations in 2 s", async () => {
