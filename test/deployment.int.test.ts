@@ -1,21 +1,24 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { Deployment } from "kubernetes-models/apps/v1";
+import { Secret, Service } from "kubernetes-models/v1";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { CLI, ROOT } from "./support/processes.js";
 
-// There is no Docker engine on this machine: the image, Compose file and manifests are checked
-// for what can go wrong without one — structure, ports, commands, flags and variables that must
-// agree with the code.
+// The files themselves: structure, ports, commands, flags and variables that must agree with the
+// code, and the Kubernetes manifests against the Kubernetes OpenAPI schemas (no cluster here).
+// compose-stack.int.test.ts runs the image and the Compose stack for real.
 const docker = (file: string) => readFileSync(join(ROOT, "docker", file), "utf8");
-type Service = {
+type ComposeService = {
   command?: string[];
   environment?: Record<string, string>;
   ports?: string[];
   healthcheck?: { test: string[] };
   container_name?: string;
   depends_on?: Record<string, { condition: string }>;
+  stop_grace_period?: string;
 };
 
 /** Environment variables Volley's own code reads. */
@@ -42,7 +45,8 @@ const help = (command: string) =>
 describe("docker/Dockerfile", () => {
   const file = docker("Dockerfile");
   it("runs the built volley command as a non-root user, master by default on the default port", () => {
-    expect(file).toMatch(/^FROM node:20[^\n]* AS build/m);
+    expect(file).toMatch(/^ARG BASE_IMAGE=node:20[^\n]*$/m);
+    expect(file).toMatch(/^FROM \$\{BASE_IMAGE\} AS build$/m);
     expect(file).toContain("pnpm install --frozen-lockfile");
     expect(file).toContain("pnpm build");
     expect(file).toContain("--prod");
@@ -58,7 +62,7 @@ describe("docker/Dockerfile", () => {
 });
 
 describe("docker/compose.yaml", () => {
-  const compose = parse(docker("compose.yaml")) as { services: Record<string, Service> };
+  const compose = parse(docker("compose.yaml")) as { services: Record<string, ComposeService> };
   const { redis, postgres, master, worker } = compose.services;
   const code = variablesTheCodeReads();
 
@@ -68,7 +72,7 @@ describe("docker/compose.yaml", () => {
     );
     expect(postgres.healthcheck?.test.join(" ")).toContain("pg_isready");
     expect(master.command?.slice(0, 1)).toEqual(["master"]);
-    expect(master.ports).toEqual(["8089:8089"]);
+    expect(master.ports).toEqual([`\${VOLLEY_PORT:-8089}:8089`]);
     expect(master.healthcheck?.test.join(" ")).toContain("/api/health");
     expect(master.depends_on).toMatchObject({
       redis: { condition: "service_healthy" },
@@ -95,7 +99,8 @@ describe("docker/compose.yaml", () => {
         expect(code, variable).toContain(variable);
     }
     const example = docker(".env.example");
-    for (const m of docker("compose.yaml").matchAll(/\$\{([A-Z_]+)/g))
+    // Variables without a default (`${NAME}`, `${NAME:?...}`) must be set; `${NAME:-x}` need not.
+    for (const m of docker("compose.yaml").matchAll(/\$\{([A-Z_]+)(?=\}|:\?)/g))
       expect(example, m[1]).toMatch(new RegExp(`^${m[1]}=`, "m"));
   });
 
@@ -150,5 +155,48 @@ describe("docker/k8s", () => {
       const text = help(args[0]);
       for (const flag of args.filter((a) => a.startsWith("--"))) expect(text, flag).toContain(flag);
     }
+  });
+
+  it("validate against the Kubernetes OpenAPI schemas (kubernetes-models), and a wrong type fails", () => {
+    const models: Record<string, new (data: object) => { validate(): void }> = {
+      "apps/v1/Deployment": Deployment,
+      "v1/Service": Service,
+      "v1/Secret": Secret,
+    };
+    for (const doc of docs) {
+      const Model = models[`${doc.apiVersion}/${doc.kind}`];
+      expect(Model, `${doc.apiVersion} ${doc.kind}`).toBeDefined();
+      expect(() => new Model(doc).validate(), `${doc.kind} ${doc.metadata.name}`).not.toThrow();
+    }
+    const broken = structuredClone(find("Deployment", "volley-master"));
+    broken.spec.template.spec.containers[0].ports[0].containerPort = "8089";
+    expect(() => new Deployment(broken).validate()).toThrow(/containerPort must be integer/);
+  });
+
+  it("stay in step with compose.yaml: commands, port, probe, variables, stop grace", () => {
+    const compose = parse(docker("compose.yaml")) as { services: Record<string, ComposeService> };
+    const secret = find("Secret", "volley");
+    const seconds = (grace?: string) => Number(grace?.replace(/s$/, ""));
+    for (const role of ["master", "worker"] as const) {
+      const service = compose.services[role];
+      const pod = find("Deployment", `volley-${role}`).spec.template.spec;
+      const args: string[] = pod.containers[0].args;
+      const command = service.command ?? [];
+      expect(args[0]).toBe(command[0]);
+      if (role === "master") expect(args).toEqual(command);
+      else {
+        // Each names the master by its own service name, on the same port.
+        const url = (list: string[]) => new URL(list[list.indexOf("--master") + 1]);
+        expect(url(args).port).toBe(url(command).port);
+        // One engine thread per CPU the pod may use.
+        expect(args[args.indexOf("--threads") + 1]).toBe(pod.containers[0].resources.limits.cpu);
+      }
+      expect(pod.terminationGracePeriodSeconds, role).toBe(seconds(service.stop_grace_period));
+      for (const variable of Object.keys(service.environment ?? {}))
+        expect(Object.keys(secret.stringData), variable).toContain(variable);
+    }
+    const master = find("Deployment", "volley-master").spec.template.spec.containers[0];
+    expect(compose.services.master.ports?.[0]).toMatch(new RegExp(`:${master.ports[0].containerPort}$`));
+    expect(compose.services.master.healthcheck?.test.join(" ")).toContain(master.readinessProbe.httpGet.path);
   });
 });

@@ -24,6 +24,8 @@ export interface TargetServer {
   server: Server;
   /** Requests received, by path without query. */
   counts: Map<string, number>;
+  /** Requests received, by the client's address (IPv4-mapped addresses as plain IPv4). */
+  sources: Map<string, number>;
   total(): number;
   /** Sockets accepted and sockets still open. */
   connections: { accepted: number; open: number };
@@ -42,6 +44,7 @@ export interface TargetServer {
 
 export async function startTargetServer(port = 0, host = "127.0.0.1"): Promise<TargetServer> {
   const counts = new Map<string, number>();
+  const sources = new Map<string, number>();
   const sockets = new Set<Socket>();
   const connections = { accepted: 0, open: 0 };
   const state: TargetServer = {
@@ -49,12 +52,14 @@ export async function startTargetServer(port = 0, host = "127.0.0.1"): Promise<T
     port: 0,
     server: createServer((req, res) => handle(state, req, res)),
     counts,
+    sources,
     total: () => [...counts.values()].reduce((a, b) => a + b, 0),
     connections,
     log: [],
     stallUntil: 0,
     reset: () => {
       counts.clear();
+      sources.clear();
       state.log.length = 0;
     },
     close: () =>
@@ -84,6 +89,8 @@ export async function startTargetServer(port = 0, host = "127.0.0.1"): Promise<T
 function handle(state: TargetServer, req: IncomingMessage, res: ServerResponse): void {
   const url = new URL(req.url ?? "/", "http://x");
   state.counts.set(url.pathname, (state.counts.get(url.pathname) ?? 0) + 1);
+  const source = (req.socket.remoteAddress ?? "").replace(/^::ffff:/, "");
+  state.sources.set(source, (state.sources.get(source) ?? 0) + 1);
   const at = Date.now();
   const chunks: Buffer[] = [];
   req.on("data", (chunk: Buffer) => chunks.push(chunk));
