@@ -83,7 +83,7 @@ context="$work/context"
 mkdir -p "$context"
 # The tree as the Dockerfile's install mode would have it after `pnpm build`: no dependencies yet,
 # no secrets, no local data or results.
-tar -cf - --exclude=node_modules --exclude=.git --exclude=.env --exclude='*.tsbuildinfo' \
+tar -cf - --exclude=node_modules --exclude=.git --exclude=.env --exclude='*.tsbuildinfo' --exclude=./.dockerignore \
   --exclude=./data --exclude=./test-results --exclude=./coverage --exclude=./bench/results . |
   tar -xf - -C "$context"
 # Production dependencies of the `volley` command only, from the host's store (no download).

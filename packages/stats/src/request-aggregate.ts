@@ -1,7 +1,7 @@
 import type { LatencySummary, RequestStats } from "@volley/protocol";
 import { ErrorCounter } from "./error-counter.js";
 import { createMergeHistogram } from "./histogram/latency-histogram.js";
-import { addEncodedHistogram, encodeHistogram } from "./histogram/sparse-codec.js";
+import { addEncodedHistogram, type DecodedHistograms, encodeHistogram } from "./histogram/sparse-codec.js";
 
 export const SUMMARY_PERCENTILES = { p50: 50, p75: 75, p90: 90, p95: 95, p99: 99, p999: 99.9 } as const;
 
@@ -23,7 +23,8 @@ export class RequestAggregate {
     readonly method: string,
   ) {}
 
-  add(stats: RequestStats): void {
+  /** `decoded`, `index`: the stats' histogram read already (DecodedHistograms), not read again. */
+  add(stats: RequestStats, decoded?: DecodedHistograms, index = 0): void {
     if (stats.requests === 0) return;
     this.requests += stats.requests;
     this.failures += stats.failures;
@@ -36,7 +37,8 @@ export class RequestAggregate {
       this.statusCodes[code] = (this.statusCodes[code] ?? 0) + count;
     }
     this.errors.addAll(stats.errors);
-    addEncodedHistogram(this.histogram, stats.latency.histogram);
+    if (decoded) decoded.addTo(this.histogram, index);
+    else addEncodedHistogram(this.histogram, stats.latency.histogram);
   }
 
   addAggregate(other: RequestAggregate): void {

@@ -8,6 +8,7 @@ import {
   SCRIPT_METHOD,
   type TotalsSummary,
 } from "@volley/protocol";
+import type { DecodedHistograms } from "./histogram/sparse-codec.js";
 import { RequestAggregate } from "./request-aggregate.js";
 
 /** Statistics of many request names merged together: a second of a run, or a whole run. */
@@ -15,9 +16,13 @@ export class StatsAggregate {
   private readonly byName = new Map<string, RequestAggregate>();
   dropped = 0;
 
-  add(requests: readonly RequestStats[], dropped = 0): void {
+  /** `decoded`, when given, holds `requests[i]`'s histogram as its `i`th, read already. */
+  add(requests: readonly RequestStats[], dropped = 0, decoded?: DecodedHistograms): void {
     this.dropped += dropped;
-    for (const stats of requests) this.entry(stats.name, stats.method).add(stats);
+    for (let i = 0; i < requests.length; i++) {
+      const stats = requests[i];
+      this.entry(stats.name, stats.method).add(stats, decoded, i);
+    }
   }
 
   addAggregate(other: StatsAggregate): void {

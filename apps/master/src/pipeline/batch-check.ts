@@ -1,5 +1,5 @@
 import type { StatsBatch } from "@volley/protocol";
-import { checkEncodedHistogram, HistogramFormatError } from "@volley/stats";
+import { DecodedHistograms, HistogramFormatError } from "@volley/stats";
 import type { AggregatorWorker } from "./merge-state.js";
 
 /** What the run's plan allows a batch to claim. */
@@ -27,17 +27,29 @@ function scriptName(limits: BatchLimits, name: string): boolean {
   return names !== undefined && (names.known(name) || names.count() < names.max);
 }
 
-/**
- * Why `batch` cannot be merged, or null. Everything is checked before anything is applied, so
- * a batch is merged whole or not at all: the second and seq against the plan and the worker's
- * watermark, the arithmetic (failures <= requests, counts that add up), names of the scenario,
- * status codes, and every histogram decoded.
- */
+/** Why `batch` cannot be merged, or null (checkBatch, the histograms read into a buffer of its own). */
 export function batchProblem(
   batch: StatsBatch,
   worker: AggregatorWorker,
   limits: BatchLimits,
 ): string | null {
+  return checkBatch(batch, worker, limits, new DecodedHistograms());
+}
+
+/**
+ * Why `batch` cannot be merged, or null. Everything is checked before anything is applied, so a
+ * batch is merged whole or not at all: the second and seq against the plan and the worker's
+ * watermark, the arithmetic (failures <= requests, counts that add up), names of the scenario,
+ * status codes, and every histogram decoded — once: the merge adds what `histograms` holds.
+ */
+export function checkBatch(
+  batch: StatsBatch,
+  worker: AggregatorWorker,
+  limits: BatchLimits,
+  /** Cleared, then holds the batch's histograms in the order of its requests. */
+  histograms: DecodedHistograms,
+): string | null {
+  histograms.clear();
   if (batch.second > limits.maxSecond) {
     return `second ${batch.second} is past the run's planned end (second ${limits.maxSecond})`;
   }
@@ -81,13 +93,14 @@ export function batchProblem(
     if (stats.requests > 0 && (minUs > maxUs || sumUs > maxUs * stats.requests + stats.requests)) {
       return `${where}: latency figures that do not add up`;
     }
+    let values: number;
     try {
-      const values = checkEncodedHistogram(stats.latency.histogram);
-      if (values > stats.requests) return `${where}: the histogram holds more values than requests`;
+      values = histograms.read(stats.latency.histogram);
     } catch (error) {
       if (error instanceof HistogramFormatError) return `${where}: ${error.message}`;
       throw error;
     }
+    if (values > stats.requests) return `${where}: the histogram holds more values than requests`;
   }
   return null;
 }

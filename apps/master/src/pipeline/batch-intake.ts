@@ -1,4 +1,5 @@
 import type { StatsBatch } from "@volley/protocol";
+import { DecodedHistograms } from "@volley/stats";
 import type { StatsPipeline } from "./stats-pipeline.js";
 
 /** A batch that can never be merged (unknown run or worker): the queue must not retry it. */
@@ -13,6 +14,9 @@ export class BatchIntake {
   accepted = 0;
   duplicates = 0;
 
+  /** One batch's histograms between its check and its merge (both synchronous, one batch at a time). */
+  private readonly histograms = new DecodedHistograms();
+
   constructor(private readonly pipeline: StatsPipeline) {}
 
   async submit(batch: StatsBatch): Promise<"accepted" | "duplicate"> {
@@ -26,9 +30,9 @@ export class BatchIntake {
       this.duplicates++;
       return "duplicate";
     }
-    const problem = aggregator.problem(batch);
+    const problem = aggregator.problem(batch, this.histograms);
     if (problem) throw new UnmergeableBatchError(problem);
-    aggregator.accept(batch);
+    aggregator.accept(batch, this.histograms);
     this.accepted++;
     await this.pipeline.durable(batch.runId);
     return "accepted";

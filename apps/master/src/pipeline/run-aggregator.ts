@@ -11,8 +11,8 @@ import {
   scenarioRequestNames,
   type TimeseriesPoint,
 } from "@volley/protocol";
-import { StatsAggregate } from "@volley/stats";
-import { type BatchLimits, batchProblem } from "./batch-check.js";
+import { DecodedHistograms, StatsAggregate } from "@volley/stats";
+import { type BatchLimits, checkBatch } from "./batch-check.js";
 import type { AggregatorWorker, MergeState, OpenSecondState } from "./merge-state.js";
 import { newWorker, workerToState } from "./merge-state.js";
 import { describeSummary } from "./run-summary.js";
@@ -163,16 +163,22 @@ export class RunAggregator {
     return this.workers.get(batch.workerId)?.received.has(batch.seq) ?? false;
   }
 
-  /** Why the batch cannot be merged (checked whole, before anything of it is applied), or null. */
-  problem(batch: StatsBatch): string | null {
+  /**
+   * Why the batch cannot be merged (checked whole, before anything of it is applied), or null.
+   * `histograms` receives its histograms, read, for `accept`.
+   */
+  problem(batch: StatsBatch, histograms = new DecodedHistograms()): string | null {
     const worker = this.workers.get(batch.workerId);
     return worker
-      ? batchProblem(batch, worker, this.limits)
+      ? checkBatch(batch, worker, this.limits, histograms)
       : `worker ${batch.workerId} has no part in the run`;
   }
 
-  /** Merges a batch into its open second, or into the totals when its second is closed already. */
-  accept(batch: StatsBatch): void {
+  /**
+   * Merges a batch into its open second, or into the totals when its second is closed already.
+   * `histograms`: the batch's histograms as `problem` read them (else they are read here).
+   */
+  accept(batch: StatsBatch, histograms?: DecodedHistograms): void {
     const worker = this.workers.get(batch.workerId);
     if (!worker || worker.received.has(batch.seq)) return;
     worker.received.add(batch.seq);
@@ -186,7 +192,7 @@ export class RunAggregator {
     this.highestSecond = Math.max(this.highestSecond, batch.second);
     this.dirty = true;
     if (batch.second <= this.closedThrough) {
-      this.mergeLate(batch);
+      this.mergeLate(batch, histograms);
       return;
     }
     let second = this.open.get(batch.second);
@@ -194,7 +200,7 @@ export class RunAggregator {
       second = { stats: new StatsAggregate(), vus: 0 };
       this.open.set(batch.second, second);
     }
-    second.stats.add(batch.requests, batch.dropped);
+    second.stats.add(batch.requests, batch.dropped, histograms);
     second.vus += batch.vus;
   }
 
@@ -367,8 +373,8 @@ export class RunAggregator {
     };
   }
 
-  private mergeLate(batch: StatsBatch): void {
-    this.cumulative.add(batch.requests, batch.dropped);
+  private mergeLate(batch: StatsBatch, histograms?: DecodedHistograms): void {
+    this.cumulative.add(batch.requests, batch.dropped, histograms);
     let requests = 0;
     let failures = 0;
     for (const stats of batch.requests) {

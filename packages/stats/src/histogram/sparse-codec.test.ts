@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createMergeHistogram, createRecordingHistogram, HIGHEST_US } from "./latency-histogram.js";
-import { addEncodedHistogram, decodeHistogram, encodeHistogram } from "./sparse-codec.js";
+import { addEncodedHistogram, DecodedHistograms, decodeHistogram, encodeHistogram } from "./sparse-codec.js";
 
 function randomLatencies(n: number, seed: number): number[] {
   let state = seed;
@@ -56,6 +56,33 @@ describe("sparse histogram codec", () => {
     const merged = createMergeHistogram();
     for (const e of encoded) addEncodedHistogram(merged, e);
     expect(encodeHistogram(merged)).toBe(encodeHistogram(whole));
+  });
+
+  it("read once into one buffer, histograms add into any number of targets as their encoding would", () => {
+    const encoded = [randomLatencies(4000, 5), [], randomLatencies(700, 6)].map((values) => {
+      const h = createRecordingHistogram();
+      for (const v of values) h.recordValue(v);
+      return encodeHistogram(h);
+    });
+    // A small buffer first, so reading grows it and keeps what was read before.
+    const decoded = new DecodedHistograms(16);
+    for (let round = 0; round < 2; round++) {
+      decoded.clear();
+      expect(encoded.map((e) => decoded.read(e))).toEqual([4000, 0, 700]);
+      expect(decoded.size).toBe(3);
+      const fromText = createMergeHistogram();
+      for (const e of encoded) addEncodedHistogram(fromText, e);
+      for (const target of [createMergeHistogram(), createMergeHistogram()]) {
+        for (let i = 0; i < decoded.size; i++) decoded.addTo(target, i);
+        expect(encodeHistogram(target)).toBe(encodeHistogram(fromText));
+        expect([target.minNonZeroValue, target.maxValue, target.totalCount]).toEqual([
+          fromText.minNonZeroValue,
+          fromText.maxValue,
+          fromText.totalCount,
+        ]);
+      }
+    }
+    expect(() => decoded.read(Buffer.from([1, 0x81]).toString("base64"))).toThrow(/truncated/);
   });
 
   it("keeps counts beyond 32 bits", () => {

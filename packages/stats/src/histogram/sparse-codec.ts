@@ -26,12 +26,58 @@ export function encodeHistogram(histogram: LatencyHistogram): string {
   return Buffer.from(bytes).toString("base64");
 }
 
-/** Reused for decoding: the master decodes thousands of histograms a second. */
-let scratch = Buffer.allocUnsafe(64 * 1024);
+/**
+ * The histograms of one stats batch, read once into one reused buffer: the master checks a batch
+ * from the queue whole, then adds its histograms wherever they go without decoding them again, and
+ * without allocating per histogram (typed arrays per histogram cost more in GC than a second read).
+ */
+export class DecodedHistograms {
+  private buffer: Float64Array;
+  /** Where each histogram's pairs start in `buffer`, then where the last one ends. */
+  private readonly starts: number[] = [0];
+  private readonly totals: number[] = [];
 
-/** Adds an encoded histogram into `target` without building an intermediate histogram. */
-export function addEncodedHistogram(target: LatencyHistogram, encoded: string): void {
-  walkEncoded(encoded, target.countsArrayLength, target);
+  /** `capacity`: numbers (two per bucket) before the buffer grows. */
+  constructor(capacity = 1 << 15) {
+    this.buffer = new Float64Array(capacity);
+  }
+
+  get size(): number {
+    return this.totals.length;
+  }
+
+  clear(): void {
+    this.starts.length = 1;
+    this.totals.length = 0;
+  }
+
+  /** Reads and checks one more (HistogramFormatError, as checkEncodedHistogram); returns its total. */
+  read(encoded: string): number {
+    const offset = this.starts[this.starts.length - 1];
+    let end = offset;
+    let total = 0;
+    if (encoded !== "") {
+      bucketCount ||= createMergeHistogram().countsArrayLength;
+      const used = readPairs(encoded, bucketCount);
+      if (offset + used > this.buffer.length) {
+        const grown = new Float64Array(Math.max(this.buffer.length * 2, offset + used));
+        grown.set(this.buffer.subarray(0, offset));
+        this.buffer = grown;
+      }
+      this.buffer.set(pairs.subarray(0, used), offset);
+      end = offset + used;
+      total = lastTotal;
+    }
+    this.starts.push(end);
+    this.totals.push(total);
+    return total;
+  }
+
+  /** Adds the `index`th histogram read into `target`, as addEncodedHistogram would. */
+  addTo(target: LatencyHistogram, index: number): void {
+    const start = this.starts[index];
+    addPairs(target, this.buffer.subarray(start, this.starts[index + 1]), this.totals[index]);
+  }
 }
 
 let bucketCount = 0;
@@ -42,22 +88,46 @@ let bucketCount = 0;
  * outside the histogram; returns how many values it holds.
  */
 export function checkEncodedHistogram(encoded: string): number {
+  if (encoded === "") return 0;
   bucketCount ||= createMergeHistogram().countsArrayLength;
-  return walkEncoded(encoded, bucketCount, null);
+  readPairs(encoded, bucketCount);
+  return lastTotal;
 }
 
-/** Reads every (bucket, count) pair; adds them into `target` unless it is null. Returns the total. */
-function walkEncoded(encoded: string, length: number, target: LatencyHistogram | null): number {
-  if (encoded === "") return 0;
+/** Adds an encoded histogram into `target` without building an intermediate histogram. */
+export function addEncodedHistogram(target: LatencyHistogram, encoded: string): void {
+  if (encoded === "") return;
+  const used = readPairs(encoded, target.countsArrayLength);
+  addPairs(target, pairs.subarray(0, used), lastTotal);
+}
+
+function addPairs(target: LatencyHistogram, from: Float64Array, total: number): void {
+  const used = from.length;
+  if (used === 0) return;
+  for (let i = 0; i < used; i += 2) target.addToCountAtIndex(from[i], from[i + 1]);
+  target.addToTotalCount(total);
+  target.updateMinAndMax(target.valueFromIndex(from[0]));
+  target.updateMinAndMax(target.valueFromIndex(from[used - 2]));
+}
+
+// Reused while decoding (the master decodes thousands of histograms a second): the base64 bytes,
+// the pairs read from them, and their total. Valid until the next readPairs.
+let bytes = Buffer.allocUnsafe(64 * 1024);
+let pairs = new Float64Array(8192);
+let lastTotal = 0;
+
+/** Reads every (bucket, count) pair of a non-empty encoding into `pairs`; returns how many numbers. */
+function readPairs(encoded: string, length: number): number {
   const needed = Math.ceil((encoded.length * 3) / 4);
-  if (needed > scratch.length) scratch = Buffer.allocUnsafe(needed * 2);
-  const bytes = scratch;
+  if (needed > bytes.length) bytes = Buffer.allocUnsafe(needed * 2);
+  // Each pair takes two bytes at least, so this many numbers always fit.
+  if (needed > pairs.length) pairs = new Float64Array(needed * 2);
   const end = bytes.write(encoded, 0, "base64");
   if (bytes[0] !== FORMAT_VERSION) throw new HistogramFormatError(`unknown histogram format ${bytes[0]}`);
   let offset = 1;
   let index = -1;
   let total = 0;
-  let first = -1;
+  let used = 0;
   while (offset < end) {
     // Two varints: the index delta, then the count (arithmetic, as counts may pass 2^32).
     let delta = 0;
@@ -81,16 +151,12 @@ function walkEncoded(encoded: string, length: number, target: LatencyHistogram |
     if (byte >= 0x80) throw new HistogramFormatError("varint too long");
     index += delta;
     if (index >= length) throw new HistogramFormatError(`bucket ${index} outside the histogram`);
-    target?.addToCountAtIndex(index, count);
+    pairs[used++] = index;
+    pairs[used++] = count;
     total += count;
-    if (first < 0) first = index;
   }
-  if (target && first >= 0) {
-    target.addToTotalCount(total);
-    target.updateMinAndMax(target.valueFromIndex(first));
-    target.updateMinAndMax(target.valueFromIndex(index));
-  }
-  return total;
+  lastTotal = total;
+  return used;
 }
 
 export function decodeHistogram(encoded: string): LatencyHistogram {
