@@ -1,4 +1,4 @@
-import type { StatsBatch } from "@volley/protocol";
+import { runGracefulStopMs, runPlannedMs, type Scenario, type StatsBatch } from "@volley/protocol";
 import { DecodedHistograms, HistogramFormatError } from "@volley/stats";
 import type { AggregatorWorker } from "./merge-state.js";
 
@@ -104,3 +104,10 @@ export function checkBatch(
   }
   return null;
 }
+
+/** The last second a batch of this load may describe: its plan, graceful stop, the overrun, slack. */
+export function maxBatchSecond(scenario: Scenario): number {
+  return Math.ceil((runPlannedMs(scenario) + runGracefulStopMs(scenario) + BATCH_SECOND_SLACK_MS) / 1000);
+}
+/** The scheduler stops a run 30 s past its plan and gives up 30 s later; then a minute of slack. */
+const BATCH_SECOND_SLACK_MS = 120_000;

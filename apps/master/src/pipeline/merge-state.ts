@@ -97,3 +97,12 @@ export function cumulativeFromRows(run: Pick<RunRow, "dropped">, rows: RunAggreg
   );
   return cumulative;
 }
+
+export function workerStatus(worker: AggregatorWorker): "lost" | "finished" | "running" {
+  return worker.lost ? "lost" : isWorkerDone(worker) ? "finished" : "running";
+}
+
+/** The worker's final batch and every one before it are merged. */
+export function isWorkerDone(worker: AggregatorWorker): boolean {
+  return worker.finalSeq !== null && worker.received.contiguousBelow > worker.finalSeq;
+}

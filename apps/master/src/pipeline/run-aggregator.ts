@@ -4,8 +4,6 @@ import {
   type LiveSecond,
   maxOf,
   type RunSummary,
-  runGracefulStopMs,
-  runPlannedMs,
   type Scenario,
   type StatsBatch,
   scenarioRequestNames,
@@ -13,8 +11,9 @@ import {
 } from "@volley/protocol";
 import { DecodedHistograms, StatsAggregate } from "@volley/stats";
 import { type BatchLimits, checkBatch } from "./batch-check.js";
+import { type LateCounts, PendingLateCounts } from "./late-counts.js";
 import type { AggregatorWorker, MergeState, OpenSecondState } from "./merge-state.js";
-import { newWorker, workerToState } from "./merge-state.js";
+import { isWorkerDone, newWorker, workerStatus, workerToState } from "./merge-state.js";
 import { describeSummary } from "./run-summary.js";
 import { ScenarioSeries } from "./scenario-series.js";
 import { packSecondStats, SCENARIO_ROW_PREFIX, toPoint, toRow } from "./second-rows.js";
@@ -25,13 +24,6 @@ export const DEFAULT_LATE_MS = 5000;
 interface OpenSecond {
   stats: StatsAggregate;
   vus: number;
-}
-
-interface LateCounts {
-  name: string;
-  second: number;
-  requests: number;
-  failures: number;
 }
 
 /** Everything one checkpoint writes, in one transaction of a few statements. */
@@ -90,7 +82,7 @@ export class RunAggregator {
   readonly scenario: Scenario | null;
   private highestSecond: number;
   private pendingSeconds: RunSecondRow[] = [];
-  private pendingLate = new Map<string, LateCounts>();
+  private readonly pendingLate = new PendingLateCounts();
   private dirty = false;
 
   constructor(init: RunAggregatorInit) {
@@ -269,7 +261,7 @@ export class RunAggregator {
     const checkpoint: Checkpoint = {
       runId: this.runId,
       seconds: this.pendingSeconds,
-      late: [...this.pendingLate.values()],
+      late: this.pendingLate.take(),
       aggregates: this.cumulative.list().map((a) => ({
         runId: this.runId,
         name: a.name,
@@ -289,7 +281,6 @@ export class RunAggregator {
       },
     };
     this.pendingSeconds = [];
-    this.pendingLate = new Map();
     return checkpoint;
   }
 
@@ -297,8 +288,7 @@ export class RunAggregator {
   restore(checkpoint: Checkpoint): void {
     this.dirty = true;
     this.pendingSeconds = checkpoint.seconds.concat(this.pendingSeconds);
-    for (const late of checkpoint.late)
-      this.addLateCounts(late.name, late.second, late.requests, late.failures);
+    this.pendingLate.restore(checkpoint.late);
   }
 
   /** The RunWorker rows' final figures (written once, when the run ends). */
@@ -378,42 +368,16 @@ export class RunAggregator {
     let requests = 0;
     let failures = 0;
     for (const stats of batch.requests) {
-      this.addLateCounts(stats.name, batch.second, stats.requests, stats.failures);
+      this.pendingLate.add(stats.name, batch.second, stats.requests, stats.failures);
       if (!isRequestMethod(stats.method)) continue; // group runs, checks, script errors
       requests += stats.requests;
       failures += stats.failures;
     }
-    this.addLateCounts("", batch.second, requests, failures);
+    this.pendingLate.add("", batch.second, requests, failures);
     for (const [name, late] of this.scenarioSeries.lateCounts(batch)) {
-      this.addLateCounts(SCENARIO_ROW_PREFIX + name, batch.second, late.requests, late.failures);
+      this.pendingLate.add(SCENARIO_ROW_PREFIX + name, batch.second, late.requests, late.failures);
     }
   }
-
-  private addLateCounts(name: string, second: number, requests: number, failures: number): void {
-    const key = `${name}\u0000${second}`;
-    const entry = this.pendingLate.get(key);
-    if (entry) {
-      entry.requests += requests;
-      entry.failures += failures;
-    } else {
-      this.pendingLate.set(key, { name, second, requests, failures });
-    }
-  }
-}
-
-/** The last second a batch of this load may describe: its plan, graceful stop, the overrun, slack. */
-export function maxBatchSecond(scenario: Scenario): number {
-  return Math.ceil((runPlannedMs(scenario) + runGracefulStopMs(scenario) + BATCH_SECOND_SLACK_MS) / 1000);
-}
-/** The scheduler stops a run 30 s past its plan and gives up 30 s later; then a minute of slack. */
-const BATCH_SECOND_SLACK_MS = 120_000;
-
-export function workerStatus(worker: AggregatorWorker): "lost" | "finished" | "running" {
-  return worker.lost ? "lost" : isWorkerDone(worker) ? "finished" : "running";
-}
-
-export function isWorkerDone(worker: AggregatorWorker): boolean {
-  return worker.finalSeq !== null && worker.received.contiguousBelow > worker.finalSeq;
 }
 
 function rank(order: string[], name: string): number {

@@ -1,8 +1,9 @@
 import { type Database, databaseMessage, RunNotOwnedError } from "@volley/db";
 import { type LiveSecond, parseScenario, statsNames } from "@volley/protocol";
 import type { Logger } from "pino";
+import { maxBatchSecond } from "./batch-check.js";
 import { cumulativeFromRows, parseMergeState, workerFromState } from "./merge-state.js";
-import { type Checkpoint, maxBatchSecond, RunAggregator } from "./run-aggregator.js";
+import { type Checkpoint, RunAggregator } from "./run-aggregator.js";
 
 export interface StatsPipelineOptions {
   db: Database;

@@ -6,7 +6,8 @@ import {
   type Scenario,
   statsNames,
 } from "@volley/protocol";
-import { isWorkerDone, type RunAggregator } from "../pipeline/run-aggregator.js";
+import { isWorkerDone } from "../pipeline/merge-state.js";
+import type { RunAggregator } from "../pipeline/run-aggregator.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import { CapacityJudge } from "./capacity/capacity-judge.js";
 import { SaturationTracker } from "./saturation-tracker.js";

@@ -1,8 +1,7 @@
 import type { Database, RunRow } from "@volley/db";
 import { parseScenario, type RunDetail, type SaturationWarning } from "@volley/protocol";
 import type { StatsAggregate } from "@volley/stats";
-import { cumulativeFromRows } from "../pipeline/merge-state.js";
-import { workerStatus } from "../pipeline/run-aggregator.js";
+import { cumulativeFromRows, workerStatus } from "../pipeline/merge-state.js";
 import { describeSummary } from "../pipeline/run-summary.js";
 import type { ActiveRun } from "./active-run.js";
 import { summaryFromStats, toDetail, toWorkerInfo } from "./run-views.js";

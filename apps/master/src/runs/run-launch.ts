@@ -1,7 +1,8 @@
 import { type Database, type PackedRunFile, RunFileRepository } from "@volley/db";
 import { runExecutorLabel, runPlannedMs, type Scenario, statsNames, type WorkerInfo } from "@volley/protocol";
+import { maxBatchSecond } from "../pipeline/batch-check.js";
 import { newWorker } from "../pipeline/merge-state.js";
-import { maxBatchSecond, RunAggregator } from "../pipeline/run-aggregator.js";
+import { RunAggregator } from "../pipeline/run-aggregator.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import type { RunInputs } from "./run-data.js";
 import { newRunId } from "./run-id.js";

@@ -1,7 +1,7 @@
 import type { Database } from "@volley/db";
 import { formatDuration } from "@volley/protocol";
 import type { Logger } from "pino";
-import { isWorkerDone } from "../pipeline/run-aggregator.js";
+import { isWorkerDone } from "../pipeline/merge-state.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import { type ActiveRun, markAbsentWorkers } from "./active-run.js";
 import { brokenAbortThreshold } from "./threshold-abort.js";
