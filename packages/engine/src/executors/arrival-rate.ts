@@ -36,7 +36,7 @@ export abstract class ArrivalRateExecutor<C extends ArrivalConfig> extends BaseE
 
   start(): void {
     this.started = true;
-    this.schedule(() => this.stop(), this.profile.durationMs);
+    this.scheduleAt(this.profile.durationMs, () => this.stop());
     this.dispatchDue();
   }
 

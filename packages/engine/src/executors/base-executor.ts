@@ -94,6 +94,21 @@ export abstract class BaseExecutor<C extends LoadConfig = LoadConfig> {
     return timer;
   }
 
+  /**
+   * Runs `callback` at `atMs` since the start, never before it. A plain timer can fire early: Node
+   * counts its delay from the event loop's cached clock, which is stale after a stall, so a timer
+   * armed then fires up to the stall's length too soon (a VU change would find itself not due yet
+   * and never be looked at again). Early, it is armed again for the rest.
+   */
+  protected scheduleAt(atMs: number, callback: () => void): void {
+    const arm = () =>
+      this.schedule(() => {
+        if (this.elapsed() < atMs) arm();
+        else callback();
+      }, atMs - this.elapsed());
+    arm();
+  }
+
   protected cancel(timer: NodeJS.Timeout | null): void {
     if (!timer) return;
     clearTimeout(timer);

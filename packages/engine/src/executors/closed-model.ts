@@ -46,8 +46,8 @@ export abstract class ClosedModelExecutor<C extends LoadConfig> extends BaseExec
     if (change.vus === undefined) throw new Error(`${this.config.executor} takes vus, not rate`);
     this.changes.push(change);
     this.changes.sort((a, b) => a.atMs - b.atMs);
-    this.schedule(() => this.retarget(), change.atMs - this.elapsed());
-    if (change.untilMs !== null) this.schedule(() => this.retarget(), change.untilMs - this.elapsed());
+    this.scheduleAt(change.atMs, () => this.retarget());
+    if (change.untilMs !== null) this.scheduleAt(change.untilMs, () => this.retarget());
   }
 
   /** Each change replaces the one before it; once the latest has run its course, the plan rules. */
@@ -62,7 +62,7 @@ export abstract class ClosedModelExecutor<C extends LoadConfig> extends BaseExec
   }
 
   protected rebalanced(atMs: number): void {
-    this.schedule(() => this.retarget(), atMs - this.elapsed());
+    this.scheduleAt(atMs, () => this.retarget());
   }
 
   private setTarget(target: number): void {

@@ -9,7 +9,7 @@ export class ConstantVusExecutor extends ClosedModelExecutor<ConstantVusConfig> 
   }
 
   start(): void {
-    this.schedule(() => this.stop(), this.config.duration);
+    this.scheduleAt(this.config.duration, () => this.stop());
     this.ramp();
   }
 

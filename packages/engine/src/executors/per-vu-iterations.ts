@@ -14,7 +14,7 @@ export class PerVuIterationsExecutor extends ClosedModelExecutor<PerVuIterations
       this.complete();
       return;
     }
-    this.schedule(() => this.stop(), this.config.maxDuration);
+    this.scheduleAt(this.config.maxDuration, () => this.stop());
     this.setPlannedTarget(this.config.vus);
   }
 }

@@ -13,7 +13,7 @@ export class RampingVusExecutor extends ClosedModelExecutor<RampingVusConfig> {
   }
 
   start(): void {
-    this.schedule(() => this.stop(), this.totalMs);
+    this.scheduleAt(this.totalMs, () => this.stop());
     this.tick();
   }
 

@@ -1,9 +1,11 @@
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { Partition, parseScenario } from "@volley/protocol";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { startTargetServer, type TargetServer } from "../../../../test/support/target-server.js";
 import { HTTP_CLIENTS, runSlice, useHttpClient } from "../test-support/run-slice.js";
 import { selfSignedCert } from "../test-support/self-signed.js";
+import { SliceEngine, type SlicePeriod } from "./slice-engine.js";
 
 let server: TargetServer;
 beforeAll(async () => {
@@ -358,6 +360,39 @@ describe("load changes while running", () => {
     expect([vus[0], vus[1], vus[3]]).toEqual([4, 1, 4]);
     const perSecond = periods.map((p) => p.requests.reduce((sum, r) => sum + r.requests, 0));
     expect(perSecond.slice(0, 4).every((n) => n > 0)).toBe(true);
+  });
+
+  it("a change whose timer fires a few ms early still takes effect (the CI read [4, 1, 1])", async () => {
+    // Timers can fire a millisecond or more before performance.now() reaches their moment; the
+    // clock is set back 5 ms once the change is armed, so its timer fires "early" for certain.
+    const periods: SlicePeriod[] = [];
+    const startAtEpochMs = Date.now() + 20;
+    const engine = new SliceEngine({
+      scenario: parseScenario({
+        ...base(),
+        load: { executor: "constant-vus", vus: 1, maxVus: 4, duration: "3s" },
+        requests: [{ path: "/hello" }],
+        thinkTime: "20ms",
+      }),
+      partition: new Partition(),
+      startAtEpochMs,
+      workerName: "test-worker",
+      onPeriod: (period) => periods.push(period),
+    });
+    const realNow = performance.now.bind(performance);
+    const arm = setTimeout(() => {
+      engine.changeLoad({ part: 0, vus: 4, atMs: Date.now() - startAtEpochMs + 400, untilMs: null });
+      vi.spyOn(performance, "now").mockImplementation(() => realNow() - 5);
+    }, 700);
+    try {
+      await engine.run();
+    } finally {
+      clearTimeout(arm);
+      vi.restoreAllMocks();
+    }
+    // The change at about 1.1 s: second 2 has the 4 VUs it asked for.
+    expect(periods[0].vus).toBe(1);
+    expect(periods[2].vus).toBe(4);
   });
 
   it("an arrival rate: 20/s, then 80/s from 1 s, is 20 + 80 iterations in 2 s", async () => {

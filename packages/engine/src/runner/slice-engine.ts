@@ -209,9 +209,19 @@ export class SliceEngine {
 
   /** Waits for the scheduled start, then runs; resolves when the slice is over and sockets are closed. */
   run(): Promise<void> {
+    this.armStart();
+    return this.done;
+  }
+
+  /** The start timer, armed again when it fires early (after a stall: see scheduleAt). */
+  private armStart(): void {
     this.startTimer = setTimeout(
       () => {
         this.startTimer = null;
+        if (performance.now() < this.startAt) {
+          this.armStart();
+          return;
+        }
         this.loopDelay.enable();
         for (const executor of this.executors) executor.begin();
         this.vuSampler = setInterval(() => {
@@ -221,7 +231,6 @@ export class SliceEngine {
       },
       Math.max(0, this.startAt - performance.now()),
     );
-    return this.done;
   }
 
   /** Graceful stop: no new iterations; running ones get gracefulStop to finish. */
