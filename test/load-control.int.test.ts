@@ -71,8 +71,8 @@ describe("load control while running", () => {
     const series = await getJson<Timeseries>(`${fleet.master.url}/api/runs/${runId}/timeseries`);
     const vusAt = (t: number) => series.overall.find((p) => p.t === t)?.vus;
     expect(vusAt(Math.floor(at) - 1)).toBe(2);
-    // 8 in the second after the change, or the one after that: on a CI machine running browser
-    // tests beside this one, a worker's event loop has taken the change over a second late.
+    // 8 in the second after the change, or the one after that: the change reaches each worker only
+    // 200 ms ahead of its moment, and a loaded machine can deliver it later than that.
     expect([vusAt(Math.ceil(at) + 1), vusAt(Math.ceil(at) + 2)]).toContain(8);
     // At the target: the request rate after the change is well above the one before.
     const started = Date.parse(run.startedAt as string);
