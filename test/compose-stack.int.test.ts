@@ -7,6 +7,7 @@ import {
   type ContainerInfo,
   docker,
   dockerUnavailable,
+  networkGateway,
 } from "./support/docker.js";
 import { getJson, sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
 import { freePort } from "./support/redis-server.js";
@@ -162,14 +163,7 @@ describe.skipIf(unavailable)("the image alone, SQLite in its /data volume", () =
   it("keeps the history across a restart, written as the unprivileged user; healthy by its HEALTHCHECK", async () => {
     // Its own network (a private bridge) with a Redis; the target listens on the host's leg of it.
     docker("network", "create", `${name}-net`);
-    const gateway = docker(
-      "network",
-      "inspect",
-      "-f",
-      "{{range .IPAM.Config}}{{.Gateway}}{{end}}",
-      `${name}-net`,
-    );
-    const target = await startTargetServer(await freePort(), gateway);
+    const target = await startTargetServer(await freePort(), networkGateway(`${name}-net`));
     try {
       const port = await freePort();
       docker("run", "--detach", "--name", `${name}-redis`, "--network", `${name}-net`, "volley-redis:local");

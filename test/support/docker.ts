@@ -30,6 +30,11 @@ export function docker(...args: string[]): string {
   return execFileSync("docker", args, { encoding: "utf8", timeout: 120_000 }).trim();
 }
 
+/** The host's own address on a Docker network (a bridge): where its containers reach the host. */
+export function networkGateway(network: string): string {
+  return docker("network", "inspect", "-f", "{{range .IPAM.Config}}{{.Gateway}}{{end}}", network);
+}
+
 /** Builds volley:latest from this workspace's build, and the Redis and PostgreSQL images. */
 export function buildLocalImages(): void {
   execFileSync(join(ROOT, "docker/local-image.sh"), ["--services"], {
@@ -91,13 +96,7 @@ export class ComposeStack {
 
   /** The host's own address on the project's network: where containers reach a test target. */
   gateway(): string {
-    return docker(
-      "network",
-      "inspect",
-      "-f",
-      "{{range .IPAM.Config}}{{.Gateway}}{{end}}",
-      `${this.project}_default`,
-    );
+    return networkGateway(`${this.project}_default`);
   }
 
   /** Containers, volumes and the network of the project, all removed. */

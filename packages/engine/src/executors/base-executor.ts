@@ -95,10 +95,10 @@ export abstract class BaseExecutor<C extends LoadConfig = LoadConfig> {
   }
 
   /**
-   * Runs `callback` at `atMs` since the start, never before it. A plain timer can fire early: Node
-   * counts its delay from the event loop's cached clock, which is stale after a stall, so a timer
-   * armed then fires up to the stall's length too soon (a VU change would find itself not due yet
-   * and never be looked at again). Early, it is armed again for the rest.
+   * Runs `callback` at `atMs` since the start, never before it. A plain timer can fire a
+   * millisecond or more before performance.now() reaches its moment (Node rounds the delay and
+   * counts it on the event loop's own clock): a VU change would then find itself not due yet and
+   * never be looked at again. Early, it is armed again for the rest.
    */
   protected scheduleAt(atMs: number, callback: () => void): void {
     const arm = () =>

@@ -37,8 +37,8 @@ export class DecodedHistograms {
   private readonly starts: number[] = [0];
   private readonly totals: number[] = [];
 
-  /** `capacity`: numbers (two per bucket) before the buffer grows. */
-  constructor(capacity = 1 << 15) {
+  /** `capacity`: numbers (two per bucket) before the buffer grows (it doubles, and stays grown). */
+  constructor(capacity = 1024) {
     this.buffer = new Float64Array(capacity);
   }
 
@@ -51,7 +51,11 @@ export class DecodedHistograms {
     this.totals.length = 0;
   }
 
-  /** Reads and checks one more (HistogramFormatError, as checkEncodedHistogram); returns its total. */
+  /**
+   * Reads one more encoded histogram from outside (the queue) and returns how many values it holds;
+   * throws HistogramFormatError for an unknown version, a truncated or overlong varint, or a bucket
+   * outside the histogram.
+   */
   read(encoded: string): number {
     const offset = this.starts[this.starts.length - 1];
     let end = offset;
@@ -81,18 +85,6 @@ export class DecodedHistograms {
 }
 
 let bucketCount = 0;
-
-/**
- * Checks an encoded histogram from outside (the queue) without applying it: throws
- * HistogramFormatError for an unknown version, a truncated or overlong varint, or a bucket
- * outside the histogram; returns how many values it holds.
- */
-export function checkEncodedHistogram(encoded: string): number {
-  if (encoded === "") return 0;
-  bucketCount ||= createMergeHistogram().countsArrayLength;
-  readPairs(encoded, bucketCount);
-  return lastTotal;
-}
 
 /** Adds an encoded histogram into `target` without building an intermediate histogram. */
 export function addEncodedHistogram(target: LatencyHistogram, encoded: string): void {
