@@ -6,6 +6,7 @@ type Command = (argv: string[]) => Promise<number>;
 const COMMANDS: Record<string, () => Promise<Command>> = {
   master: async () => (await import("./commands/master.js")).masterCommand,
   worker: async () => (await import("./commands/worker.js")).workerCommand,
+  aggregator: async () => (await import("./commands/aggregator.js")).aggregatorCommand,
   run: async () => (await import("./commands/run.js")).runCommand,
   start: async () => (await import("./commands/start.js")).startCommand,
 };
@@ -13,10 +14,11 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 export const HELP = `Usage: volley <command> [options]
 
 Commands:
-  master   start the master (API, dashboard, stats pipeline)
-  worker   join a master as a worker node
-  run      run a scenario headless and print the summary
-  start    master + one local worker + Redis if needed (the quick start)
+  master      start the master (API, dashboard, stats pipeline)
+  worker      join a master as a worker node
+  aggregator  merge many workers' stats for the master (hundreds of workers and up)
+  run         run a scenario headless and print the summary
+  start       master + one local worker + Redis if needed (the quick start)
 
 Run "volley <command> --help" for the options of each.`;
 
@@ -36,14 +38,16 @@ export async function main(argv: string[]): Promise<number> {
     return await (await command())(rest);
   } catch (error) {
     // Bad input or an environment the command cannot work in: the message says what to do.
-    const [{ MasterConfigError }, { WorkerConfigError }] = await Promise.all([
+    const [{ MasterConfigError }, { WorkerConfigError }, { AggregatorConfigError }] = await Promise.all([
       import("@volley/master"),
       import("@volley/worker"),
+      import("@volley/aggregator"),
     ]);
     if (
       error instanceof UsageError ||
       error instanceof MasterConfigError ||
-      error instanceof WorkerConfigError
+      error instanceof WorkerConfigError ||
+      error instanceof AggregatorConfigError
     ) {
       console.error(`volley ${name}: ${error.message}`);
       return EXIT.usage;

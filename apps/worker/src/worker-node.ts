@@ -134,6 +134,12 @@ export class WorkerNode {
           this.run.changeLoad(message.change);
         }
         return;
+      case "stats-route":
+        if (this.run?.runId === message.runId) {
+          this.log.info({ runId: message.runId, aggregator: message.aggregator }, "stats rerouted");
+          this.publisher?.route(message.runId, message.aggregator);
+        }
+        return;
       case "rebalance":
         if (this.run?.runId === message.runId) {
           this.log.info({ runId: message.runId, atMs: message.atMs }, "the run was rebalanced");
@@ -172,6 +178,7 @@ export class WorkerNode {
   private heartbeat(): void {
     const sample = this.sampler.sample();
     const run = this.run;
+    const aggregator = run ? this.publisher?.routeOf(run.runId) : undefined;
     this.connection.send({
       type: "heartbeat",
       state: run ? (run.stopping ? "stopping" : "running") : "ready",
@@ -183,6 +190,7 @@ export class WorkerNode {
       // During a run the requests go through the engine threads: their loops are what delays them.
       eventLoopDelayMs: run ? run.loopDelayMs() : sample.eventLoopDelayMs,
       ...(run?.blocked ? { blocked: run.blocked } : {}),
+      ...(aggregator === undefined ? {} : { aggregator }),
       ...(this.clock.uncertaintyMs === null ? {} : { clockUncertaintyMs: this.clock.uncertaintyMs }),
       sentAt: Date.now(),
     });
@@ -222,6 +230,7 @@ export class WorkerNode {
       });
       return;
     }
+    this.publisher.route(message.runId, message.aggregator ?? null);
     let run: SliceRun;
     try {
       run = new SliceRun({

@@ -30,3 +30,50 @@ export function statsQueueName(runId: string): string {
 export function statsJobId(runId: string, workerId: string, seq: number): string {
   return `${runId}.${workerId}.${seq}`;
 }
+
+/** Job name of an aggregator's combined batch in a run's stats queue. */
+export const COMBINED_JOB = "stats-combined";
+
+/**
+ * An aggregator partition's id: it names the partition's queue, so the same characters as a run
+ * id. A partition keeps its id across restarts (a StatefulSet pod's name, a compose service's
+ * `--partition`): the replacement of a crashed aggregator consumes the same queue.
+ */
+export const partitionIdSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_-]+$/, "must be letters, digits, - or _");
+
+/** The queue workers routed through an aggregator push their batches to (every run's). */
+export function aggregatorQueueName(partition: string): string {
+  return `volley-agg.${partition}`;
+}
+
+/** Job id of a combined batch: a group re-sent after a crash collapses onto the first copy. */
+export function combinedJobId(runId: string, group: string): string {
+  return `${runId}.agg.${group}`;
+}
+
+/**
+ * Redis sorted set of live aggregators (member: partition id, score: last heartbeat, epoch ms),
+ * under the installation's prefix. The master reads it to route workers.
+ */
+export function aggregatorsKey(prefix: string): string {
+  return `${prefix}:aggregators`;
+}
+
+/** An aggregator that has not beaten for this long is taken for dead: no worker is routed to it. */
+export const AGGREGATOR_STALE_MS = 10_000;
+/** How often an aggregator beats. */
+export const AGGREGATOR_BEAT_MS = 2_000;
+
+/**
+ * An aggregator's claims for one run (which group each worker batch belongs to, each group's
+ * batches, the groups sent on): kept in Redis so that a replacement finds them after a crash.
+ * The master deletes them with the run's queue.
+ */
+export function aggregatorRunKeys(prefix: string, runId: string) {
+  const base = `${prefix}:agg:${runId}`;
+  return { claims: `${base}:claims`, groups: `${base}:groups`, sent: `${base}:sent`, next: `${base}:next` };
+}

@@ -4,6 +4,7 @@ export * from "./histogram/latency-histogram.js";
 export * from "./histogram/sparse-codec.js";
 export * from "./latency-shift.js";
 export * from "./request-aggregate.js";
+export * from "./request-check.js";
 export * from "./request-recorder.js";
 export * from "./stats-aggregate.js";
 export * from "./thresholds.js";

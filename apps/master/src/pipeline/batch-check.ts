@@ -1,6 +1,15 @@
-import { runGracefulStopMs, runPlannedMs, type Scenario, type StatsBatch } from "@volley/protocol";
-import { DecodedHistograms, HistogramFormatError } from "@volley/stats";
+import {
+  type CombinedBatch,
+  type CoveredBatch,
+  runGracefulStopMs,
+  runPlannedMs,
+  type Scenario,
+  type StatsBatch,
+} from "@volley/protocol";
+import { checkRequestStats, DecodedHistograms, MAX_REQUESTS_PER_BATCH } from "@volley/stats";
 import type { AggregatorWorker } from "./merge-state.js";
+
+export { MAX_REQUESTS_PER_BATCH };
 
 /** What the run's plan allows a batch to claim. */
 export interface BatchLimits {
@@ -17,15 +26,7 @@ export interface BatchLimits {
 
 /** Seqs a worker may run ahead of what the master has merged (its buffer holds 600). */
 export const SEQ_WINDOW = 1024;
-/** More than any worker sends in one second; a count past it is forged or corrupt. */
-export const MAX_REQUESTS_PER_BATCH = 100_000_000;
-const MAX_BYTES_PER_BATCH = 2 ** 48;
 const MAX_VUS_PER_BATCH = 10_000_000;
-
-function scriptName(limits: BatchLimits, name: string): boolean {
-  const names = limits.scriptNames;
-  return names !== undefined && (names.known(name) || names.count() < names.max);
-}
 
 /** Why `batch` cannot be merged, or null (checkBatch, the histograms read into a buffer of its own). */
 export function batchProblem(
@@ -50,59 +51,78 @@ export function checkBatch(
   histograms: DecodedHistograms,
 ): string | null {
   histograms.clear();
-  if (batch.second > limits.maxSecond) {
-    return `second ${batch.second} is past the run's planned end (second ${limits.maxSecond})`;
+  return (
+    secondProblem(batch.second, limits) ??
+    coverProblem(batch, worker) ??
+    (batch.vus > MAX_VUS_PER_BATCH || batch.dropped > MAX_REQUESTS_PER_BATCH
+      ? "vus or dropped beyond any plan"
+      : checkRequestStats(batch.requests, histograms, { nameProblem: (name) => nameProblem(limits, name) }))
+  );
+}
+
+/**
+ * Why an aggregator's combined batch cannot be merged, or null: each batch it covers checked
+ * as its own would be (`workers` finds their progress; a worker outside the run refuses the
+ * group), then its measurements, their bounds scaled by the number of batches it adds up.
+ */
+export function checkCombinedBatch(
+  batch: CombinedBatch,
+  workers: (workerId: string) => AggregatorWorker | undefined,
+  limits: BatchLimits,
+  histograms: DecodedHistograms,
+): string | null {
+  histograms.clear();
+  const second = secondProblem(batch.second, limits);
+  if (second) return second;
+  const covered = new Set<string>();
+  for (const cover of batch.covers) {
+    const worker = workers(cover.workerId);
+    if (!worker) return `worker ${cover.workerId} has no part in the run`;
+    const key = `${cover.workerId}\n${cover.seq}`;
+    if (covered.has(key)) return `batch ${cover.seq} of ${cover.workerId} is covered twice`;
+    covered.add(key);
+    const problem = coverProblem(cover, worker);
+    if (problem) return `worker ${cover.workerId}: ${problem}`;
   }
-  const watermark = worker.received.contiguousBelow;
-  if (batch.seq >= watermark + SEQ_WINDOW) {
-    return `seq ${batch.seq} is too far ahead of the worker's merged batches (${watermark})`;
-  }
-  if (worker.finalSeq !== null && batch.seq > worker.finalSeq) {
-    return `seq ${batch.seq} comes after the worker's final batch ${worker.finalSeq}`;
-  }
-  if (batch.lostBatches > batch.seq + 1) return `lostBatches ${batch.lostBatches} exceeds the batches sent`;
-  if (batch.vus > MAX_VUS_PER_BATCH || batch.dropped > MAX_REQUESTS_PER_BATCH) {
+  const batches = batch.covers.length;
+  if (batch.vus > MAX_VUS_PER_BATCH * batches || batch.dropped > MAX_REQUESTS_PER_BATCH * batches) {
     return "vus or dropped beyond any plan";
   }
-  const seen = new Set<string>();
-  for (const stats of batch.requests) {
-    const where = `request "${stats.name.slice(0, 80)}"`;
-    if (!limits.names.has(stats.name) && !scriptName(limits, stats.name)) {
-      return limits.scriptNames
-        ? `${where} is one name too many (a scripted run has at most ${limits.scriptNames.max})`
-        : `${where} is not in the scenario`;
-    }
-    if (seen.has(stats.name)) return `${where} appears twice`;
-    seen.add(stats.name);
-    if (stats.requests > MAX_REQUESTS_PER_BATCH) return `${where}: ${stats.requests} requests in a second`;
-    if (stats.failures > stats.requests) return `${where}: more failures than requests`;
-    if (stats.bytesIn > MAX_BYTES_PER_BATCH || stats.bytesOut > MAX_BYTES_PER_BATCH) {
-      return `${where}: byte counts beyond any second`;
-    }
-    let statuses = 0;
-    for (const [code, count] of Object.entries(stats.statusCodes)) {
-      const status = Number(code);
-      if (status < 100 || status > 599) return `${where}: status ${code} is not an HTTP status`;
-      statuses += count;
-    }
-    if (statuses > stats.requests) return `${where}: more status codes than requests`;
-    let errors = 0;
-    for (const error of stats.errors) errors += error.count;
-    if (errors > stats.failures) return `${where}: more errors than failures`;
-    const { minUs, maxUs, sumUs } = stats.latency;
-    if (stats.requests > 0 && (minUs > maxUs || sumUs > maxUs * stats.requests + stats.requests)) {
-      return `${where}: latency figures that do not add up`;
-    }
-    let values: number;
-    try {
-      values = histograms.read(stats.latency.histogram);
-    } catch (error) {
-      if (error instanceof HistogramFormatError) return `${where}: ${error.message}`;
-      throw error;
-    }
-    if (values > stats.requests) return `${where}: the histogram holds more values than requests`;
+  return checkRequestStats(batch.requests, histograms, {
+    nameProblem: (name) => nameProblem(limits, name),
+    batches,
+  });
+}
+
+function secondProblem(second: number, limits: BatchLimits): string | null {
+  return second > limits.maxSecond
+    ? `second ${second} is past the run's planned end (second ${limits.maxSecond})`
+    : null;
+}
+
+/** The seq against the worker's watermark and final batch, and the counts a batch carries alone. */
+function coverProblem(
+  cover: Pick<CoveredBatch, "seq" | "lostBatches">,
+  worker: AggregatorWorker,
+): string | null {
+  const watermark = worker.received.contiguousBelow;
+  if (cover.seq >= watermark + SEQ_WINDOW) {
+    return `seq ${cover.seq} is too far ahead of the worker's merged batches (${watermark})`;
   }
+  if (worker.finalSeq !== null && cover.seq > worker.finalSeq) {
+    return `seq ${cover.seq} comes after the worker's final batch ${worker.finalSeq}`;
+  }
+  if (cover.lostBatches > cover.seq + 1) return `lostBatches ${cover.lostBatches} exceeds the batches sent`;
   return null;
+}
+
+function nameProblem(limits: BatchLimits, name: string): string | null {
+  if (limits.names.has(name)) return null;
+  const script = limits.scriptNames;
+  if (script === undefined) return "is not in the scenario";
+  return script.known(name) || script.count() < script.max
+    ? null
+    : `is one name too many (a scripted run has at most ${script.max})`;
 }
 
 /** The last second a batch of this load may describe: its plan, graceful stop, the overrun, slack. */

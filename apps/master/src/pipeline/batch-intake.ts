@@ -1,4 +1,4 @@
-import type { StatsBatch } from "@volley/protocol";
+import type { CombinedBatch, StatsBatch } from "@volley/protocol";
 import { DecodedHistograms } from "@volley/stats";
 import type { StatsPipeline } from "./stats-pipeline.js";
 
@@ -11,8 +11,11 @@ export class UnmergeableBatchError extends Error {}
  * until then; a redelivered copy is recognised by its (worker, seq) and acknowledged at once.
  */
 export class BatchIntake {
+  /** Worker batches merged (those an aggregator's group covers included). */
   accepted = 0;
   duplicates = 0;
+  /** Aggregators' groups merged. */
+  groups = 0;
 
   /** One batch's histograms between its check and its merge (both synchronous, one batch at a time). */
   private readonly histograms = new DecodedHistograms();
@@ -34,6 +37,31 @@ export class BatchIntake {
     if (problem) throw new UnmergeableBatchError(problem);
     aggregator.accept(batch, this.histograms);
     this.accepted++;
+    await this.pipeline.durable(batch.runId);
+    return "accepted";
+  }
+
+  /**
+   * An aggregator's group: merged whole, or acknowledged as a duplicate when every batch it
+   * covers was merged before. Part of it merged cannot happen while aggregators keep their claims
+   * (each worker batch belongs to one group for good); such a group is refused, not half-counted.
+   */
+  async submitCombined(batch: CombinedBatch): Promise<"accepted" | "duplicate"> {
+    const aggregator = await this.pipeline.get(batch.runId);
+    if (!aggregator) throw new UnmergeableBatchError(`run ${batch.runId} does not exist`);
+    const state = aggregator.combinedState(batch);
+    if (state === "duplicate") {
+      this.duplicates++;
+      return "duplicate";
+    }
+    if (state === "overlap") {
+      throw new UnmergeableBatchError(`group ${batch.group} covers batches merged before and others not`);
+    }
+    const problem = aggregator.combinedProblem(batch, this.histograms);
+    if (problem) throw new UnmergeableBatchError(`group ${batch.group}: ${problem}`);
+    aggregator.acceptCombined(batch, this.histograms);
+    this.accepted += batch.covers.length;
+    this.groups++;
     await this.pipeline.durable(batch.runId);
     return "accepted";
   }

@@ -1,5 +1,7 @@
 import type { RunAggregateRow, RunSecondRow, RunUpdate, RunWorkerUpdate } from "@volley/db";
 import {
+  type CombinedBatch,
+  type CoveredBatch,
   isRequestMethod,
   type LiveSecond,
   maxOf,
@@ -10,7 +12,7 @@ import {
   type TimeseriesPoint,
 } from "@volley/protocol";
 import { DecodedHistograms, StatsAggregate } from "@volley/stats";
-import { type BatchLimits, checkBatch } from "./batch-check.js";
+import { type BatchLimits, checkBatch, checkCombinedBatch } from "./batch-check.js";
 import { type LateCounts, PendingLateCounts } from "./late-counts.js";
 import type { AggregatorWorker, MergeState, OpenSecondState } from "./merge-state.js";
 import { isWorkerDone, newWorker, workerStatus, workerToState } from "./merge-state.js";
@@ -20,6 +22,9 @@ import { packSecondStats, SCENARIO_ROW_PREFIX, toPoint, toRow } from "./second-r
 
 /** How long after a second ends the master waits for slow workers before closing it anyway. */
 export const DEFAULT_LATE_MS = 5000;
+
+/** What a batch, or an aggregator's group, measured in one second. */
+type SecondMeasurements = Pick<StatsBatch, "second" | "requests" | "dropped" | "vus">;
 
 interface OpenSecond {
   stats: StatsAggregate;
@@ -173,14 +178,47 @@ export class RunAggregator {
   accept(batch: StatsBatch, histograms?: DecodedHistograms): void {
     const worker = this.workers.get(batch.workerId);
     if (!worker || worker.received.has(batch.seq)) return;
+    let requests = 0;
+    // Group runs, checks and script errors are not requests.
+    for (const stats of batch.requests) if (isRequestMethod(stats.method)) requests += stats.requests;
+    this.cover(worker, { ...batch, requests });
+    this.merge(batch, histograms);
+  }
+
+  /** Whether an aggregator's group was merged before: none of it, all of it, or (never sent) part. */
+  combinedState(batch: CombinedBatch): "new" | "duplicate" | "overlap" {
+    let merged = 0;
+    for (const c of batch.covers) if (this.workers.get(c.workerId)?.received.has(c.seq)) merged++;
+    return merged === 0 ? "new" : merged === batch.covers.length ? "duplicate" : "overlap";
+  }
+
+  /** Why an aggregator's group cannot be merged (checked whole, as `problem` does), or null. */
+  combinedProblem(batch: CombinedBatch, histograms = new DecodedHistograms()): string | null {
+    return checkCombinedBatch(batch, (id) => this.workers.get(id), this.limits, histograms);
+  }
+
+  /** Merges an aggregator's group: every batch it covers is merged at once, exactly as `accept`. */
+  acceptCombined(batch: CombinedBatch, histograms?: DecodedHistograms): void {
+    if (this.combinedState(batch) !== "new") return;
+    for (const cover of batch.covers) {
+      const worker = this.workers.get(cover.workerId);
+      if (worker) this.cover(worker, cover);
+    }
+    this.merge(batch, histograms);
+  }
+
+  /** A batch's (or a covered batch's) part in its worker's progress. */
+  private cover(worker: AggregatorWorker, batch: CoveredBatch): void {
     worker.received.add(batch.seq);
     worker.lostBatches += batch.lostBatches;
-    // Group runs, checks and script errors are not requests.
-    for (const stats of batch.requests) if (isRequestMethod(stats.method)) worker.requests += stats.requests;
+    worker.requests += batch.requests;
     if (batch.final) {
       worker.finalSeq = batch.seq;
       worker.finalElapsedMs = batch.elapsedMs;
     }
+  }
+
+  private merge(batch: SecondMeasurements, histograms?: DecodedHistograms): void {
     this.highestSecond = Math.max(this.highestSecond, batch.second);
     this.dirty = true;
     if (batch.second <= this.closedThrough) {
@@ -363,7 +401,7 @@ export class RunAggregator {
     };
   }
 
-  private mergeLate(batch: StatsBatch, histograms?: DecodedHistograms): void {
+  private mergeLate(batch: SecondMeasurements, histograms?: DecodedHistograms): void {
     this.cumulative.add(batch.requests, batch.dropped, histograms);
     let requests = 0;
     let failures = 0;

@@ -35,7 +35,7 @@ export class ScenarioSeries {
   }
 
   /** Requests and failures of a late batch, by scenario (its second's rows are corrected by these). */
-  lateCounts(batch: StatsBatch): Map<string, { requests: number; failures: number }> {
+  lateCounts(batch: Pick<StatsBatch, "requests">): Map<string, { requests: number; failures: number }> {
     const counts = new Map<string, { requests: number; failures: number }>();
     for (const stats of batch.requests) {
       const scenario = this.scenarioOf.get(stats.name);

@@ -1,4 +1,10 @@
-import { formatIssues, statsBatchSchema, statsQueueName } from "@volley/protocol";
+import {
+  COMBINED_JOB,
+  combinedBatchSchema,
+  formatIssues,
+  statsBatchSchema,
+  statsQueueName,
+} from "@volley/protocol";
 import { UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
@@ -33,7 +39,9 @@ export class StatsConsumer {
     this.worker = new Worker(
       statsQueueName(options.runId),
       async (job) => {
-        const parsed = statsBatchSchema.safeParse(job.data);
+        // A worker's batch, or an aggregator's group of them.
+        const combined = job.name === COMBINED_JOB;
+        const parsed = (combined ? combinedBatchSchema : statsBatchSchema).safeParse(job.data);
         if (!parsed.success || parsed.data.runId !== options.runId) {
           counts.rejected++;
           const details = parsed.success
@@ -45,7 +53,8 @@ export class StatsConsumer {
           throw new UnrecoverableError(`malformed stats batch: ${details}`);
         }
         try {
-          await options.intake.submit(parsed.data);
+          const batch = parsed.data;
+          await ("covers" in batch ? options.intake.submitCombined(batch) : options.intake.submit(batch));
           counts.consumed++;
         } catch (error) {
           if (error instanceof UnmergeableBatchError) {

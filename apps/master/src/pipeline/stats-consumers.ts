@@ -1,7 +1,8 @@
-import { statsQueueName } from "@volley/protocol";
+import { aggregatorRunKeys, statsQueueName } from "@volley/protocol";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
+import { AggregatorDirectory } from "./aggregator-directory.js";
 import type { BatchIntake } from "./batch-intake.js";
 import { StatsConsumer } from "./stats-consumer.js";
 
@@ -22,8 +23,16 @@ export interface StatsConsumersOptions {
 export class StatsConsumers {
   readonly counts = { consumed: 0, rejected: 0 };
   private readonly consumers = new Map<string, { consumer: StatsConsumer; queue: Queue }>();
+  private readonly aggregators: AggregatorDirectory;
 
-  constructor(private readonly options: StatsConsumersOptions) {}
+  constructor(private readonly options: StatsConsumersOptions) {
+    this.aggregators = new AggregatorDirectory(options.redis, options.prefix);
+  }
+
+  /** Aggregator partitions alive now (see AggregatorDirectory). */
+  liveAggregators(): Promise<string[]> {
+    return this.aggregators.live();
+  }
 
   /** Starts consuming a run's queue (a run this master created or took over). */
   open(runId: string): void {
@@ -57,6 +66,9 @@ export class StatsConsumers {
       await entry.queue.obliterate({ force: true }).catch((error: Error) => {
         this.options.log.warn({ err: error.message, runId }, "could not delete the run's stats queue");
       });
+      // The aggregators' claims for the run: nothing of it can be merged any more.
+      const keys = Object.values(aggregatorRunKeys(this.options.prefix, runId));
+      await this.options.redis.del(...keys).catch(() => 0);
     }
     await entry.queue.close();
   }

@@ -53,6 +53,11 @@ export interface ActiveRun {
    * only the master that launched the run has it (env values are never stored).
    */
   launch?: RunLaunchState;
+  /**
+   * The aggregator partition each worker's batches go through (null: the run's queue), as the
+   * master routed them and as their heartbeats report them.
+   */
+  routes: Map<string, string | null>;
   /** The run's script bundles and setup() results, for teardown() once it ends (this master's runs). */
   scripts?: { bundles: Record<string, string>; setupData: Record<string, string> };
 }
@@ -82,6 +87,7 @@ export function newActiveRun(
     capacity: capacityJudgeOf(scenario, aggregator),
     capacityStepsSaved: 0,
     appliedChanges: [],
+    routes: new Map(),
   };
 }
 

@@ -8,6 +8,7 @@ import {
   ValidationError,
   VolleyError,
 } from "@volley/protocol";
+import { routeWorkers } from "../pipeline/aggregator-directory.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import type { ActiveRun } from "./active-run.js";
 
@@ -52,7 +53,7 @@ function refusal(active: ActiveRun): ValidationError | null {
  */
 export async function rebalanceRun(
   active: ActiveRun,
-  deps: { db: Database; registry: WorkerRegistry },
+  deps: { db: Database; registry: WorkerRegistry; liveAggregators?: () => Promise<string[]> },
   now: number,
 ): Promise<LoadChangeRecord> {
   const problem = refusal(active);
@@ -90,8 +91,15 @@ export async function rebalanceRun(
   });
   launch.rebalances++;
   const peak = runPeakVus(active.scenario);
+  const routes = routeWorkers(
+    joining.map((w) => w.id),
+    (await deps.liveAggregators?.()) ?? [],
+    active.routes.values(),
+  );
   const rows = joining.map((worker, j) => {
     const index = launch.split.length + j;
+    const aggregator = routes.get(worker.id) ?? null;
+    active.routes.set(worker.id, aggregator);
     deps.registry.send(worker.id, {
       type: "start-run",
       runId: active.id,
@@ -103,6 +111,7 @@ export async function rebalanceRun(
       ...(launch.packedFiles === null ? {} : { packedFiles: launch.packedFiles }),
       env: launch.env,
       join: { atMs, changes: active.appliedChanges, vuNumberOffset: peak * launch.rebalances },
+      ...(aggregator === null ? {} : { aggregator }),
     });
     deps.registry.assign(worker.id, active.id);
     active.aggregator.addWorker(worker.id, worker.name);

@@ -105,8 +105,11 @@ export function sendSlices(
   run: LaunchedRun,
   inputs: RunInputs,
   packedFiles: string | null,
+  /** The aggregator partition of each worker (none: the run's queue). */
+  routes: ReadonlyMap<string, string | null> = new Map(),
 ): void {
   for (const p of run.plan) {
+    const aggregator = routes.get(p.workerId) ?? null;
     registry.send(p.workerId, {
       type: "start-run",
       runId: run.id,
@@ -117,6 +120,7 @@ export function sendSlices(
       attachments: {},
       ...(packedFiles === null ? {} : { packedFiles }),
       env: inputs.env,
+      ...(aggregator === null ? {} : { aggregator }),
     });
     registry.assign(p.workerId, run.id);
   }

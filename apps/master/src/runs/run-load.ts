@@ -11,6 +11,8 @@ export interface RunLoadDeps {
   registry: WorkerRegistry;
   log: Logger;
   publish: (message: LiveMessage) => void;
+  /** Aggregator partitions alive now (a joining worker is routed to one). */
+  liveAggregators?: () => Promise<string[]>;
 }
 
 /**

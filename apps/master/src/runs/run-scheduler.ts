@@ -9,6 +9,7 @@ import {
 } from "@volley/protocol";
 import type { StatsAggregate } from "@volley/stats";
 import type { Logger } from "pino";
+import { routeWorkers } from "../pipeline/aggregator-directory.js";
 import type { StatsPipeline } from "../pipeline/stats-pipeline.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import { type ActiveRun, newActiveRun } from "./active-run.js";
@@ -48,6 +49,8 @@ export interface RunSchedulerOptions {
 
 export interface RunIngest {
   open(runId: string): void;
+  /** Aggregator partitions alive now, for routing workers (empty: straight into the run's queue). */
+  liveAggregators(): Promise<string[]>;
   /** `discard`: the run has its final status; what is left in its queue must not count. */
   close(runId: string, discard: boolean): Promise<void>;
 }
@@ -160,7 +163,12 @@ export class RunScheduler {
         rebalances: 0,
       };
       this.lastRenewal = Date.now();
-      sendSlices(this.options.registry, launched, inputs, packedFiles);
+      const routes = routeWorkers(
+        plan.map((p) => p.workerId),
+        await this.options.ingest.liveAggregators(),
+      );
+      this.active.routes = routes;
+      sendSlices(this.options.registry, launched, inputs, packedFiles, routes);
       this.options.log.info({ runId: id, workers: plan.length, startAt }, "run started");
       await this.publishStatus(id);
       return { id, status: "running" };
@@ -275,6 +283,7 @@ export class RunScheduler {
     const active = this.active;
     if (!active || heartbeat.runId !== active.id || !active.aggregator.hasWorker(workerId)) return;
     active.seen.set(workerId, Date.now());
+    if (heartbeat.aggregator !== undefined) active.routes.set(workerId, heartbeat.aggregator);
     const name = this.options.registry.get(workerId)?.info.name ?? workerId;
     active.saturation.record(workerId, name, heartbeat, saturated);
     if (heartbeat.clockUncertaintyMs !== undefined) {
@@ -372,7 +381,15 @@ export class RunScheduler {
       this.lastRenewal = now;
     }
     if (active.finishing) return;
-    await superviseRun(active, { ...this.options, stopRun: (id, reason) => this.stopRun(id, reason) }, now);
+    await superviseRun(
+      active,
+      {
+        ...this.options,
+        stopRun: (id, reason) => this.stopRun(id, reason),
+        liveAggregators: () => this.options.ingest.liveAggregators(),
+      },
+      now,
+    );
   }
 
   /** `PATCH /api/runs/:id/load` on the active run (see `changeRunLoad`). */
@@ -382,7 +399,11 @@ export class RunScheduler {
 
   /** `POST /api/runs/:id/rebalance` on the active run (see `addWorkersToRun`). */
   async rebalance(id: string): Promise<LoadChangeRecord[]> {
-    return addWorkersToRun(await this.runningRun(id), this.options, Date.now());
+    return addWorkersToRun(
+      await this.runningRun(id),
+      { ...this.options, liveAggregators: () => this.options.ingest.liveAggregators() },
+      Date.now(),
+    );
   }
 
   /** The active run by id, or 404/409. */

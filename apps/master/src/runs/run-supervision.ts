@@ -1,6 +1,7 @@
 import type { Database } from "@volley/db";
 import { formatDuration } from "@volley/protocol";
 import type { Logger } from "pino";
+import { routeWorkers } from "../pipeline/aggregator-directory.js";
 import { isWorkerDone } from "../pipeline/merge-state.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import { type ActiveRun, markAbsentWorkers } from "./active-run.js";
@@ -14,6 +15,8 @@ export interface SupervisionDeps {
   overrunMs?: number;
   /** Stops the run gracefully with a reason (the scheduler's stopRun). */
   stopRun: (runId: string, reason: string) => Promise<unknown>;
+  /** Aggregator partitions alive now. */
+  liveAggregators: () => Promise<string[]>;
 }
 
 /**
@@ -33,6 +36,7 @@ export async function superviseRun(active: ActiveRun, deps: SupervisionDeps, now
       await deps.stopRun(active.id, "threshold");
     }
   }
+  await rerouteWorkers(active, deps);
   for (const workerId of markAbsentWorkers(active, deps.registry, now, deps.absentGraceMs)) {
     deps.log.warn({ runId: active.id, workerId }, "worker absent too long: lost");
   }
@@ -69,6 +73,30 @@ async function superviseCapacity(active: ActiveRun, deps: SupervisionDeps): Prom
       "capacity search answered: stopping the run",
     );
     await deps.stopRun(active.id, "capacity");
+  }
+}
+
+/**
+ * Moves the workers whose aggregator stopped beating to a live one (or straight to the run's
+ * queue). What they sent through the dead one waits in its partition's queue for its replacement:
+ * the master merges those batches late, exactly, by their seqs.
+ */
+async function rerouteWorkers(active: ActiveRun, deps: SupervisionDeps): Promise<void> {
+  const stranded = active.aggregator
+    .workerList()
+    .filter((w) => !w.lost && !isWorkerDone(w) && typeof active.routes.get(w.workerId) === "string");
+  if (stranded.length === 0) return;
+  const live = await deps.liveAggregators();
+  for (const worker of stranded) {
+    const from = active.routes.get(worker.workerId) ?? null;
+    if (from === null || live.includes(from)) continue;
+    const to = routeWorkers([worker.workerId], live, active.routes.values()).get(worker.workerId) ?? null;
+    active.routes.set(worker.workerId, to);
+    deps.registry.send(worker.workerId, { type: "stats-route", runId: active.id, aggregator: to });
+    deps.log.warn(
+      { runId: active.id, workerId: worker.workerId, from, to },
+      "aggregator gone: worker rerouted",
+    );
   }
 }
 

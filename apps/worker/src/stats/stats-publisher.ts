@@ -1,4 +1,11 @@
-import { STATS_JOB, type StatsBatch, statsJobId, statsQueueName, withTimeout } from "@volley/protocol";
+import {
+  aggregatorQueueName,
+  STATS_JOB,
+  type StatsBatch,
+  statsJobId,
+  statsQueueName,
+  withTimeout,
+} from "@volley/protocol";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
@@ -19,9 +26,12 @@ export interface StatsPublisherOptions {
  */
 export class StatsPublisher {
   private readonly redis: Redis;
-  /** The queue of the run being published (each run has its own). */
-  private queue: { runId: string; queue: Queue } | null = null;
-  private readonly buffer: StatsBatch[] = [];
+  /** The queue being published to (the run's own, or an aggregator partition's). */
+  private queue: { name: string; queue: Queue } | null = null;
+  /** Each batch with the queue it was routed to when published (a retry goes to the same one). */
+  private readonly buffer: Array<{ batch: StatsBatch; queue: string }> = [];
+  /** The aggregator partition a run's batches go through (none: the run's own queue). */
+  private readonly routes = new Map<string, string>();
   private pumping = false;
   private closed = false;
   private readonly drainWaiters: Array<() => void> = [];
@@ -43,13 +53,29 @@ export class StatsPublisher {
     return this.buffer.length;
   }
 
+  /** The aggregator partition a run's batches go through from now on (null: the run's queue). */
+  route(runId: string, aggregator: string | null): void {
+    if (aggregator === null) this.routes.delete(runId);
+    else this.routes.set(runId, aggregator);
+  }
+
+  /** The partition a run's batches go through, if any. */
+  routeOf(runId: string): string | undefined {
+    return this.routes.get(runId);
+  }
+
   publish(batch: StatsBatch): void {
-    this.buffer.push(batch);
+    const aggregator = this.routes.get(batch.runId);
+    this.buffer.push({
+      batch,
+      queue: aggregator === undefined ? statsQueueName(batch.runId) : aggregatorQueueName(aggregator),
+    });
+    if (batch.final) this.routes.delete(batch.runId);
     const max = this.options.maxBuffered ?? 600;
     while (this.buffer.length > max) {
       this.buffer.shift();
       this.lost++;
-      this.buffer[0].lostBatches++;
+      this.buffer[0].batch.lostBatches++;
     }
     void this.pump();
   }
@@ -77,11 +103,12 @@ export class StatsPublisher {
     this.pumping = true;
     let delay = 100;
     while (this.buffer.length && !this.closed) {
-      const batch = this.buffer[0];
+      const entry = this.buffer[0];
+      const { batch } = entry;
       try {
         if (this.redis.status !== "ready") throw new Error(`redis is ${this.redis.status}`);
         await withTimeout(
-          this.queueOf(batch.runId).add(STATS_JOB, batch, {
+          this.queueOf(entry.queue).add(STATS_JOB, batch, {
             jobId: statsJobId(batch.runId, batch.workerId, batch.seq),
             removeOnComplete: true,
             removeOnFail: 1000,
@@ -91,7 +118,7 @@ export class StatsPublisher {
           5000,
           "no answer from Redis within 5000 ms",
         );
-        if (this.buffer[0] === batch) this.buffer.shift();
+        if (this.buffer[0] === entry) this.buffer.shift();
         this.published++;
         delay = 100;
         if (this.lastError) {
@@ -110,18 +137,18 @@ export class StatsPublisher {
     if (this.buffer.length === 0) for (const waiter of this.drainWaiters.splice(0)) waiter();
   }
 
-  /** Batches go out in order, so a run's queue is replaced only once the previous run's are sent. */
-  private queueOf(runId: string): Queue {
-    if (this.queue?.runId !== runId) {
+  /** Batches go out in order, so a queue is replaced only once the batches for the previous one are sent. */
+  private queueOf(name: string): Queue {
+    if (this.queue?.name !== name) {
       // The connection is shared: closing the old queue does not close it.
       void this.queue?.queue.close().catch(() => {});
-      const queue = new Queue(statsQueueName(runId), {
+      const queue = new Queue(name, {
         connection: this.redis,
         prefix: this.options.prefix,
         skipWaitingForReady: true,
       });
       queue.on("error", () => {});
-      this.queue = { runId, queue };
+      this.queue = { name, queue };
     }
     return this.queue.queue;
   }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { partitionStepSchema } from "../plan/partition.js";
-import { runIdSchema } from "../queues.js";
+import { partitionIdSchema, runIdSchema } from "../queues.js";
 import { feederTableSchema } from "../scenario/data.js";
 import { joinRunSchema } from "./change-load.js";
 
@@ -31,6 +31,8 @@ export const startRunSchema = z.strictObject({
   env: z.record(z.string(), z.string().max(65_536)).default({}),
   /** Set when the worker joins a run already going (`POST /api/runs/:id/rebalance`). */
   join: joinRunSchema.optional(),
+  /** The aggregator partition the batches go through; absent: straight into the run's queue. */
+  aggregator: partitionIdSchema.optional(),
 });
 export type StartRun = z.infer<typeof startRunSchema>;
 

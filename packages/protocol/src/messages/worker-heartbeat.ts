@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { runIdSchema } from "../queues.js";
+import { partitionIdSchema, runIdSchema } from "../queues.js";
 
 /** Sent by a worker every second. */
 export const workerHeartbeatSchema = z.strictObject({
@@ -15,6 +15,8 @@ export const workerHeartbeatSchema = z.strictObject({
   clockUncertaintyMs: z.number().min(0).max(3_600_000).optional(),
   /** An engine thread of the run was blocked (a script that never awaits) and stopped: why. */
   blocked: z.string().max(500).optional(),
+  /** The aggregator partition the run's batches go through (absent: the run's queue). */
+  aggregator: partitionIdSchema.optional(),
   sentAt: z.number(),
 });
 export type WorkerHeartbeat = z.infer<typeof workerHeartbeatSchema>;

@@ -7,6 +7,7 @@ import { runAcceptedSchema } from "./run-accepted.js";
 import { runEndedSchema } from "./run-ended.js";
 import { runRejectedSchema } from "./run-rejected.js";
 import { startRunSchema } from "./start-run.js";
+import { statsRouteSchema } from "./stats-route.js";
 import { stopRunSchema } from "./stop-run.js";
 import { welcomeSchema } from "./welcome.js";
 import { workerHeartbeatSchema } from "./worker-heartbeat.js";
@@ -28,6 +29,7 @@ export const masterToWorkerSchema = z.discriminatedUnion("type", [
   welcomeSchema,
   clockPongSchema,
   startRunSchema,
+  statsRouteSchema,
   stopRunSchema,
   changeLoadSchema,
   rebalanceRunSchema,

@@ -1,0 +1,146 @@
+import {
+  AGGREGATOR_BEAT_MS,
+  aggregatorQueueName,
+  aggregatorsKey,
+  COMBINED_JOB,
+  type CombinedBatch,
+  combinedJobId,
+  formatIssues,
+  statsBatchSchema,
+  statsQueueName,
+} from "@volley/protocol";
+import { checkRequestStats, DecodedHistograms } from "@volley/stats";
+import { Queue, UnrecoverableError, Worker } from "bullmq";
+import { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { GroupAssembler } from "./group-assembler.js";
+import { GroupLedger, memberOf } from "./group-ledger.js";
+import type { ResolvedAggregatorOptions } from "./options.js";
+import { ReleaseQueue } from "./release-queue.js";
+
+/** A run's queue unused this long is closed (its run ended, or moved to another master). */
+const IDLE_QUEUE_MS = 60_000;
+
+/**
+ * One aggregator process: consumes its partition's queue (the batches of the workers routed to
+ * it, whatever their run), sends one combined batch per run and second into each run's queue,
+ * and beats in Redis so that masters route workers to it.
+ */
+export class AggregatorNode {
+  private readonly redis: Redis;
+  private readonly blocking: Redis;
+  private readonly consumer: Worker;
+  private readonly assembler: GroupAssembler;
+  private readonly releases: ReleaseQueue;
+  private readonly runQueues = new Map<string, { queue: Queue; usedAt: number }>();
+  /** One batch's histograms between its check and its merge (both synchronous). */
+  private readonly histograms = new DecodedHistograms();
+  private readonly beatTimer: NodeJS.Timeout;
+  readonly counts = { consumed: 0, rejected: 0 };
+
+  constructor(
+    readonly options: ResolvedAggregatorOptions,
+    private readonly log: Logger,
+  ) {
+    const { redisUrl, prefix, partition } = options;
+    this.redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+    this.blocking = new Redis(redisUrl, { maxRetriesPerRequest: null });
+    for (const connection of [this.redis, this.blocking]) {
+      connection.on("error", (error) => log.warn({ err: error.message }, "redis unavailable"));
+    }
+    const ledger = new GroupLedger(this.redis, prefix);
+    this.releases = new ReleaseQueue(ledger, log);
+    this.assembler = new GroupAssembler({
+      partition,
+      ledger,
+      send: (batch) => this.send(batch),
+      windowMs: options.windowMs,
+      log,
+    });
+    this.consumer = new Worker(aggregatorQueueName(partition), (job) => this.take(job.id, job.data), {
+      connection: this.blocking,
+      prefix,
+      concurrency: options.concurrency,
+      // A crashed aggregator's batches go to its replacement within seconds of its start.
+      lockDuration: 10_000,
+      stalledInterval: 5_000,
+      maxStalledCount: 1000,
+      removeOnComplete: { count: 0 },
+      removeOnFail: { count: 1000 },
+    });
+    this.consumer.on("completed", (job, group: string) => {
+      const batch = job.data as { runId: string; workerId: string; seq: number };
+      this.releases.add(batch.runId, group, memberOf(batch.workerId, batch.seq));
+    });
+    this.consumer.on("error", (error) => log.warn({ err: error.message }, "aggregator consumer error"));
+    this.beatTimer = setInterval(() => this.beat(), AGGREGATOR_BEAT_MS);
+    this.beat();
+    log.info({ partition, queue: aggregatorQueueName(partition), prefix }, "aggregator started");
+  }
+
+  /** Groups sent and worker batches they covered. */
+  get sent(): { groups: number; batches: number; recovered: number } {
+    return this.assembler.counts;
+  }
+
+  /** Stops taking batches, sends the groups held, and leaves the masters' routing. */
+  async close(): Promise<void> {
+    clearInterval(this.beatTimer);
+    await this.redis.zrem(aggregatorsKey(this.options.prefix), this.options.partition).catch(() => {});
+    await this.consumer.close();
+    await this.releases.flush();
+    this.releases.stop();
+    await Promise.all([...this.runQueues.values()].map(({ queue }) => queue.close().catch(() => {})));
+    this.redis.disconnect();
+    this.blocking.disconnect();
+  }
+
+  /** Checks a worker batch (everything but the run's plan, which the master checks) and groups it. */
+  private async take(jobId: string | undefined, data: unknown): Promise<string> {
+    const parsed = statsBatchSchema.safeParse(data);
+    const problem = parsed.success
+      ? checkRequestStats(parsed.data.requests, this.histograms)
+      : formatIssues(parsed.error)
+          .map((i) => `${i.path}: ${i.message}`)
+          .join("; ");
+    if (problem !== null || !parsed.success) {
+      this.counts.rejected++;
+      this.log.warn({ jobId, problem }, "malformed stats batch dropped");
+      throw new UnrecoverableError(`malformed stats batch: ${problem}`);
+    }
+    this.counts.consumed++;
+    return this.assembler.add(parsed.data, this.histograms);
+  }
+
+  private async send(batch: CombinedBatch): Promise<void> {
+    await this.queueOf(batch.runId).add(COMBINED_JOB, batch, {
+      jobId: combinedJobId(batch.runId, batch.group),
+      removeOnComplete: true,
+      removeOnFail: 1000,
+      attempts: 300,
+      backoff: { type: "fixed", delay: 2000 },
+    });
+  }
+
+  private queueOf(runId: string): Queue {
+    let entry = this.runQueues.get(runId);
+    if (!entry) {
+      const queue = new Queue(statsQueueName(runId), { connection: this.redis, prefix: this.options.prefix });
+      queue.on("error", (error) => this.log.warn({ err: error.message, runId }, "run queue error"));
+      entry = { queue, usedAt: 0 };
+      this.runQueues.set(runId, entry);
+    }
+    entry.usedAt = Date.now();
+    return entry.queue;
+  }
+
+  private beat(): void {
+    const now = Date.now();
+    this.redis.zadd(aggregatorsKey(this.options.prefix), now, this.options.partition).catch(() => {});
+    for (const [runId, entry] of this.runQueues) {
+      if (now - entry.usedAt < IDLE_QUEUE_MS) continue;
+      this.runQueues.delete(runId);
+      void entry.queue.close().catch(() => {});
+    }
+  }
+}

@@ -1,0 +1,18 @@
+import { pino } from "pino";
+import { AggregatorNode } from "./aggregator-node.js";
+import { type AggregatorOptions, resolveAggregatorOptions } from "./options.js";
+
+export { AggregatorNode } from "./aggregator-node.js";
+export { GroupAssembler } from "./group-assembler.js";
+export { GroupLedger, memberOf } from "./group-ledger.js";
+export { AggregatorConfigError, type AggregatorOptions, resolveAggregatorOptions } from "./options.js";
+
+/** Starts an aggregator: it consumes its partition's queue until closed. */
+export function startAggregator(options: AggregatorOptions = {}): AggregatorNode {
+  const resolved = resolveAggregatorOptions(options);
+  const log = pino(
+    { level: resolved.logLevel, base: { service: "volley-aggregator", partition: resolved.partition } },
+    pino.destination({ dest: 1, sync: false }),
+  );
+  return new AggregatorNode(resolved, log);
+}

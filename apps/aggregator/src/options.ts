@@ -1,0 +1,48 @@
+import { hostname } from "node:os";
+import { partitionIdSchema, REDIS_PREFIX } from "@volley/protocol";
+
+export interface AggregatorOptions {
+  /** Redis that the master and workers use. @defaultValue REDIS_URL, else redis://127.0.0.1:6379 */
+  redisUrl?: string;
+  /** Key prefix of the installation (the master's `queuePrefix`). @defaultValue VOLLEY_QUEUE_PREFIX, else "volley" */
+  prefix?: string;
+  /**
+   * This aggregator's partition: the queue it consumes. It must survive a restart (the
+   * replacement consumes what the crashed one left). @defaultValue VOLLEY_AGGREGATOR_PARTITION, else the host name
+   */
+  partition?: string;
+  /** How long a second's group takes batches after its first. @defaultValue 500 */
+  windowMs?: number;
+  /** Worker batches held at once (each until its group is sent). @defaultValue 5000 */
+  concurrency?: number;
+  /** @defaultValue VOLLEY_LOG_LEVEL, else "info" */
+  logLevel?: string;
+}
+
+export type ResolvedAggregatorOptions = Required<AggregatorOptions>;
+
+/** Bad options: the message names the option and the problem. */
+export class AggregatorConfigError extends Error {}
+
+export function resolveAggregatorOptions(options: AggregatorOptions): ResolvedAggregatorOptions {
+  const env = process.env;
+  const partition = options.partition ?? env.VOLLEY_AGGREGATOR_PARTITION ?? hostname();
+  const parsed = partitionIdSchema.safeParse(partition);
+  if (!parsed.success) {
+    throw new AggregatorConfigError(
+      `partition "${partition}" ${parsed.error.issues[0]?.message ?? "is not valid"} (set --partition)`,
+    );
+  }
+  const windowMs = options.windowMs ?? 500;
+  if (!Number.isInteger(windowMs) || windowMs < 10 || windowMs > 10_000) {
+    throw new AggregatorConfigError(`window ${windowMs} ms must be a whole number from 10 to 10000`);
+  }
+  return {
+    redisUrl: options.redisUrl ?? env.REDIS_URL ?? "redis://127.0.0.1:6379",
+    prefix: options.prefix ?? env.VOLLEY_QUEUE_PREFIX ?? REDIS_PREFIX,
+    partition,
+    windowMs,
+    concurrency: options.concurrency ?? 5000,
+    logLevel: options.logLevel ?? env.VOLLEY_LOG_LEVEL ?? "info",
+  };
+}

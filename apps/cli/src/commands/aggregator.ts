@@ -1,0 +1,40 @@
+import { startAggregator } from "@volley/aggregator";
+import { intFlag, parseFlags } from "../args.js";
+import { waitForSignal } from "./master.js";
+
+export const AGGREGATOR_HELP = `Usage: volley aggregator [options]
+
+Merges the stats batches of the workers routed to it into one batch per run and second for the
+master (see docs/architecture.md, "Aggregators"). Masters route new runs' workers to every live
+aggregator; add one per few hundred worker processes.
+
+Options:
+  --redis URL        Redis of the master and workers (default REDIS_URL, else redis://127.0.0.1:6379)
+  --prefix P         the master's queue prefix (default VOLLEY_QUEUE_PREFIX, else volley)
+  --partition ID     this aggregator's partition; a replacement must reuse it to take over what a
+                     crashed one left (default VOLLEY_AGGREGATOR_PARTITION, else the host name)
+  --window-ms N      how long a second's group waits for more batches (default 500)
+  -h, --help         this help`;
+
+export async function aggregatorCommand(argv: string[]): Promise<number> {
+  const { values } = parseFlags(argv, {
+    redis: { type: "string" },
+    prefix: { type: "string" },
+    partition: { type: "string" },
+    "window-ms": { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
+  if (values.help) {
+    console.log(AGGREGATOR_HELP);
+    return 0;
+  }
+  const node = startAggregator({
+    redisUrl: values.redis,
+    prefix: values.prefix,
+    partition: values.partition,
+    windowMs: intFlag("window-ms", values["window-ms"], 10, 10_000),
+  });
+  await waitForSignal();
+  await node.close();
+  return 0;
+}
