@@ -10,7 +10,7 @@ import {
   statsQueueName,
 } from "@volley/protocol";
 import { checkRequestStats, DecodedHistograms } from "@volley/stats";
-import { Queue, UnrecoverableError, Worker } from "bullmq";
+import { type Job, Queue, UnrecoverableError, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { GroupAssembler } from "./group-assembler.js";
@@ -36,7 +36,8 @@ export class AggregatorNode {
   /** One batch's histograms between its check and its merge (both synchronous). */
   private readonly histograms = new DecodedHistograms();
   private readonly beatTimer: NodeJS.Timeout;
-  readonly counts = { consumed: 0, rejected: 0 };
+  readonly counts = { consumed: 0, rejected: 0, redelivered: 0 };
+  private takeoverLogged: NodeJS.Timeout | null = null;
 
   constructor(
     readonly options: ResolvedAggregatorOptions,
@@ -57,7 +58,7 @@ export class AggregatorNode {
       windowMs: options.windowMs,
       log,
     });
-    this.consumer = new Worker(aggregatorQueueName(partition), (job) => this.take(job.id, job.data), {
+    this.consumer = new Worker(aggregatorQueueName(partition), (job) => this.take(job), {
       connection: this.blocking,
       prefix,
       concurrency: options.concurrency,
@@ -75,7 +76,7 @@ export class AggregatorNode {
     this.consumer.on("error", (error) => log.warn({ err: error.message }, "aggregator consumer error"));
     this.beatTimer = setInterval(() => this.beat(), AGGREGATOR_BEAT_MS);
     this.beat();
-    log.info({ partition, queue: aggregatorQueueName(partition), prefix }, "aggregator started");
+    log.info({ queue: aggregatorQueueName(partition), prefix }, "aggregator started");
   }
 
   /** Groups sent and worker batches they covered. */
@@ -86,6 +87,7 @@ export class AggregatorNode {
   /** Stops taking batches, sends the groups held, and leaves the masters' routing. */
   async close(): Promise<void> {
     clearInterval(this.beatTimer);
+    if (this.takeoverLogged) clearTimeout(this.takeoverLogged);
     await this.redis.zrem(aggregatorsKey(this.options.prefix), this.options.partition).catch(() => {});
     await this.consumer.close();
     await this.releases.flush();
@@ -96,8 +98,10 @@ export class AggregatorNode {
   }
 
   /** Checks a worker batch (everything but the run's plan, which the master checks) and groups it. */
-  private async take(jobId: string | undefined, data: unknown): Promise<string> {
-    const parsed = statsBatchSchema.safeParse(data);
+  private async take(job: Job): Promise<string> {
+    if (job.stalledCounter > 0) this.tookOver();
+    const jobId = job.id;
+    const parsed = statsBatchSchema.safeParse(job.data);
     const problem = parsed.success
       ? checkRequestStats(parsed.data.requests, this.histograms)
       : formatIssues(parsed.error)
@@ -110,6 +114,16 @@ export class AggregatorNode {
     }
     this.counts.consumed++;
     return this.assembler.add(parsed.data, this.histograms);
+  }
+
+  /** A batch a crashed aggregator held, back from the queue: said once per burst, not per batch. */
+  private tookOver(): void {
+    this.counts.redelivered++;
+    if (this.takeoverLogged) return;
+    this.takeoverLogged = setTimeout(() => {
+      this.log.info({ batches: this.counts.redelivered }, "took over batches a previous aggregator held");
+      this.takeoverLogged = null;
+    }, 1000);
   }
 
   private async send(batch: CombinedBatch): Promise<void> {

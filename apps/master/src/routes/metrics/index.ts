@@ -46,7 +46,16 @@ export function createMetricsRegistry(services: Services): Registry {
     "Stats batches consumed from the queue",
     () => services.consumers.counts.consumed,
   );
-  counter("volley_batches_merged_total", "Stats batches merged", () => services.intake.accepted);
+  counter(
+    "volley_batches_merged_total",
+    "Worker stats batches merged (those aggregators' groups cover included)",
+    () => services.intake.accepted,
+  );
+  counter(
+    "volley_aggregator_groups_merged_total",
+    "Aggregators' combined batches merged (each covers many worker batches)",
+    () => services.intake.groups,
+  );
   counter(
     "volley_batches_duplicate_total",
     "Redelivered batches recognised as duplicates",

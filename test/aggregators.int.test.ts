@@ -1,0 +1,191 @@
+import type { RunningMaster } from "@volley/master";
+import { aggregatorQueueName, aggregatorsKey, type RunDetail } from "@volley/protocol";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { requestStats } from "./support/fake-worker.js";
+import { startTestMaster } from "./support/in-process.js";
+import {
+  type CliProcess,
+  isolatedSetup,
+  killAll,
+  sendJson,
+  spawnCli,
+  startMasterProcess,
+  startWorkerProcess,
+  waitFor,
+  waitForRunEnd,
+} from "./support/processes.js";
+import { SimulatedFleet } from "./support/simulated-fleet.js";
+import { startTargetServer } from "./support/target-server.js";
+
+// Two levels of merging must count every request exactly once, whatever dies: real `volley
+// aggregator` processes (killed with SIGKILL), an in-process master, hundreds of simulated workers.
+const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+let master: RunningMaster;
+let prefix: string;
+beforeAll(async () => {
+  master = await startTestMaster({ startDelayMs: 500 });
+  prefix = master.services.config.queuePrefix;
+});
+afterEach(() => killAll());
+afterAll(async () => {
+  await master?.close();
+  redis.disconnect();
+});
+
+function startAggregator(partition: string, queuePrefix = prefix): CliProcess {
+  return spawnCli(["aggregator", "--prefix", queuePrefix, "--partition", partition, "--window-ms", "300"], {
+    VOLLEY_LOG_LEVEL: "info",
+  });
+}
+
+async function waitForAggregators(...partitions: string[]): Promise<void> {
+  await waitForAggregatorsOf(prefix, partitions);
+}
+
+async function waitForAggregatorsOf(queuePrefix: string, partitions: string[]): Promise<void> {
+  await waitFor(
+    async () => {
+      const live = await redis.zrangebyscore(aggregatorsKey(queuePrefix), Date.now() - 5000, "+inf");
+      return partitions.every((p) => live.includes(p));
+    },
+    { what: `aggregators ${partitions.join(", ")} to beat`, timeoutMs: 20_000 },
+  );
+}
+
+async function metric(name: string, masterUrl = master.url): Promise<number> {
+  const text = await (await fetch(`${masterUrl}/metrics`)).text();
+  return Number(
+    text
+      .split("\n")
+      .find((l) => l.startsWith(`${name} `))
+      ?.split(" ")[1] ?? Number.NaN,
+  );
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("aggregators", () => {
+  it("keep 200 workers' report exact to the request: one killed and replaced, the other's workers moved when it dies", async () => {
+    let a = startAggregator("agg-a");
+    let b = startAggregator("agg-b");
+    await waitForAggregators("agg-a", "agg-b");
+    const fleet = await SimulatedFleet.connect(master.url, prefix, 200);
+    try {
+      await waitFor(() => master.services.registry.ready().length >= 200, { what: "200 ready workers" });
+      const created = await sendJson("POST", `${master.url}/api/runs`, {
+        scenario: {
+          name: "aggregated",
+          target: "http://127.0.0.1:9",
+          load: { executor: "constant-vus", vus: 200, duration: "2m" },
+          requests: [{ name: "hello", path: "/hello" }],
+        },
+      });
+      expect(created.status).toBe(201);
+      const runId = created.body.id as string;
+      await waitFor(() => fleet.workers.every((w) => w.runId === runId), { what: "every worker in the run" });
+      const routes = fleet.workers.map((w) => w.route);
+      // Split evenly over the two live aggregators.
+      expect(routes.filter((r) => r === "agg-a")).toHaveLength(100);
+      expect(routes.filter((r) => r === "agg-b")).toHaveLength(100);
+
+      const seconds = 14;
+      let expected = 0;
+      const countOf = (index: number, second: number) => (index % 7) + second + 1;
+      const push = async (second: number) => {
+        await fleet.push(
+          second,
+          (w) => [requestStats("hello", countOf(fleet.workers.indexOf(w), second))],
+          second === seconds - 1,
+        );
+        expected += fleet.workers.reduce((sum, _, i) => sum + countOf(i, second), 0);
+      };
+      for (let second = 0; second < 4; second++) {
+        await push(second);
+        await pause(400);
+      }
+      // agg-a dies holding a second it has not sent; its replacement (same partition) takes over.
+      await push(4);
+      const queueA = new Queue(aggregatorQueueName("agg-a"), { connection: redis, prefix });
+      await waitFor(async () => (await queueA.getActiveCount()) >= 100, {
+        what: "agg-a to hold second 4",
+        intervalMs: 5,
+      });
+      await queueA.close();
+      a.signal("SIGKILL");
+      await a.exited;
+      a = startAggregator("agg-a");
+      for (let second = 5; second < 8; second++) {
+        await push(second);
+        await pause(400);
+      }
+      // agg-b dies for good: once it stops beating its workers are moved to agg-a.
+      b.signal("SIGKILL");
+      await b.exited;
+      let second = 8;
+      const moved = fleet.workers.filter((w) => w.route === "agg-b");
+      while (second < seconds - 2) {
+        await push(second++);
+        await pause(1000);
+        if (moved.every((w) => w.route === "agg-a")) break;
+      }
+      await waitFor(() => moved.every((w) => w.route === "agg-a" && w.reroutes === 1), {
+        what: "agg-b's workers moved to agg-a",
+        timeoutMs: 30_000,
+      });
+      while (second < seconds) await push(second++);
+      // What agg-b held or had queued waits for a replacement of agg-b.
+      b = startAggregator("agg-b");
+      const run = await waitForRunEnd<RunDetail>(master.url, runId, 90_000);
+      // agg-a's replacement got the batches agg-a held when it died (agg-b's found them queued).
+      expect(a.output.join("")).toMatch(/took over batches a previous aggregator held/);
+      expect(run.status).toBe("finished");
+      expect(run.summary?.total.requests).toBe(expected);
+      for (const [index, worker] of fleet.workers.entries()) {
+        const row = run.workers.find((w) => w.workerId === worker.workerId);
+        let requests = 0;
+        for (let s = 0; s < seconds; s++) requests += countOf(index, s);
+        expect(row?.requests).toBe(requests);
+      }
+      // The master merged groups, far fewer than the workers' batches.
+      const groups = await metric("volley_aggregator_groups_merged_total");
+      expect(groups).toBeGreaterThan(0);
+      expect(groups).toBeLessThan((200 * seconds) / 10);
+    } finally {
+      await fleet.close();
+    }
+  });
+
+  it("carry a real worker's batches: master, worker and aggregator processes, the report equal to the server's count", async () => {
+    const target = await startTargetServer();
+    try {
+      const setup = isolatedSetup();
+      const masterProcess = await startMasterProcess(setup);
+      startAggregator("solo", setup.queuePrefix);
+      await waitForAggregatorsOf(setup.queuePrefix, ["solo"]);
+      await startWorkerProcess(masterProcess.url, { name: "alpha", threads: 2 });
+      const created = await sendJson("POST", `${masterProcess.url}/api/runs`, {
+        scenario: {
+          name: "through an aggregator",
+          target: target.url,
+          load: { executor: "constant-vus", vus: 4, duration: "3s" },
+          requests: [{ name: "hello", path: "/hello" }],
+          thinkTime: "2ms",
+        },
+      });
+      const run = await waitForRunEnd<RunDetail>(masterProcess.url, created.body.id as string);
+      expect(run.status).toBe("finished");
+      expect(run.summary?.total.requests).toBe(target.total());
+      expect(run.summary?.total.requests).toBeGreaterThan(100);
+      expect(run.workers[0].requests).toBe(target.total());
+      // Every batch came through the aggregator: one group per second (or two, split by the window).
+      const groups = await metric("volley_aggregator_groups_merged_total", masterProcess.url);
+      const merged = await metric("volley_batches_merged_total", masterProcess.url);
+      expect(groups).toBeGreaterThanOrEqual(4);
+      expect(merged).toBe(groups);
+    } finally {
+      await target.close();
+    }
+  });
+});
