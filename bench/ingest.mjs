@@ -1,20 +1,20 @@
 // pnpm bench ingest [--workers 200] [--names 20] [--rate 600] [--duration 20] [--db sqlite,postgresql]
+//                   [--aggregators 0,2]
 // Simulated workers push stats batches (N names, each an HDR histogram of ~2,000 samples) through
 // the real BullMQ queue into a real master, which stores, merges and checkpoints them. Prints the
 // sustained batches/s stored and merged, the lag from a second's last batch to its merge, and the
 // database growth. Goal: >= 500 batches/s with lag < 2 s, <= 20 MB per hour at 10 names.
-import { fork } from "node:child_process";
+import { fork, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startMaster } from "@volley/master";
-import { statsQueueName } from "@volley/protocol";
+import { aggregatorsKey, statsQueueName } from "@volley/protocol";
 import BetterSqlite3 from "better-sqlite3";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import pg from "pg";
-import WebSocket from "ws";
 import { arg, fmt, table } from "./lib/tools.mjs";
 
 const args = process.argv.slice(2);
@@ -23,6 +23,9 @@ const names = Number(arg(args, "names", "20"));
 const rate = Number(arg(args, "rate", "600"));
 const duration = Number(arg(args, "duration", "20"));
 const databases = arg(args, "db", "sqlite,postgresql").split(",");
+// Each database is measured straight (0: workers push into the run's queue) and through N
+// `volley aggregator` processes, side by side.
+const aggregatorCounts = arg(args, "aggregators", "0,2").split(",").map(Number);
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
 async function databaseUrl(kind) {
@@ -93,61 +96,48 @@ async function vacuum(url) {
   await client.end();
 }
 
-/** Fake worker nodes: they say hello, beat, and accept the run, but send stats only through the queue. */
-function connectWorkers(masterUrl, count) {
-  return Promise.all(
-    Array.from({ length: count }, (_, i) => {
-      const workerId = `sim-${i}-${randomBytes(3).toString("hex")}`;
-      const socket = new WebSocket(`${masterUrl.replace("http", "ws")}/ws/worker`);
-      const beat = () =>
-        socket.readyState === WebSocket.OPEN &&
-        socket.send(
-          JSON.stringify({
-            type: "heartbeat",
-            state: "ready",
-            runId: socket.runId ?? null,
-            vus: 0,
-            cpu: 1,
-            machineCpu: 1,
-            memoryMb: 50,
-            eventLoopDelayMs: 1,
-            sentAt: Date.now(),
-          }),
-        );
-      socket.on("message", (data) => {
-        const message = JSON.parse(data.toString());
-        if (message.type === "start-run") {
-          socket.runId = message.runId;
-          socket.send(JSON.stringify({ type: "run-accepted", runId: message.runId }));
-        }
-      });
-      return new Promise((resolve) => {
-        socket.on("open", () => {
-          socket.send(
-            JSON.stringify({
-              type: "hello",
-              workerId,
-              name: workerId,
-              host: "sim",
-              threads: 1,
-              cores: 1,
-              version: "bench",
-              pid: 0,
-              local: false,
-              activeRunId: null,
-            }),
-          );
-          socket.timer = setInterval(beat, 1000);
-          setTimeout(() => resolve({ workerId, socket, beat }), 50);
-        });
-      });
-    }),
-  );
+/** CPU seconds a process has used so far (user + system), from /proc. */
+function processCpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 Hz)
 }
 
-async function bench(kind) {
+/** N `volley aggregator` processes on the bench's prefix, resolved once they all beat. */
+async function startAggregators(count, prefix) {
+  const cli = new URL("../apps/cli/dist/bin.js", import.meta.url).pathname;
+  const children = Array.from({ length: count }, (_, i) =>
+    spawn(
+      process.execPath,
+      [
+        ...(process.env.VOLLEY_BENCH_PROFILE
+          ? ["--cpu-prof", `--cpu-prof-dir=${process.env.VOLLEY_BENCH_PROFILE}`]
+          : []),
+        cli,
+        "aggregator",
+        "--prefix",
+        prefix,
+        "--partition",
+        `bench-${i}`,
+      ],
+      {
+        env: { ...process.env, REDIS_URL: redisUrl, VOLLEY_LOG_LEVEL: "warn" },
+        stdio: ["ignore", "ignore", "inherit"],
+      },
+    ),
+  );
+  const redis = new Redis(redisUrl);
+  for (let tries = 0; tries < 200; tries++) {
+    if ((await redis.zcard(aggregatorsKey(prefix))) >= count) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  redis.disconnect();
+  return children;
+}
+
+async function bench(kind, aggregatorCount) {
   const database = await databaseUrl(kind);
   const prefix = `bench-${randomBytes(3).toString("hex")}`;
+  const aggregators = await startAggregators(aggregatorCount, prefix);
   const master = await startMaster({
     port: 0,
     databaseUrl: database.url,
@@ -156,8 +146,24 @@ async function bench(kind) {
     logLevel: "error",
     startDelayMs: 500,
   });
-  const workers = await connectWorkers(master.url, workerCount);
-  for (const w of workers) w.beat();
+  // The simulated workers (their sockets and their batches) run in their own process, as real
+  // ones would: the master's CPU figures are the master's alone.
+  const producer = fork(new URL("./lib/ingest-producer.mjs", import.meta.url).pathname);
+  const messages = [];
+  const waiters = [];
+  producer.on("message", (message) => {
+    messages.push(message);
+    for (const waiter of waiters.splice(0)) waiter();
+  });
+  const next = async (key) => {
+    for (;;) {
+      const index = messages.findIndex((m) => m[key] !== undefined);
+      if (index >= 0) return messages.splice(index, 1)[0];
+      await new Promise((resolve) => waiters.push(resolve));
+    }
+  };
+  producer.send({ connect: { masterUrl: master.url, count: workerCount } });
+  await next("connected");
   await new Promise((r) => setTimeout(r, 500));
   const response = await fetch(`${master.url}/api/runs`, {
     method: "POST",
@@ -172,6 +178,7 @@ async function bench(kind) {
     }),
   });
   const { id: runId } = await response.json();
+  await next("started");
   if (kind === "postgresql") await vacuum(database.url);
   const sizeBefore = await master.services.db.sizeBytes();
   const aggregator = master.services.pipeline.active(runId);
@@ -188,30 +195,20 @@ async function bench(kind) {
   }, 20);
   const started = Date.now();
   const storedBefore = master.services.intake.accepted;
+  const groupsBefore = master.services.intake.groups;
+  const aggregatorCpuBefore = aggregators.map((a) => processCpuSeconds(a.pid));
   // CPU time over the measured window: the master runs in this process (the simulated workers
   // run in their own), Redis's from INFO cpu. Per merged batch, these are the figures that do
   // not depend on how fast this machine is.
   const redisInfo = new Redis(redisUrl);
   const cpuBefore = process.cpuUsage();
   const redisCpuBefore = await redisCpuSeconds(redisInfo);
-  // The simulated workers run in their own process, as real ones would.
-  const producer = fork(new URL("./lib/ingest-producer.mjs", import.meta.url).pathname);
-  await new Promise((resolve, reject) => {
-    producer.on("message", (message) => {
-      if (message.second !== undefined) enqueuedAt.set(message.second, message.at);
-      if (message.done) resolve();
-    });
-    producer.on("exit", (code) => (code ? reject(new Error(`producer exited ${code}`)) : resolve()));
-    producer.send({
-      redisUrl,
-      prefix,
-      runId,
-      workerIds: workers.map((w) => w.workerId),
-      names,
-      rate,
-      seconds,
-    });
-  });
+  producer.send({ push: { redisUrl, prefix, runId, names, rate, seconds } });
+  for (;;) {
+    const message = await next("at");
+    if (message.done) break;
+    enqueuedAt.set(message.second, message.at);
+  }
   const producedS = (Date.now() - started) / 1000;
   const deadline = Date.now() + 120_000;
   while (aggregator.closedThrough < seconds - 1 && Date.now() < deadline)
@@ -219,6 +216,10 @@ async function bench(kind) {
   const drainedS = (Date.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   const redisCpu = (await redisCpuSeconds(redisInfo)) - redisCpuBefore;
+  const aggregatorCpu = aggregators.reduce(
+    (sum, a, i) => sum + processCpuSeconds(a.pid) - aggregatorCpuBefore[i],
+    0,
+  );
   redisInfo.disconnect();
   clearInterval(watcher);
   await master.services.pipeline.flushAll();
@@ -227,8 +228,10 @@ async function bench(kind) {
   const sizeAfter = await master.services.db.sizeBytes();
   const tables = await tableSizes(kind, database.url);
   const sorted = [...lags].sort((a, b) => a - b);
+  const groups = master.services.intake.groups - groupsBefore;
   const result = {
-    kind,
+    kind: aggregatorCount ? `${kind}, ${aggregatorCount} aggregators` : kind,
+    groups,
     batches: stored,
     producedRate: (workerCount * seconds) / producedS,
     storedRate: stored / drainedS,
@@ -245,11 +248,13 @@ async function bench(kind) {
     pending: workerCount * seconds - stored,
     masterCpuMs: (cpu.user + cpu.system) / 1000 / Math.max(1, stored),
     redisCpuMs: (redisCpu * 1000) / Math.max(1, stored),
+    aggregatorCpuMs: aggregatorCount ? (aggregatorCpu * 1000) / Math.max(1, stored) : null,
+    // What the master receives: a job per batch straight, a job per group through aggregators.
+    masterJobs: aggregatorCount ? groups : stored,
+    masterCpuPerJobMs: (cpu.user + cpu.system) / 1000 / Math.max(1, aggregatorCount ? groups : stored),
   };
-  for (const w of workers) {
-    clearInterval(w.socket.timer);
-    w.socket.close();
-  }
+  producer.send({ close: true });
+  await new Promise((resolve) => producer.once("exit", resolve));
   const cleanup = new Queue(statsQueueName(runId), {
     connection: new Redis(redisUrl, { maxRetriesPerRequest: null }),
     prefix,
@@ -257,6 +262,7 @@ async function bench(kind) {
   await cleanup.obliterate({ force: true }).catch(() => {});
   await cleanup.close();
   await master.close();
+  for (const child of aggregators) child.kill("SIGTERM");
   await database.drop();
   return result;
 }
@@ -266,9 +272,11 @@ console.log(
 );
 const results = [];
 for (const kind of databases) {
-  const r = await bench(kind);
-  results.push(r);
-  console.log(`${kind}: ${fmt(r.batches)} batches merged`);
+  for (const count of aggregatorCounts) {
+    const r = await bench(kind, count);
+    results.push(r);
+    console.log(`${r.kind}: ${fmt(r.batches)} batches merged${count ? ` in ${fmt(r.groups)} groups` : ""}`);
+  }
 }
 console.log(
   `\n${table([
@@ -282,6 +290,9 @@ console.log(
       "per hour at 10 names",
       "not merged",
       "master CPU/batch",
+      "master jobs",
+      "master CPU/job",
+      "aggregators' CPU/batch",
       "Redis CPU/batch",
     ],
     ...results.map((r) => [
@@ -293,7 +304,10 @@ console.log(
       `${r.growthMb.toFixed(1)} MB`,
       `${r.perHourMb.toFixed(1)} MB`,
       fmt(r.pending),
-      `${r.masterCpuMs.toFixed(2)} ms`,
+      `${r.masterCpuMs.toFixed(3)} ms`,
+      fmt(r.masterJobs),
+      `${r.masterCpuPerJobMs.toFixed(2)} ms`,
+      r.aggregatorCpuMs === null ? "-" : `${r.aggregatorCpuMs.toFixed(2)} ms`,
       `${r.redisCpuMs.toFixed(3)} ms`,
     ]),
   ])}`,

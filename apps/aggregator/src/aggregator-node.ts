@@ -121,7 +121,10 @@ export class AggregatorNode {
     this.counts.redelivered++;
     if (this.takeoverLogged) return;
     this.takeoverLogged = setTimeout(() => {
-      this.log.info({ batches: this.counts.redelivered }, "took over batches a previous aggregator held");
+      this.log.info(
+        { batches: this.counts.redelivered },
+        "took over batches held by an aggregator that stopped",
+      );
       this.takeoverLogged = null;
     }, 1000);
   }

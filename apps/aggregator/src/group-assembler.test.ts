@@ -47,12 +47,11 @@ function batch(workerId: string, seq: number, requests = 10): StatsBatch {
   };
 }
 
-function assembler(sent: CombinedBatch[], partition = "p1") {
+function assembler(sent: CombinedBatch[], groupLedger = ledger) {
   return new GroupAssembler({
-    partition,
-    ledger,
+    partition: "p1",
+    ledger: groupLedger,
     windowMs: 30,
-    recoveryMs: 500,
     send: async (combined) => {
       sent.push(combined);
     },
@@ -81,49 +80,67 @@ describe("GroupAssembler", () => {
     expect(results[2]).not.toBe(results[0]);
   });
 
-  it("rebuilds the group a crashed attempt claimed, whole and under the same id, never a new one", async () => {
-    // The crashed aggregator claimed a and b as one group and died before sending it.
-    const crashed = await ledger.claim("run-1", "p1", [memberOf("a", 0), memberOf("b", 0)]);
+  it("answers a batch a crashed attempt claimed with that attempt's group, sent again whole, never a new one", async () => {
+    // What the crashed aggregator would have sent for a and b (made against a scratch ledger).
+    const scratch: CombinedBatch[] = [];
+    const scratchGroups = assembler(scratch, new GroupLedger(redis, `${prefix}-x`));
+    await Promise.all([batch("a", 0), batch("b", 0)].map((b) => scratchGroups.add(b)));
+    const stored = JSON.stringify(scratch[0]);
+    // It claimed a and b as one group, with that combined batch, and died before sending it.
+    const crashed = await ledger.claim("run-1", "p1", [memberOf("a", 0), memberOf("b", 0)], stored);
     expect(crashed.group).toBe("p1.1");
+    // a comes back (to any aggregator of the partition) with c, which nobody claimed.
     const sent: CombinedBatch[] = [];
     const groups = assembler(sent);
-    // Its batches come back one by one, with a batch nobody claimed yet.
-    const a = groups.add(batch("a", 0));
-    const c = groups.add(batch("c", 0));
-    await c;
-    expect(sent.map((s) => s.covers.map((x) => x.workerId))).toEqual([["c"]]);
-    const b = groups.add(batch("b", 0));
-    expect(await a).toBe("p1.1");
-    expect(await b).toBe("p1.1");
-    expect(sent[1]).toMatchObject({ group: "p1.1" });
-    expect(sent[1].covers.map((x) => x.workerId)).toEqual(["a", "b"]);
-    expect(sent[1].requests[0].requests).toBe(20);
+    const [a, c] = await Promise.all([groups.add(batch("a", 0)), groups.add(batch("c", 0))]);
+    expect(a).toBe("p1.1");
+    expect(c).toBe("p1.2");
+    const again = sent.find((s) => s.group === "p1.1");
+    expect(again?.covers.map((x) => x.workerId)).toEqual(["a", "b"]);
+    expect(again?.requests[0].requests).toBe(20);
+    expect(sent.find((s) => s.group === "p1.2")?.covers.map((x) => x.workerId)).toEqual(["c"]);
+    // b comes back later: its group went already, so b is only acknowledged.
+    expect(await groups.add(batch("b", 0))).toBe("p1.1");
+    expect(sent).toHaveLength(2);
   });
 
   it("acknowledges without sending the batches of a group that reached the master before the crash", async () => {
-    const { group } = await ledger.claim("run-1", "p1", [memberOf("a", 3), memberOf("b", 3)]);
+    const { group } = await ledger.claim("run-1", "p1", [memberOf("a", 3), memberOf("b", 3)], "{}");
     await ledger.sent("run-1", group ?? "");
     const sent: CombinedBatch[] = [];
-    const groups = assembler(sent);
-    expect(await groups.add(batch("a", 3))).toBe(group);
+    expect(await assembler(sent).add(batch("a", 3))).toBe(group);
     expect(sent).toEqual([]);
   });
 
-  it("gives the batches back to the queue when the rest of their group does not come", async () => {
-    await ledger.claim("run-1", "p1", [memberOf("a", 4), memberOf("b", 4)]);
-    const groups = assembler([]);
-    await expect(groups.add(batch("a", 4))).rejects.toThrow(/1 of 2 batches came back/);
+  it("gives the batches back to the queue when the group cannot be sent", async () => {
+    const groups = new GroupAssembler({
+      partition: "p1",
+      ledger,
+      windowMs: 10,
+      send: async () => {
+        throw new Error("redis is away");
+      },
+      log: pino({ level: "silent" }),
+    });
+    await expect(groups.add(batch("a", 4))).rejects.toThrow(/redis is away/);
+    // The claim stays: the batch, back from the queue, goes with the same group.
+    const sent: CombinedBatch[] = [];
+    const group = await assembler(sent).add(batch("a", 4));
+    expect(sent.map((s) => s.group)).toEqual([group]);
   });
 
   it("keeps a group's claims until its batches are released, then forgets it", async () => {
     const members = [memberOf("a", 5), memberOf("b", 5)];
-    const { group } = await ledger.claim("run-1", "p1", members);
+    const { group } = await ledger.claim("run-1", "p1", members, "{}");
     await ledger.sent("run-1", group ?? "");
     await ledger.release("run-1", group ?? "", [members[0]]);
-    const again = await ledger.claim("run-1", "p1", members);
-    expect(again.group).toBe("p1.2"); // the released member is free again; the other is still held
+    // The released member is free again; the other is still held, so nothing is claimed.
+    const again = await ledger.claim("run-1", "p1", members, "{}");
+    expect(again.group).toBeNull();
+    expect([...again.held.keys()]).toEqual([members[1]]);
     expect(again.held.get(members[1])).toMatchObject({ group, sent: true });
     await ledger.release("run-1", group ?? "", [members[1]]);
     expect(await redis.hexists(`${prefix}:agg:run-1:groups`, group ?? "")).toBe(0);
+    expect(await redis.hexists(`${prefix}:agg:run-1:payloads`, group ?? "")).toBe(0);
   });
 });

@@ -19,15 +19,6 @@ interface OpenGroup {
   stats: StatsAggregate;
 }
 
-/** A group an earlier attempt claimed but did not send: rebuilt once all its batches are back. */
-interface Recovery {
-  runId: string;
-  group: string;
-  members: Set<string>;
-  entries: Map<string, Pending>;
-  timer: NodeJS.Timeout;
-}
-
 export interface GroupAssemblerOptions {
   partition: string;
   ledger: Pick<GroupLedger, "claim" | "sent">;
@@ -35,21 +26,19 @@ export interface GroupAssemblerOptions {
   send: (batch: CombinedBatch) => Promise<void>;
   /** How long a second's group takes batches after its first. @defaultValue 500 */
   windowMs?: number;
-  /** How long a group being rebuilt waits for the rest of its batches. @defaultValue 30000 */
-  recoveryMs?: number;
   log: Logger;
 }
 
 /**
  * Groups worker batches per run and second: a group opens with its first batch and closes
- * `windowMs` later; then its batches are claimed in the ledger and its combined batch sent. A
- * batch a crashed attempt had claimed goes back into that group, sent again whole, never into a
- * new one — so the master sees each worker batch in exactly one group.
+ * `windowMs` later; then its batches are claimed in the ledger with the group's combined batch,
+ * and that is sent. A batch an earlier attempt had claimed (its aggregator died before the job
+ * was acknowledged) is answered with that attempt's stored group, sent again if it was not —
+ * never put into a new one.
  */
 export class GroupAssembler {
   private readonly open = new Map<string, OpenGroup>();
-  private readonly recovering = new Map<string, Recovery>();
-  /** Groups sent, and worker batches they covered (for metrics and the bench). */
+  /** Groups sent, worker batches they covered, and groups sent again for an earlier attempt. */
   readonly counts = { groups: 0, batches: 0, recovered: 0 };
 
   constructor(private readonly options: GroupAssemblerOptions) {}
@@ -82,87 +71,71 @@ export class GroupAssembler {
     });
   }
 
-  /** Groups open or being rebuilt (for shutdown). */
+  /** Seconds still taking batches. */
   get pending(): number {
-    return this.open.size + this.recovering.size;
+    return this.open.size;
   }
 
   private async close(group: OpenGroup): Promise<void> {
-    const { runId, entries } = group;
-    let claim: Awaited<ReturnType<GroupAssemblerOptions["ledger"]["claim"]>>;
-    try {
-      claim = await this.options.ledger.claim(runId, this.options.partition, [...entries.keys()]);
-    } catch (error) {
-      settle(entries.values(), error as Error);
-      return;
-    }
+    const { runId, second, entries } = group;
+    const { partition, ledger } = this.options;
     let stats = group.stats;
-    if (claim.held.size > 0) {
-      for (const [member, held] of claim.held) {
-        const entry = entries.get(member);
-        entries.delete(member);
-        if (entry) this.recover(runId, member, entry, held);
-      }
-      // Rare (after a crash): the batches left are merged again without the held ones.
-      stats = new StatsAggregate();
-      for (const entry of entries.values()) stats.add(entry.batch.requests, entry.batch.dropped);
-    }
-    if (claim.group !== null) await this.sendGroup(runId, group.second, claim.group, entries, stats);
-  }
-
-  private recover(runId: string, member: string, entry: Pending, held: HeldGroup): void {
-    if (held.sent) {
-      settle([entry], held.group); // the master has it already: acknowledge
-      return;
-    }
-    const key = `${runId}\n${held.group}`;
-    let recovery = this.recovering.get(key);
-    if (!recovery) {
-      const timer = setTimeout(() => {
-        this.recovering.delete(key);
-        const error = new Error(
-          `group ${held.group}: ${recovery?.entries.size} of ${held.members.length} batches came back; retrying later`,
-        );
-        if (recovery) settle(recovery.entries.values(), error);
-      }, this.options.recoveryMs ?? 30_000);
-      recovery = { runId, group: held.group, members: new Set(held.members), entries: new Map(), timer };
-      this.recovering.set(key, recovery);
-    }
-    recovery.entries.set(member, entry);
-    if (recovery.entries.size < recovery.members.size) return;
-    clearTimeout(recovery.timer);
-    this.recovering.delete(key);
-    const stats = new StatsAggregate();
-    for (const e of recovery.entries.values()) stats.add(e.batch.requests, e.batch.dropped);
-    this.counts.recovered++;
-    this.options.log.info({ runId, group: held.group }, "group rebuilt after a restart; sending it again");
-    void this.sendGroup(runId, entry.batch.second, held.group, recovery.entries, stats);
-  }
-
-  private async sendGroup(
-    runId: string,
-    second: number,
-    group: string,
-    entries: Map<string, Pending>,
-    stats: StatsAggregate,
-  ): Promise<void> {
-    const batches = [...entries.values()].map((e) => e.batch);
-    const combined = combineBatches(
-      { runId, partition: this.options.partition, group, second },
-      batches,
-      stats,
-    );
     try {
-      await this.options.send(combined);
-      await this.options.ledger.sent(runId, group);
+      while (entries.size > 0) {
+        const batches = [...entries.values()].map((e) => e.batch);
+        const combined = combineBatches({ runId, partition, group: "", second }, batches, stats);
+        const claim = await ledger.claim(runId, partition, [...entries.keys()], JSON.stringify(combined));
+        if (claim.group !== null) {
+          await this.sendGroup({ ...combined, group: claim.group });
+          this.counts.groups++;
+          this.counts.batches += batches.length;
+          settle(entries.values(), claim.group);
+          return;
+        }
+        // Some were claimed before (rare: after a crash): they go with their group, the rest again.
+        await this.answerHeld(runId, claim.held, entries);
+        stats = new StatsAggregate();
+        for (const entry of entries.values()) stats.add(entry.batch.requests, entry.batch.dropped);
+      }
     } catch (error) {
-      // The jobs go back to the queue; their claims stay, so they rebuild this same group.
+      // The jobs go back to the queue; whatever was claimed is answered from the ledger next time.
       settle(entries.values(), error as Error);
-      return;
     }
-    this.counts.groups++;
-    this.counts.batches += batches.length;
-    settle(entries.values(), group);
+  }
+
+  /** Acknowledges the held batches with their group, sending it first if it was not sent. */
+  private async answerHeld(
+    runId: string,
+    held: Map<string, HeldGroup>,
+    entries: Map<string, Pending>,
+  ): Promise<void> {
+    const byGroup = new Map<string, { group: HeldGroup; entries: Pending[] }>();
+    for (const [member, group] of held) {
+      const entry = entries.get(member);
+      entries.delete(member);
+      if (!entry) continue;
+      const list = byGroup.get(group.group) ?? { group, entries: [] };
+      list.entries.push(entry);
+      byGroup.set(group.group, list);
+    }
+    for (const { group, entries: answered } of byGroup.values()) {
+      try {
+        if (!group.sent) {
+          const stored = JSON.parse(group.payload) as CombinedBatch;
+          await this.sendGroup({ ...stored, group: group.group });
+          this.counts.recovered++;
+          this.options.log.info({ runId, group: group.group }, "sent again a group claimed before a crash");
+        }
+        settle(answered, group.group);
+      } catch (error) {
+        settle(answered, error as Error);
+      }
+    }
+  }
+
+  private async sendGroup(batch: CombinedBatch): Promise<void> {
+    await this.options.send({ ...batch, sentAt: Date.now() });
+    await this.options.ledger.sent(batch.runId, batch.group);
   }
 }
 

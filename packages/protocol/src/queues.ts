@@ -75,5 +75,11 @@ export const AGGREGATOR_BEAT_MS = 2_000;
  */
 export function aggregatorRunKeys(prefix: string, runId: string) {
   const base = `${prefix}:agg:${runId}`;
-  return { claims: `${base}:claims`, groups: `${base}:groups`, sent: `${base}:sent`, next: `${base}:next` };
+  return {
+    claims: `${base}:claims`,
+    groups: `${base}:groups`,
+    payloads: `${base}:payloads`,
+    sent: `${base}:sent`,
+    next: `${base}:next`,
+  };
 }
