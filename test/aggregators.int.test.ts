@@ -16,6 +16,7 @@ import {
   waitFor,
   waitForRunEnd,
 } from "./support/processes.js";
+import { TestRedis } from "./support/redis-server.js";
 import { SimulatedFleet } from "./support/simulated-fleet.js";
 import { startTargetServer } from "./support/target-server.js";
 
@@ -34,10 +35,11 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-function startAggregator(partition: string, queuePrefix = prefix): CliProcess {
-  return spawnCli(["aggregator", "--prefix", queuePrefix, "--partition", partition, "--window-ms", "300"], {
-    VOLLEY_LOG_LEVEL: "info",
-  });
+function startAggregator(partition: string, queuePrefix = prefix, extra: string[] = []): CliProcess {
+  return spawnCli(
+    ["aggregator", "--prefix", queuePrefix, "--partition", partition, "--window-ms", "300", ...extra],
+    { VOLLEY_LOG_LEVEL: "info" },
+  );
 }
 
 async function waitForAggregators(...partitions: string[]): Promise<void> {
@@ -158,12 +160,13 @@ describe("aggregators", () => {
     }
   });
 
-  it("carry a real worker's batches: master, worker and aggregator processes, the report equal to the server's count", async () => {
+  it("carry a real worker's batches through a Redis of their own: master, worker and aggregator processes, the report equal to the server's count", async () => {
     const target = await startTargetServer();
+    const intake = await TestRedis.start();
     try {
       const setup = isolatedSetup();
       const masterProcess = await startMasterProcess(setup);
-      startAggregator("solo", setup.queuePrefix);
+      startAggregator("solo", setup.queuePrefix, ["--intake-redis", intake.url]);
       await waitForAggregatorsOf(setup.queuePrefix, ["solo"]);
       await startWorkerProcess(masterProcess.url, { name: "alpha", threads: 2 });
       const created = await sendJson("POST", `${masterProcess.url}/api/runs`, {
@@ -185,8 +188,15 @@ describe("aggregators", () => {
       const merged = await metric("volley_batches_merged_total", masterProcess.url);
       expect(groups).toBeGreaterThanOrEqual(4);
       expect(merged).toBe(groups);
+      // The worker pushed its batches into the partition's Redis, not the master's.
+      const intakeClient = new Redis(intake.url);
+      const queueKeys = `${setup.queuePrefix}:${aggregatorQueueName("solo")}:*`;
+      expect((await intakeClient.keys(queueKeys)).length).toBeGreaterThan(0);
+      expect(await redis.keys(queueKeys)).toEqual([]);
+      intakeClient.disconnect();
     } finally {
       await target.close();
+      await intake.stopServer();
     }
   });
 });

@@ -1,5 +1,6 @@
 import {
   AGGREGATOR_BEAT_MS,
+  aggregatorIntakesKey,
   aggregatorQueueName,
   aggregatorsKey,
   COMBINED_JOB,
@@ -43,9 +44,10 @@ export class AggregatorNode {
     readonly options: ResolvedAggregatorOptions,
     private readonly log: Logger,
   ) {
-    const { redisUrl, prefix, partition } = options;
+    const { redisUrl, intakeRedisUrl, prefix, partition } = options;
     this.redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
-    this.blocking = new Redis(redisUrl, { maxRetriesPerRequest: null });
+    // The partition's queue: in the master's Redis, or in one of its own.
+    this.blocking = new Redis(intakeRedisUrl ?? redisUrl, { maxRetriesPerRequest: null });
     for (const connection of [this.redis, this.blocking]) {
       connection.on("error", (error) => log.warn({ err: error.message }, "redis unavailable"));
     }
@@ -76,7 +78,10 @@ export class AggregatorNode {
     this.consumer.on("error", (error) => log.warn({ err: error.message }, "aggregator consumer error"));
     this.beatTimer = setInterval(() => this.beat(), AGGREGATOR_BEAT_MS);
     this.beat();
-    log.info({ queue: aggregatorQueueName(partition), prefix }, "aggregator started");
+    log.info(
+      { queue: aggregatorQueueName(partition), prefix, intake: intakeRedisUrl ?? "the master's Redis" },
+      "aggregator started",
+    );
   }
 
   /** Groups sent and worker batches they covered. */
@@ -153,7 +158,14 @@ export class AggregatorNode {
 
   private beat(): void {
     const now = Date.now();
-    this.redis.zadd(aggregatorsKey(this.options.prefix), now, this.options.partition).catch(() => {});
+    const { prefix, partition, intakeRedisUrl } = this.options;
+    // The intake first: a master that sees the partition live must know where its queue is.
+    const intakes = aggregatorIntakesKey(prefix);
+    const intake =
+      intakeRedisUrl === null
+        ? this.redis.hdel(intakes, partition)
+        : this.redis.hset(intakes, partition, intakeRedisUrl);
+    intake.then(() => this.redis.zadd(aggregatorsKey(prefix), now, partition)).catch(() => {});
     for (const [runId, entry] of this.runQueues) {
       if (now - entry.usedAt < IDLE_QUEUE_MS) continue;
       this.runQueues.delete(runId);

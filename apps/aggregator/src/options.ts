@@ -1,9 +1,15 @@
 import { hostname } from "node:os";
-import { partitionIdSchema, REDIS_PREFIX } from "@volley/protocol";
+import { partitionIdSchema, REDIS_PREFIX, redisUrlSchema } from "@volley/protocol";
 
 export interface AggregatorOptions {
   /** Redis that the master and workers use. @defaultValue REDIS_URL, else redis://127.0.0.1:6379 */
   redisUrl?: string;
+  /**
+   * A Redis of this partition's own for its queue: its workers push their batches there, so the
+   * master's Redis carries groups, not every batch. It must be reachable from the workers at
+   * this same URL. @defaultValue VOLLEY_AGGREGATOR_INTAKE_REDIS, else none (the master's Redis)
+   */
+  intakeRedisUrl?: string | null;
   /** Key prefix of the installation (the master's `queuePrefix`). @defaultValue VOLLEY_QUEUE_PREFIX, else "volley" */
   prefix?: string;
   /**
@@ -37,8 +43,13 @@ export function resolveAggregatorOptions(options: AggregatorOptions): ResolvedAg
   if (!Number.isInteger(windowMs) || windowMs < 10 || windowMs > 10_000) {
     throw new AggregatorConfigError(`window ${windowMs} ms must be a whole number from 10 to 10000`);
   }
+  const intakeRedisUrl = options.intakeRedisUrl ?? env.VOLLEY_AGGREGATOR_INTAKE_REDIS ?? null;
+  if (intakeRedisUrl !== null && !redisUrlSchema.safeParse(intakeRedisUrl).success) {
+    throw new AggregatorConfigError(`intake Redis "${intakeRedisUrl}" must be a redis:// or rediss:// URL`);
+  }
   return {
     redisUrl: options.redisUrl ?? env.REDIS_URL ?? "redis://127.0.0.1:6379",
+    intakeRedisUrl,
     prefix: options.prefix ?? env.VOLLEY_QUEUE_PREFIX ?? REDIS_PREFIX,
     partition,
     windowMs,

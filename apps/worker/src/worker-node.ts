@@ -137,7 +137,7 @@ export class WorkerNode {
       case "stats-route":
         if (this.run?.runId === message.runId) {
           this.log.info({ runId: message.runId, aggregator: message.aggregator }, "stats rerouted");
-          this.publisher?.route(message.runId, message.aggregator);
+          this.publisher?.route(message.runId, message.aggregator, message.aggregatorRedis ?? null);
         }
         return;
       case "rebalance":
@@ -230,7 +230,7 @@ export class WorkerNode {
       });
       return;
     }
-    this.publisher.route(message.runId, message.aggregator ?? null);
+    this.publisher.route(message.runId, message.aggregator ?? null, message.aggregatorRedis ?? null);
     let run: SliceRun;
     try {
       run = new SliceRun({

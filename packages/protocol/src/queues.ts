@@ -63,6 +63,21 @@ export function aggregatorsKey(prefix: string): string {
   return `${prefix}:aggregators`;
 }
 
+/**
+ * Redis hash (member: partition id, value: Redis URL) of the partitions whose queue lives in a
+ * Redis of their own (`volley aggregator --intake-redis`): their workers push there, so one
+ * Redis does not carry every worker's batches.
+ */
+export function aggregatorIntakesKey(prefix: string): string {
+  return `${prefix}:aggregator-intakes`;
+}
+
+/** A Redis URL as the master hands it to workers. */
+export const redisUrlSchema = z
+  .string()
+  .max(500)
+  .regex(/^rediss?:\/\/\S+$/, "must be a redis:// or rediss:// URL");
+
 /** An aggregator that has not beaten for this long is taken for dead: no worker is routed to it. */
 export const AGGREGATOR_STALE_MS = 10_000;
 /** How often an aggregator beats. */

@@ -10,6 +10,9 @@ aggregator; add one per few hundred worker processes.
 
 Options:
   --redis URL        Redis of the master and workers (default REDIS_URL, else redis://127.0.0.1:6379)
+  --intake-redis URL a Redis of this partition's own for the workers' batches (reachable from the
+                     workers at this URL); the master's Redis then carries only groups
+                     (default VOLLEY_AGGREGATOR_INTAKE_REDIS, else none)
   --prefix P         the master's queue prefix (default VOLLEY_QUEUE_PREFIX, else volley)
   --partition ID     this aggregator's partition; a replacement must reuse it to take over what a
                      crashed one left (default VOLLEY_AGGREGATOR_PARTITION, else the host name)
@@ -19,6 +22,7 @@ Options:
 export async function aggregatorCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, {
     redis: { type: "string" },
+    "intake-redis": { type: "string" },
     prefix: { type: "string" },
     partition: { type: "string" },
     "window-ms": { type: "string" },
@@ -30,6 +34,7 @@ export async function aggregatorCommand(argv: string[]): Promise<number> {
   }
   const node = startAggregator({
     redisUrl: values.redis,
+    intakeRedisUrl: values["intake-redis"],
     prefix: values.prefix,
     partition: values.partition,
     windowMs: intFlag("window-ms", values["window-ms"], 10, 10_000),

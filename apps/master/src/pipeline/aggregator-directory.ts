@@ -1,12 +1,15 @@
-import { AGGREGATOR_STALE_MS, aggregatorsKey } from "@volley/protocol";
+import { AGGREGATOR_STALE_MS, aggregatorIntakesKey, aggregatorsKey } from "@volley/protocol";
 import type { Redis } from "ioredis";
 
 /**
  * The aggregators that beat in Redis lately: where a run's workers can send their batches. Read
  * at most once a second (the routing needs nothing fresher).
  */
+/** Live partitions, sorted, each with the Redis of its queue (null: the master's). */
+export type LiveAggregators = Map<string, string | null>;
+
 export class AggregatorDirectory {
-  private cached: { at: number; partitions: string[] } | null = null;
+  private cached: { at: number; live: LiveAggregators } | null = null;
 
   constructor(
     private readonly redis: Redis,
@@ -14,15 +17,16 @@ export class AggregatorDirectory {
     private readonly staleMs = AGGREGATOR_STALE_MS,
   ) {}
 
-  /** Live partitions, sorted; empty when none beats (or Redis does not answer: route straight). */
-  async live(now = Date.now()): Promise<string[]> {
-    if (this.cached && now - this.cached.at < 1000) return this.cached.partitions;
-    const partitions = await this.redis
-      .zrangebyscore(aggregatorsKey(this.prefix), now - this.staleMs, "+inf")
-      .catch(() => [] as string[]);
-    partitions.sort();
-    this.cached = { at: now, partitions };
-    return partitions;
+  /** Live partitions; empty when none beats (or Redis does not answer: route straight). */
+  async live(now = Date.now()): Promise<LiveAggregators> {
+    if (this.cached && now - this.cached.at < 1000) return this.cached.live;
+    const [partitions, intakes] = await Promise.all([
+      this.redis.zrangebyscore(aggregatorsKey(this.prefix), now - this.staleMs, "+inf"),
+      this.redis.hgetall(aggregatorIntakesKey(this.prefix)),
+    ]).catch(() => [[] as string[], {} as Record<string, string>] as const);
+    const live: LiveAggregators = new Map([...partitions].sort().map((p) => [p, intakes[p] ?? null]));
+    this.cached = { at: now, live };
+    return live;
   }
 }
 
@@ -32,11 +36,11 @@ export class AggregatorDirectory {
  */
 export function routeWorkers(
   workerIds: readonly string[],
-  live: readonly string[],
+  live: LiveAggregators,
   current: Iterable<string | null> = [],
 ): Map<string, string | null> {
   const routes = new Map<string, string | null>();
-  const load = new Map(live.map((p) => [p, 0]));
+  const load = new Map([...live.keys()].map((p) => [p, 0]));
   for (const partition of current)
     if (partition !== null && load.has(partition)) load.set(partition, (load.get(partition) ?? 0) + 1);
   for (const workerId of workerIds) {
@@ -47,4 +51,14 @@ export function routeWorkers(
     if (best !== null) load.set(best, (load.get(best) ?? 0) + 1);
   }
   return routes;
+}
+
+/** The fields of a start-run or stats-route message that route a worker's batches. */
+export function routeFields(
+  aggregator: string | null,
+  live: LiveAggregators,
+): { aggregator?: string; aggregatorRedis?: string } {
+  if (aggregator === null) return {};
+  const redis = live.get(aggregator) ?? null;
+  return redis === null ? { aggregator } : { aggregator, aggregatorRedis: redis };
 }

@@ -2,7 +2,7 @@ import { aggregatorRunKeys, statsQueueName } from "@volley/protocol";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { AggregatorDirectory } from "./aggregator-directory.js";
+import { AggregatorDirectory, type LiveAggregators } from "./aggregator-directory.js";
 import type { BatchIntake } from "./batch-intake.js";
 import { StatsConsumer } from "./stats-consumer.js";
 
@@ -30,7 +30,7 @@ export class StatsConsumers {
   }
 
   /** Aggregator partitions alive now (see AggregatorDirectory). */
-  liveAggregators(): Promise<string[]> {
+  liveAggregators(): Promise<LiveAggregators> {
     return this.aggregators.live();
   }
 

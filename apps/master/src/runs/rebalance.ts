@@ -8,7 +8,7 @@ import {
   ValidationError,
   VolleyError,
 } from "@volley/protocol";
-import { routeWorkers } from "../pipeline/aggregator-directory.js";
+import { type LiveAggregators, routeFields, routeWorkers } from "../pipeline/aggregator-directory.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import type { ActiveRun } from "./active-run.js";
 
@@ -53,7 +53,7 @@ function refusal(active: ActiveRun): ValidationError | null {
  */
 export async function rebalanceRun(
   active: ActiveRun,
-  deps: { db: Database; registry: WorkerRegistry; liveAggregators?: () => Promise<string[]> },
+  deps: { db: Database; registry: WorkerRegistry; liveAggregators?: () => Promise<LiveAggregators> },
   now: number,
 ): Promise<LoadChangeRecord> {
   const problem = refusal(active);
@@ -91,9 +91,10 @@ export async function rebalanceRun(
   });
   launch.rebalances++;
   const peak = runPeakVus(active.scenario);
+  const live = (await deps.liveAggregators?.()) ?? new Map();
   const routes = routeWorkers(
     joining.map((w) => w.id),
-    (await deps.liveAggregators?.()) ?? [],
+    live,
     active.routes.values(),
   );
   const rows = joining.map((worker, j) => {
@@ -111,7 +112,7 @@ export async function rebalanceRun(
       ...(launch.packedFiles === null ? {} : { packedFiles: launch.packedFiles }),
       env: launch.env,
       join: { atMs, changes: active.appliedChanges, vuNumberOffset: peak * launch.rebalances },
-      ...(aggregator === null ? {} : { aggregator }),
+      ...routeFields(aggregator, live),
     });
     deps.registry.assign(worker.id, active.id);
     active.aggregator.addWorker(worker.id, worker.name);

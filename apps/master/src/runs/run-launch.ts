@@ -105,11 +105,10 @@ export function sendSlices(
   run: LaunchedRun,
   inputs: RunInputs,
   packedFiles: string | null,
-  /** The aggregator partition of each worker (none: the run's queue). */
-  routes: ReadonlyMap<string, string | null> = new Map(),
+  /** Where each worker's batches go (no fields: the run's queue). */
+  routeOf: (workerId: string) => { aggregator?: string; aggregatorRedis?: string } = () => ({}),
 ): void {
   for (const p of run.plan) {
-    const aggregator = routes.get(p.workerId) ?? null;
     registry.send(p.workerId, {
       type: "start-run",
       runId: run.id,
@@ -120,7 +119,7 @@ export function sendSlices(
       attachments: {},
       ...(packedFiles === null ? {} : { packedFiles }),
       env: inputs.env,
-      ...(aggregator === null ? {} : { aggregator }),
+      ...routeOf(p.workerId),
     });
     registry.assign(p.workerId, run.id);
   }

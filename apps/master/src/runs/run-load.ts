@@ -1,6 +1,7 @@
 import type { Database } from "@volley/db";
 import type { LiveMessage, LoadChangeRecord, LoadPatch } from "@volley/protocol";
 import type { Logger } from "pino";
+import type { LiveAggregators } from "../pipeline/aggregator-directory.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import type { ActiveRun } from "./active-run.js";
 import { planLoadChange } from "./load-control.js";
@@ -12,7 +13,7 @@ export interface RunLoadDeps {
   log: Logger;
   publish: (message: LiveMessage) => void;
   /** Aggregator partitions alive now (a joining worker is routed to one). */
-  liveAggregators?: () => Promise<string[]>;
+  liveAggregators?: () => Promise<LiveAggregators>;
 }
 
 /**

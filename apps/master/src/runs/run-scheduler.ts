@@ -9,7 +9,7 @@ import {
 } from "@volley/protocol";
 import type { StatsAggregate } from "@volley/stats";
 import type { Logger } from "pino";
-import { routeWorkers } from "../pipeline/aggregator-directory.js";
+import { type LiveAggregators, routeFields, routeWorkers } from "../pipeline/aggregator-directory.js";
 import type { StatsPipeline } from "../pipeline/stats-pipeline.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import { type ActiveRun, newActiveRun } from "./active-run.js";
@@ -50,7 +50,7 @@ export interface RunSchedulerOptions {
 export interface RunIngest {
   open(runId: string): void;
   /** Aggregator partitions alive now, for routing workers (empty: straight into the run's queue). */
-  liveAggregators(): Promise<string[]>;
+  liveAggregators(): Promise<LiveAggregators>;
   /** `discard`: the run has its final status; what is left in its queue must not count. */
   close(runId: string, discard: boolean): Promise<void>;
 }
@@ -163,12 +163,15 @@ export class RunScheduler {
         rebalances: 0,
       };
       this.lastRenewal = Date.now();
+      const live = await this.options.ingest.liveAggregators();
       const routes = routeWorkers(
         plan.map((p) => p.workerId),
-        await this.options.ingest.liveAggregators(),
+        live,
       );
       this.active.routes = routes;
-      sendSlices(this.options.registry, launched, inputs, packedFiles, routes);
+      sendSlices(this.options.registry, launched, inputs, packedFiles, (workerId) =>
+        routeFields(routes.get(workerId) ?? null, live),
+      );
       this.options.log.info({ runId: id, workers: plan.length, startAt }, "run started");
       await this.publishStatus(id);
       return { id, status: "running" };

@@ -1,7 +1,7 @@
 import type { Database } from "@volley/db";
 import { formatDuration } from "@volley/protocol";
 import type { Logger } from "pino";
-import { routeWorkers } from "../pipeline/aggregator-directory.js";
+import { type LiveAggregators, routeFields, routeWorkers } from "../pipeline/aggregator-directory.js";
 import { isWorkerDone } from "../pipeline/merge-state.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import { type ActiveRun, markAbsentWorkers } from "./active-run.js";
@@ -16,7 +16,7 @@ export interface SupervisionDeps {
   /** Stops the run gracefully with a reason (the scheduler's stopRun). */
   stopRun: (runId: string, reason: string) => Promise<unknown>;
   /** Aggregator partitions alive now. */
-  liveAggregators: () => Promise<string[]>;
+  liveAggregators: () => Promise<LiveAggregators>;
 }
 
 /**
@@ -89,10 +89,15 @@ async function rerouteWorkers(active: ActiveRun, deps: SupervisionDeps): Promise
   const live = await deps.liveAggregators();
   for (const worker of stranded) {
     const from = active.routes.get(worker.workerId) ?? null;
-    if (from === null || live.includes(from)) continue;
+    if (from === null || live.has(from)) continue;
     const to = routeWorkers([worker.workerId], live, active.routes.values()).get(worker.workerId) ?? null;
     active.routes.set(worker.workerId, to);
-    deps.registry.send(worker.workerId, { type: "stats-route", runId: active.id, aggregator: to });
+    deps.registry.send(worker.workerId, {
+      type: "stats-route",
+      runId: active.id,
+      aggregator: to,
+      ...(to === null ? {} : routeFields(to, live)),
+    });
     deps.log.warn(
       { runId: active.id, workerId: worker.workerId, from, to },
       "aggregator gone: worker rerouted",

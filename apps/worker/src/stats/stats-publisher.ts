@@ -27,11 +27,16 @@ export interface StatsPublisherOptions {
 export class StatsPublisher {
   private readonly redis: Redis;
   /** The queue being published to (the run's own, or an aggregator partition's). */
-  private queue: { name: string; queue: Queue } | null = null;
-  /** Each batch with the queue it was routed to when published (a retry goes to the same one). */
-  private readonly buffer: Array<{ batch: StatsBatch; queue: string }> = [];
+  private queue: { name: string; redis: string | null; queue: Queue } | null = null;
+  /**
+   * Each batch with the queue it was routed to when published (a retry goes to the same one), and
+   * that queue's Redis when it is not the master's.
+   */
+  private readonly buffer: Array<{ batch: StatsBatch; queue: string; redis: string | null }> = [];
   /** The aggregator partition a run's batches go through (none: the run's own queue). */
-  private readonly routes = new Map<string, string>();
+  private readonly routes = new Map<string, { aggregator: string; redis: string | null }>();
+  /** Connections to partitions' own Redis, by URL. */
+  private readonly intakes = new Map<string, Redis>();
   private pumping = false;
   private closed = false;
   private readonly drainWaiters: Array<() => void> = [];
@@ -53,22 +58,26 @@ export class StatsPublisher {
     return this.buffer.length;
   }
 
-  /** The aggregator partition a run's batches go through from now on (null: the run's queue). */
-  route(runId: string, aggregator: string | null): void {
+  /**
+   * The aggregator partition a run's batches go through from now on (null: the run's queue), and
+   * the Redis of its queue when it is not the master's.
+   */
+  route(runId: string, aggregator: string | null, redis: string | null = null): void {
     if (aggregator === null) this.routes.delete(runId);
-    else this.routes.set(runId, aggregator);
+    else this.routes.set(runId, { aggregator, redis });
   }
 
   /** The partition a run's batches go through, if any. */
   routeOf(runId: string): string | undefined {
-    return this.routes.get(runId);
+    return this.routes.get(runId)?.aggregator;
   }
 
   publish(batch: StatsBatch): void {
-    const aggregator = this.routes.get(batch.runId);
+    const route = this.routes.get(batch.runId);
     this.buffer.push({
       batch,
-      queue: aggregator === undefined ? statsQueueName(batch.runId) : aggregatorQueueName(aggregator),
+      queue: route === undefined ? statsQueueName(batch.runId) : aggregatorQueueName(route.aggregator),
+      redis: route?.redis ?? null,
     });
     if (batch.final) this.routes.delete(batch.runId);
     const max = this.options.maxBuffered ?? 600;
@@ -96,6 +105,7 @@ export class StatsPublisher {
     this.closed = true;
     await this.queue?.queue.close().catch(() => {});
     this.redis.disconnect();
+    for (const redis of this.intakes.values()) redis.disconnect();
   }
 
   private async pump(): Promise<void> {
@@ -106,9 +116,10 @@ export class StatsPublisher {
       const entry = this.buffer[0];
       const { batch } = entry;
       try {
-        if (this.redis.status !== "ready") throw new Error(`redis is ${this.redis.status}`);
+        const redis = this.connection(entry.redis);
+        if (redis.status !== "ready") throw new Error(`redis is ${redis.status}`);
         await withTimeout(
-          this.queueOf(entry.queue).add(STATS_JOB, batch, {
+          this.queueOf(entry.queue, entry.redis).add(STATS_JOB, batch, {
             jobId: statsJobId(batch.runId, batch.workerId, batch.seq),
             removeOnComplete: true,
             removeOnFail: 1000,
@@ -137,18 +148,34 @@ export class StatsPublisher {
     if (this.buffer.length === 0) for (const waiter of this.drainWaiters.splice(0)) waiter();
   }
 
+  /** The master's Redis, or a partition's own (connected on first use, kept for the process). */
+  private connection(url: string | null): Redis {
+    if (url === null) return this.redis;
+    let redis = this.intakes.get(url);
+    if (!redis) {
+      redis = new Redis(url, { maxRetriesPerRequest: 1 });
+      redis.on("error", (error) => {
+        if (error.message !== this.lastError)
+          this.options.log.warn({ err: error.message }, "aggregator's redis unavailable; buffering stats");
+        this.lastError = error.message;
+      });
+      this.intakes.set(url, redis);
+    }
+    return redis;
+  }
+
   /** Batches go out in order, so a queue is replaced only once the batches for the previous one are sent. */
-  private queueOf(name: string): Queue {
-    if (this.queue?.name !== name) {
+  private queueOf(name: string, redis: string | null): Queue {
+    if (this.queue?.name !== name || this.queue.redis !== redis) {
       // The connection is shared: closing the old queue does not close it.
       void this.queue?.queue.close().catch(() => {});
       const queue = new Queue(name, {
-        connection: this.redis,
+        connection: this.connection(redis),
         prefix: this.options.prefix,
         skipWaitingForReady: true,
       });
       queue.on("error", () => {});
-      this.queue = { name, queue };
+      this.queue = { name, redis, queue };
     }
     return this.queue.queue;
   }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { partitionStepSchema } from "../plan/partition.js";
-import { partitionIdSchema, runIdSchema } from "../queues.js";
+import { partitionIdSchema, redisUrlSchema, runIdSchema } from "../queues.js";
 import { feederTableSchema } from "../scenario/data.js";
 import { joinRunSchema } from "./change-load.js";
 
@@ -33,6 +33,8 @@ export const startRunSchema = z.strictObject({
   join: joinRunSchema.optional(),
   /** The aggregator partition the batches go through; absent: straight into the run's queue. */
   aggregator: partitionIdSchema.optional(),
+  /** The Redis of that partition's queue, when it is not the master's. */
+  aggregatorRedis: redisUrlSchema.optional(),
 });
 export type StartRun = z.infer<typeof startRunSchema>;
 

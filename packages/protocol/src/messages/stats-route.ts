@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { partitionIdSchema, runIdSchema } from "../queues.js";
+import { partitionIdSchema, redisUrlSchema, runIdSchema } from "../queues.js";
 
 /**
  * Master → worker: from now on, push the run's batches through this aggregator partition (null:
@@ -9,5 +9,7 @@ export const statsRouteSchema = z.strictObject({
   type: z.literal("stats-route"),
   runId: runIdSchema,
   aggregator: partitionIdSchema.nullable(),
+  /** The Redis of that partition's queue, when it is not the master's. */
+  aggregatorRedis: redisUrlSchema.optional(),
 });
 export type StatsRoute = z.infer<typeof statsRouteSchema>;
