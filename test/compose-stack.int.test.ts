@@ -142,6 +142,30 @@ describe.skipIf(unavailable)("docker/compose.yaml with docker/compose.local.yaml
     expect(before).toHaveLength(2);
   });
 
+  it("workers routed through two aggregator containers (one partition): the report equals what the target got", async () => {
+    target.reset();
+    stack.compose("--profile", "aggregators", "up", "-d", "--scale", "aggregator=2", "aggregator");
+    await waitFor(
+      () =>
+        stack.containers("aggregator").length === 2 &&
+        stack.containers("aggregator").every((c) => docker("logs", c.name).includes("aggregator started")),
+      { what: "two aggregator containers to start", timeoutMs: 60_000 },
+    );
+    const groups = async () => {
+      const text = await (
+        await fetch(api("/metrics"), { headers: { authorization: `Bearer ${token}` } })
+      ).text();
+      return Number(/^volley_aggregator_groups_merged_total (\d+)/m.exec(text)?.[1] ?? Number.NaN);
+    };
+    const before = await groups();
+    await new Promise((r) => setTimeout(r, 1500)); // the master reads the live aggregators once a second
+    const run = await waitForRunEnd(masterUrl, await startRun("4s"), 60_000, token);
+    expect(run.status).toBe("finished");
+    expect(run.summary.total.requests).toBeGreaterThan(0);
+    expect(run.summary.total.requests).toBe(target.total());
+    expect((await groups()) - before).toBeGreaterThanOrEqual(4);
+  });
+
   it("down leaves no container, volume or network behind", () => {
     stack.down();
     expect(stack.containers()).toEqual([]);

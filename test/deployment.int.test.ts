@@ -13,6 +13,7 @@ import { CLI, ROOT } from "./support/processes.js";
 const docker = (file: string) => readFileSync(join(ROOT, "docker", file), "utf8");
 type ComposeService = {
   command?: string[];
+  profiles?: string[];
   environment?: Record<string, string>;
   ports?: string[];
   healthcheck?: { test: string[] };
@@ -63,7 +64,7 @@ describe("docker/Dockerfile", () => {
 
 describe("docker/compose.yaml", () => {
   const compose = parse(docker("compose.yaml")) as { services: Record<string, ComposeService> };
-  const { redis, postgres, master, worker } = compose.services;
+  const { redis, postgres, master, worker, aggregator } = compose.services;
   const code = variablesTheCodeReads();
 
   it("has Redis that keeps and never evicts batches, PostgreSQL, a master and scalable workers", () => {
@@ -81,6 +82,11 @@ describe("docker/compose.yaml", () => {
     expect(worker.container_name).toBeUndefined();
     expect(worker.ports).toBeUndefined();
     expect(worker.depends_on).toMatchObject({ master: { condition: "service_healthy" } });
+    // Aggregators only when asked for, on the master's Redis, scalable (one shared partition).
+    expect(aggregator.profiles).toEqual(["aggregators"]);
+    expect(aggregator.command?.slice(0, 1)).toEqual(["aggregator"]);
+    expect(aggregator.environment?.REDIS_URL).toBe(master.environment?.REDIS_URL);
+    expect(aggregator.container_name).toBeUndefined();
   });
 
   it("points the workers at the master's service name and port, with the token", () => {
@@ -94,7 +100,7 @@ describe("docker/compose.yaml", () => {
   });
 
   it("uses only variables the code reads, and .env.example names every one it needs", () => {
-    for (const name of ["master", "worker"]) {
+    for (const name of ["master", "worker", "aggregator"]) {
       for (const variable of Object.keys(compose.services[name].environment ?? {}))
         expect(code, variable).toContain(variable);
     }
@@ -108,6 +114,7 @@ describe("docker/compose.yaml", () => {
     for (const [name, service] of [
       ["master", master],
       ["worker", worker],
+      ["aggregator", aggregator],
     ] as const) {
       const text = help(name);
       for (const flag of service.command?.filter((a) => a.startsWith("--")) ?? [])
@@ -121,6 +128,14 @@ describe("docker/k8s", () => {
     .filter((f) => f.endsWith(".yaml"))
     .flatMap((f) => parseAllDocuments(docker(`k8s/${f}`)).map((d) => d.toJS()));
   const find = (kind: string, name: string) => docs.find((d) => d.kind === kind && d.metadata.name === name);
+
+  it("has aggregators on one shared partition, reading the Secret", () => {
+    const aggregators = find("Deployment", "volley-aggregator");
+    const container = aggregators.spec.template.spec.containers[0];
+    expect(container.args).toEqual(["aggregator", "--partition", "volley"]);
+    expect(container.envFrom).toEqual([{ secretRef: { name: "volley" } }]);
+    expect(aggregators.spec.template.spec.securityContext.runAsNonRoot).toBe(true);
+  });
 
   it("has the master (one replica) behind a Service, workers, and the Secret they read", () => {
     const master = find("Deployment", "volley-master");
@@ -177,13 +192,13 @@ describe("docker/k8s", () => {
     const compose = parse(docker("compose.yaml")) as { services: Record<string, ComposeService> };
     const secret = find("Secret", "volley");
     const seconds = (grace?: string) => Number(grace?.replace(/s$/, ""));
-    for (const role of ["master", "worker"] as const) {
+    for (const role of ["master", "worker", "aggregator"] as const) {
       const service = compose.services[role];
       const pod = find("Deployment", `volley-${role}`).spec.template.spec;
       const args: string[] = pod.containers[0].args;
       const command = service.command ?? [];
       expect(args[0]).toBe(command[0]);
-      if (role === "master") expect(args).toEqual(command);
+      if (role !== "worker") expect(args).toEqual(command);
       else {
         // Each names the master by its own service name, on the same port.
         const url = (list: string[]) => new URL(list[list.indexOf("--master") + 1]);

@@ -101,6 +101,7 @@ export class ComposeStack {
 
   /** Containers, volumes and the network of the project, all removed. */
   down(): void {
-    this.compose("down", "--volumes", "--timeout", "5");
+    // Every profile's containers too (the aggregators).
+    this.compose("--profile", "aggregators", "down", "--volumes", "--timeout", "5");
   }
 }
