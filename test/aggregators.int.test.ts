@@ -1,6 +1,5 @@
 import type { RunningMaster } from "@volley/master";
-import { aggregatorQueueName, aggregatorsKey, type RunDetail } from "@volley/protocol";
-import { Queue } from "bullmq";
+import { AGGREGATOR_GROUP, aggregatorStreamKey, aggregatorsKey, type RunDetail } from "@volley/protocol";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { requestStats } from "./support/fake-worker.js";
@@ -111,12 +110,11 @@ describe("aggregators", () => {
       }
       // One of agg-a's processes dies holding part of a second; the other takes its batches over.
       await push(4);
-      const queueA = new Queue(aggregatorQueueName("agg-a"), { connection: redis, prefix });
-      await waitFor(async () => (await queueA.getActiveCount()) >= 100, {
-        what: "agg-a to hold second 4",
-        intervalMs: 5,
-      });
-      await queueA.close();
+      const pendingA = async () =>
+        Number(
+          ((await redis.xpending(aggregatorStreamKey(prefix, "agg-a"), AGGREGATOR_GROUP)) as [number])[0],
+        );
+      await waitFor(async () => (await pendingA()) >= 100, { what: "agg-a to hold second 4", intervalMs: 5 });
       a1.signal("SIGKILL");
       await a1.exited;
       for (let second = 5; second < 8; second++) {
@@ -188,11 +186,12 @@ describe("aggregators", () => {
       const merged = await metric("volley_batches_merged_total", masterProcess.url);
       expect(groups).toBeGreaterThanOrEqual(4);
       expect(merged).toBe(groups);
-      // The worker pushed its batches into the partition's Redis, not the master's.
+      // The worker appended its batches in the partition's Redis, not the master's.
       const intakeClient = new Redis(intake.url);
-      const queueKeys = `${setup.queuePrefix}:${aggregatorQueueName("solo")}:*`;
-      expect((await intakeClient.keys(queueKeys)).length).toBeGreaterThan(0);
-      expect(await redis.keys(queueKeys)).toEqual([]);
+      const stream = aggregatorStreamKey(setup.queuePrefix, "solo");
+      expect(await intakeClient.exists(stream)).toBe(1);
+      expect(await intakeClient.xlen(stream)).toBe(0); // every entry acknowledged and deleted
+      expect(await redis.exists(stream)).toBe(0);
       intakeClient.disconnect();
     } finally {
       await target.close();

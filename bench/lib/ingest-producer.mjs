@@ -2,8 +2,9 @@
 // (hello, heartbeats, the run's start and routing) and one batch per worker per simulated second
 // pushed into the real queues at the offered rate, telling the parent when each second is enqueued.
 import { randomBytes } from "node:crypto";
-import { aggregatorQueueName, STATS_JOB, statsJobId, statsQueueName } from "@volley/protocol";
+import { STATS_JOB, statsJobId, statsQueueName } from "@volley/protocol";
 import { createRecordingHistogram, encodeHistogram } from "@volley/stats";
+import { appendToPartition } from "@volley/worker";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import WebSocket from "ws";
@@ -110,33 +111,31 @@ function connectWorkers(masterUrl, count) {
 async function push({ redisUrl, prefix, runId, names: nameCount, rate, seconds }, workers) {
   names = nameCount;
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
-  // Each worker's batches go where the master routed it: the run's queue or an aggregator's.
-  const queues = new Map();
-  const queueOf = (route) => {
-    const name = route === null ? statsQueueName(runId) : aggregatorQueueName(route);
-    if (!queues.has(name)) queues.set(name, new Queue(name, { connection, prefix }));
-    return queues.get(name);
-  };
+  // Each worker's batches go where the master routed it: the run's queue or an aggregator
+  // partition's stream (as the worker's StatsPublisher sends them).
+  const queue = new Queue(statsQueueName(runId), { connection, prefix });
   const started = Date.now();
   for (let second = 0; second < seconds; second++) {
     const due = started + (second * workers.length * 1000) / rate;
     if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
-    const byQueue = new Map();
+    const jobs = [];
+    const appends = [];
     for (const { workerId, route } of workers) {
-      const queue = queueOf(route);
-      if (!byQueue.has(queue)) byQueue.set(queue, []);
-      byQueue.get(queue).push({
-        name: STATS_JOB,
-        data: batch(runId, workerId, second, second === seconds - 1),
-        opts: { jobId: statsJobId(runId, workerId, second), removeOnComplete: true, attempts: 10 },
-      });
+      const data = batch(runId, workerId, second, second === seconds - 1);
+      if (route !== null) appends.push(appendToPartition(connection, prefix, route, data));
+      else
+        jobs.push({
+          name: STATS_JOB,
+          data,
+          opts: { jobId: statsJobId(runId, workerId, second), removeOnComplete: true, attempts: 10 },
+        });
     }
-    for (const [queue, jobs] of byQueue)
-      for (let i = 0; i < jobs.length; i += 200) await queue.addBulk(jobs.slice(i, i + 200));
+    for (let i = 0; i < jobs.length; i += 200) await queue.addBulk(jobs.slice(i, i + 200));
+    await Promise.all(appends);
     process.send({ second, at: Date.now() });
   }
   process.send({ at: Date.now(), done: true });
-  for (const queue of queues.values()) await queue.close();
+  await queue.close();
   connection.disconnect();
 }
 

@@ -1,12 +1,6 @@
 import { randomBytes } from "node:crypto";
-import {
-  aggregatorQueueName,
-  type RequestStats,
-  STATS_JOB,
-  type StatsBatch,
-  statsJobId,
-  statsQueueName,
-} from "@volley/protocol";
+import { type RequestStats, STATS_JOB, type StatsBatch, statsJobId, statsQueueName } from "@volley/protocol";
+import { appendToPartition } from "@volley/worker";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import WebSocket from "ws";
@@ -109,6 +103,7 @@ export class SimulatedFleet {
     final = false,
   ): Promise<void> {
     const byQueue = new Map<string, Array<{ name: string; data: StatsBatch; opts: object }>>();
+    const appends: Array<Promise<boolean>> = [];
     for (const worker of this.workers) {
       if (!worker.runId) continue;
       const batch: StatsBatch = {
@@ -124,7 +119,11 @@ export class SimulatedFleet {
         requests: requests(worker),
         sentAt: Date.now(),
       };
-      const queue = worker.route === null ? statsQueueName(worker.runId) : aggregatorQueueName(worker.route);
+      if (worker.route !== null) {
+        appends.push(appendToPartition(this.redis, this.prefix, worker.route, batch));
+        continue;
+      }
+      const queue = statsQueueName(worker.runId);
       const jobs = byQueue.get(queue) ?? [];
       jobs.push({
         name: STATS_JOB,
@@ -138,6 +137,7 @@ export class SimulatedFleet {
       byQueue.set(queue, jobs);
     }
     for (const [name, jobs] of byQueue) await this.queue(name).addBulk(jobs);
+    await Promise.all(appends);
   }
 
   private queue(name: string): Queue {

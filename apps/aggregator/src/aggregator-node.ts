@@ -1,7 +1,7 @@
 import {
   AGGREGATOR_BEAT_MS,
   aggregatorIntakesKey,
-  aggregatorQueueName,
+  aggregatorStreamKey,
   aggregatorsKey,
   COMBINED_JOB,
   type CombinedBatch,
@@ -11,13 +11,21 @@ import {
   statsQueueName,
 } from "@volley/protocol";
 import { checkRequestStats, DecodedHistograms } from "@volley/stats";
-import { type Job, Queue, UnrecoverableError, Worker } from "bullmq";
+import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { GroupAssembler } from "./group-assembler.js";
 import { GroupLedger, memberOf } from "./group-ledger.js";
 import type { ResolvedAggregatorOptions } from "./options.js";
 import { ReleaseQueue } from "./release-queue.js";
+import { StreamIntake } from "./stream-intake.js";
+
+/** A batch taken into a group: what releasing its claim needs once it is acknowledged. */
+interface TakenBatch {
+  runId: string;
+  group: string;
+  member: string;
+}
 
 /** A run's queue unused this long is closed (its run ended, or moved to another master). */
 const IDLE_QUEUE_MS = 60_000;
@@ -30,13 +38,13 @@ const IDLE_QUEUE_MS = 60_000;
 export class AggregatorNode {
   private readonly redis: Redis;
   private readonly blocking: Redis;
-  private readonly consumer: Worker;
+  private readonly intake: StreamIntake<TakenBatch>;
   private readonly assembler: GroupAssembler;
   private readonly releases: ReleaseQueue;
   private readonly runQueues = new Map<string, { queue: Queue; usedAt: number }>();
   /** One batch's histograms between its check and its merge (both synchronous). */
   private readonly histograms = new DecodedHistograms();
-  private readonly beatTimer: NodeJS.Timeout;
+  private beatTimer: NodeJS.Timeout | null = null;
   readonly counts = { consumed: 0, rejected: 0, redelivered: 0 };
   private takeoverLogged: NodeJS.Timeout | null = null;
 
@@ -60,26 +68,26 @@ export class AggregatorNode {
       windowMs: options.windowMs,
       log,
     });
-    this.consumer = new Worker(aggregatorQueueName(partition), (job) => this.take(job), {
-      connection: this.blocking,
-      prefix,
-      concurrency: options.concurrency,
-      // A crashed aggregator's batches go to its replacement within seconds of its start.
-      lockDuration: 10_000,
-      stalledInterval: 5_000,
-      maxStalledCount: 1000,
-      removeOnComplete: { count: 0 },
-      removeOnFail: { count: 1000 },
+    this.intake = new StreamIntake({
+      redis: this.blocking,
+      stream: aggregatorStreamKey(prefix, partition),
+      maxHeld: options.concurrency,
+      take: (data, takenOver) => this.take(data, takenOver),
+      onAcknowledged: ({ runId, group, member }) => this.releases.add(runId, group, member),
+      log,
     });
-    this.consumer.on("completed", (job, group: string) => {
-      const batch = job.data as { runId: string; workerId: string; seq: number };
-      this.releases.add(batch.runId, group, memberOf(batch.workerId, batch.seq));
-    });
-    this.consumer.on("error", (error) => log.warn({ err: error.message }, "aggregator consumer error"));
+  }
+
+  /** Starts reading the partition's stream, then beats: masters route to it once it reads. */
+  async start(): Promise<void> {
+    await this.intake.start();
     this.beatTimer = setInterval(() => this.beat(), AGGREGATOR_BEAT_MS);
     this.beat();
-    log.info(
-      { queue: aggregatorQueueName(partition), prefix, intake: intakeRedisUrl ?? "the master's Redis" },
+    this.log.info(
+      {
+        stream: aggregatorStreamKey(this.options.prefix, this.options.partition),
+        intake: this.options.intakeRedisUrl ?? "the master's Redis",
+      },
       "aggregator started",
     );
   }
@@ -89,12 +97,14 @@ export class AggregatorNode {
     return this.assembler.counts;
   }
 
-  /** Stops taking batches, sends the groups held, and leaves the masters' routing. */
+  /**
+   * Stops taking batches and sends the groups held. It stops beating but stays listed until its
+   * beat goes stale: other processes may serve the same partition.
+   */
   async close(): Promise<void> {
-    clearInterval(this.beatTimer);
+    if (this.beatTimer) clearInterval(this.beatTimer);
     if (this.takeoverLogged) clearTimeout(this.takeoverLogged);
-    await this.redis.zrem(aggregatorsKey(this.options.prefix), this.options.partition).catch(() => {});
-    await this.consumer.close();
+    await this.intake.stop();
     await this.releases.flush();
     this.releases.stop();
     await Promise.all([...this.runQueues.values()].map(({ queue }) => queue.close().catch(() => {})));
@@ -102,11 +112,19 @@ export class AggregatorNode {
     this.blocking.disconnect();
   }
 
-  /** Checks a worker batch (everything but the run's plan, which the master checks) and groups it. */
-  private async take(job: Job): Promise<string> {
-    if (job.stalledCounter > 0) this.tookOver();
-    const jobId = job.id;
-    const parsed = statsBatchSchema.safeParse(job.data);
+  /**
+   * Checks a worker batch (everything but the run's plan, which the master checks) and groups it;
+   * "drop" for one that can never be merged.
+   */
+  private async take(data: string, takenOver: boolean): Promise<TakenBatch | "drop"> {
+    if (takenOver) this.tookOver();
+    let json: unknown;
+    try {
+      json = JSON.parse(data);
+    } catch {
+      json = undefined;
+    }
+    const parsed = statsBatchSchema.safeParse(json);
     const problem = parsed.success
       ? checkRequestStats(parsed.data.requests, this.histograms)
       : formatIssues(parsed.error)
@@ -114,14 +132,16 @@ export class AggregatorNode {
           .join("; ");
     if (problem !== null || !parsed.success) {
       this.counts.rejected++;
-      this.log.warn({ jobId, problem }, "malformed stats batch dropped");
-      throw new UnrecoverableError(`malformed stats batch: ${problem}`);
+      this.log.warn({ problem }, "malformed stats batch dropped");
+      return "drop";
     }
     this.counts.consumed++;
-    return this.assembler.add(parsed.data, this.histograms);
+    const { runId, workerId, seq } = parsed.data;
+    const group = await this.assembler.add(parsed.data, this.histograms);
+    return { runId, group, member: memberOf(workerId, seq) };
   }
 
-  /** A batch a crashed aggregator held, back from the queue: said once per burst, not per batch. */
+  /** A batch another consumer held (it died), or that failed here: said once per burst, not per batch. */
   private tookOver(): void {
     this.counts.redelivered++;
     if (this.takeoverLogged) return;

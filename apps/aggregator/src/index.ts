@@ -7,12 +7,14 @@ export { GroupAssembler } from "./group-assembler.js";
 export { GroupLedger, memberOf } from "./group-ledger.js";
 export { AggregatorConfigError, type AggregatorOptions, resolveAggregatorOptions } from "./options.js";
 
-/** Starts an aggregator: it consumes its partition's queue until closed. */
-export function startAggregator(options: AggregatorOptions = {}): AggregatorNode {
+/** Starts an aggregator: it reads its partition's stream until closed. */
+export async function startAggregator(options: AggregatorOptions = {}): Promise<AggregatorNode> {
   const resolved = resolveAggregatorOptions(options);
   const log = pino(
     { level: resolved.logLevel, base: { service: "volley-aggregator", partition: resolved.partition } },
     pino.destination({ dest: 1, sync: false }),
   );
-  return new AggregatorNode(resolved, log);
+  const node = new AggregatorNode(resolved, log);
+  await node.start();
+  return node;
 }

@@ -18,3 +18,4 @@ export function startWorker(options: WorkerOptions): WorkerNode {
   node.start();
   return node;
 }
+export { appendToPartition } from "./stats/partition-append.js";

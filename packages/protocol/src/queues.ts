@@ -45,9 +45,25 @@ export const partitionIdSchema = z
   .max(64)
   .regex(/^[A-Za-z0-9_-]+$/, "must be letters, digits, - or _");
 
-/** The queue workers routed through an aggregator push their batches to (every run's). */
-export function aggregatorQueueName(partition: string): string {
-  return `volley-agg.${partition}`;
+/**
+ * The Redis stream workers routed through an aggregator append their batches to (every run's),
+ * read by the partition's aggregators as one consumer group. A stream, not a BullMQ queue: its
+ * consumers read and acknowledge hundreds of entries per call, where BullMQ takes a few Redis
+ * scripts per job (bench/README.md, "Aggregators").
+ */
+export function aggregatorStreamKey(prefix: string, partition: string): string {
+  return `${prefix}:volley-agg.${partition}`;
+}
+
+/** The consumer group of a partition's stream (every aggregator of the partition is in it). */
+export const AGGREGATOR_GROUP = "aggregators";
+
+/**
+ * Redis hash of the last seq each worker appended to an aggregator stream, per run: a retried
+ * append whose first attempt landed (its answer lost) is not appended twice.
+ */
+export function aggregatorAppendedKey(prefix: string, runId: string): string {
+  return `${prefix}:agg:${runId}:appended`;
 }
 
 /** Job id of a combined batch: a group re-sent after a crash collapses onto the first copy. */
@@ -96,5 +112,6 @@ export function aggregatorRunKeys(prefix: string, runId: string) {
     payloads: `${base}:payloads`,
     sent: `${base}:sent`,
     next: `${base}:next`,
+    appended: aggregatorAppendedKey(prefix, runId),
   };
 }

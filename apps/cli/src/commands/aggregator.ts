@@ -32,7 +32,7 @@ export async function aggregatorCommand(argv: string[]): Promise<number> {
     console.log(AGGREGATOR_HELP);
     return 0;
   }
-  const node = startAggregator({
+  const node = await startAggregator({
     redisUrl: values.redis,
     intakeRedisUrl: values["intake-redis"],
     prefix: values.prefix,

@@ -1,14 +1,8 @@
-import {
-  aggregatorQueueName,
-  STATS_JOB,
-  type StatsBatch,
-  statsJobId,
-  statsQueueName,
-  withTimeout,
-} from "@volley/protocol";
+import { STATS_JOB, type StatsBatch, statsJobId, statsQueueName, withTimeout } from "@volley/protocol";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
+import { appendToPartition } from "./partition-append.js";
 
 export interface StatsPublisherOptions {
   redisUrl: string;
@@ -26,13 +20,13 @@ export interface StatsPublisherOptions {
  */
 export class StatsPublisher {
   private readonly redis: Redis;
-  /** The queue being published to (the run's own, or an aggregator partition's). */
-  private queue: { name: string; redis: string | null; queue: Queue } | null = null;
+  /** The run queue being published to. */
+  private queue: { runId: string; queue: Queue } | null = null;
   /**
-   * Each batch with the queue it was routed to when published (a retry goes to the same one), and
-   * that queue's Redis when it is not the master's.
+   * Each batch with the aggregator partition it was routed to when published (null: the run's
+   * queue; a retry goes to the same place), and that partition's Redis when it is not the master's.
    */
-  private readonly buffer: Array<{ batch: StatsBatch; queue: string; redis: string | null }> = [];
+  private readonly buffer: Array<{ batch: StatsBatch; partition: string | null; redis: string | null }> = [];
   /** The aggregator partition a run's batches go through (none: the run's own queue). */
   private readonly routes = new Map<string, { aggregator: string; redis: string | null }>();
   /** Connections to partitions' own Redis, by URL. */
@@ -74,11 +68,7 @@ export class StatsPublisher {
 
   publish(batch: StatsBatch): void {
     const route = this.routes.get(batch.runId);
-    this.buffer.push({
-      batch,
-      queue: route === undefined ? statsQueueName(batch.runId) : aggregatorQueueName(route.aggregator),
-      redis: route?.redis ?? null,
-    });
+    this.buffer.push({ batch, partition: route?.aggregator ?? null, redis: route?.redis ?? null });
     if (batch.final) this.routes.delete(batch.runId);
     const max = this.options.maxBuffered ?? 600;
     while (this.buffer.length > max) {
@@ -118,14 +108,16 @@ export class StatsPublisher {
       try {
         const redis = this.connection(entry.redis);
         if (redis.status !== "ready") throw new Error(`redis is ${redis.status}`);
-        await withTimeout(
-          this.queueOf(entry.queue, entry.redis).add(STATS_JOB, batch, {
-            jobId: statsJobId(batch.runId, batch.workerId, batch.seq),
-            removeOnComplete: true,
-            removeOnFail: 1000,
-            attempts: 300,
-            backoff: { type: "fixed", delay: 2000 },
-          }),
+        await withTimeout<unknown>(
+          entry.partition === null
+            ? this.queueOf(batch.runId).add(STATS_JOB, batch, {
+                jobId: statsJobId(batch.runId, batch.workerId, batch.seq),
+                removeOnComplete: true,
+                removeOnFail: 1000,
+                attempts: 300,
+                backoff: { type: "fixed", delay: 2000 },
+              })
+            : appendToPartition(redis, this.options.prefix, entry.partition, batch),
           5000,
           "no answer from Redis within 5000 ms",
         );
@@ -164,18 +156,18 @@ export class StatsPublisher {
     return redis;
   }
 
-  /** Batches go out in order, so a queue is replaced only once the batches for the previous one are sent. */
-  private queueOf(name: string, redis: string | null): Queue {
-    if (this.queue?.name !== name || this.queue.redis !== redis) {
+  /** Batches go out in order, so a run's queue is replaced only once the previous run's are sent. */
+  private queueOf(runId: string): Queue {
+    if (this.queue?.runId !== runId) {
       // The connection is shared: closing the old queue does not close it.
       void this.queue?.queue.close().catch(() => {});
-      const queue = new Queue(name, {
-        connection: this.connection(redis),
+      const queue = new Queue(statsQueueName(runId), {
+        connection: this.redis,
         prefix: this.options.prefix,
         skipWaitingForReady: true,
       });
       queue.on("error", () => {});
-      this.queue = { name, redis, queue };
+      this.queue = { runId, queue };
     }
     return this.queue.queue;
   }
