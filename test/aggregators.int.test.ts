@@ -108,16 +108,33 @@ describe("aggregators", () => {
         await push(second);
         await pause(400);
       }
-      // One of agg-a's processes dies holding part of a second; the other takes its batches over.
-      await push(4);
-      const pendingA = async () =>
-        Number(
-          ((await redis.xpending(aggregatorStreamKey(prefix, "agg-a"), AGGREGATOR_GROUP)) as [number])[0],
+      // One of agg-a's processes dies holding a second's batches; the other takes them over. The
+      // two take turns reading (Redis serves blocked readers in order), so within two seconds
+      // the first one holds a second.
+      const heldByA1 = async () => {
+        const [, , , consumers] = (await redis.xpending(
+          aggregatorStreamKey(prefix, "agg-a"),
+          AGGREGATOR_GROUP,
+        )) as [number, string, string, Array<[string, string]> | null];
+        return (consumers ?? []).some(
+          ([name, count]) => name.includes(`-${a1.child.pid}-`) && Number(count) > 0,
         );
-      await waitFor(async () => (await pendingA()) >= 100, { what: "agg-a to hold second 4", intervalMs: 5 });
+      };
+      let killedAt = 4;
+      for (; ; killedAt++) {
+        await push(killedAt);
+        const held = await waitFor(async () => ((await heldByA1()) ? "a1" : null), {
+          what: "agg-a's first process to hold a second",
+          timeoutMs: 1000,
+          intervalMs: 5,
+        }).catch(() => null);
+        if (held) break;
+        if (killedAt === 6) throw new Error("agg-a's first process never held a second");
+        await pause(400);
+      }
       a1.signal("SIGKILL");
       await a1.exited;
-      for (let second = 5; second < 8; second++) {
+      for (let second = killedAt + 1; second < 8; second++) {
         await push(second);
         await pause(400);
       }
@@ -196,6 +213,30 @@ describe("aggregators", () => {
     } finally {
       await target.close();
       await intake.stopServer();
+    }
+  });
+
+  it("refuse a bad partition or intake with exit code 2, naming the option", async () => {
+    const partition = spawnCli(["aggregator", "--partition", "a b"]);
+    expect(await partition.exited).toBe(2);
+    expect(partition.output.join("")).toMatch(/partition "a b" must be letters, digits, - or _/);
+    const intake = spawnCli(["aggregator", "--partition", "p", "--intake-redis", "http://x"]);
+    expect(await intake.exited).toBe(2);
+    expect(intake.output.join("")).toMatch(
+      /intake Redis "http:\/\/x" must be a redis:\/\/ or rediss:\/\/ URL/,
+    );
+  });
+
+  it("route nothing to a partition id or intake URL in Redis that a worker would refuse", async () => {
+    const now = Date.now();
+    await redis.zadd(aggregatorsKey(prefix), now, "bad id", now, "good-id");
+    await redis.hset(`${prefix}:aggregator-intakes`, "good-id", "not a url");
+    try {
+      const live = await master.services.consumers.liveAggregators();
+      expect([...live]).toEqual(expect.arrayContaining([["good-id", null]]));
+      expect(live.has("bad id")).toBe(false);
+    } finally {
+      await redis.zrem(aggregatorsKey(prefix), "bad id", "good-id");
     }
   });
 });

@@ -1,4 +1,10 @@
-import { AGGREGATOR_STALE_MS, aggregatorIntakesKey, aggregatorsKey } from "@volley/protocol";
+import {
+  AGGREGATOR_STALE_MS,
+  aggregatorIntakesKey,
+  aggregatorsKey,
+  partitionIdSchema,
+  redisUrlSchema,
+} from "@volley/protocol";
 import type { Redis } from "ioredis";
 
 /**
@@ -24,7 +30,10 @@ export class AggregatorDirectory {
       this.redis.zrangebyscore(aggregatorsKey(this.prefix), now - this.staleMs, "+inf"),
       this.redis.hgetall(aggregatorIntakesKey(this.prefix)),
     ]).catch(() => [[] as string[], {} as Record<string, string>] as const);
-    const live: LiveAggregators = new Map([...partitions].sort().map((p) => [p, intakes[p] ?? null]));
+    // Only what a worker will take in a start-run: anything else in Redis is not an aggregator's.
+    const valid = partitions.filter((p) => partitionIdSchema.safeParse(p).success).sort();
+    const intake = (p: string) => (redisUrlSchema.safeParse(intakes[p]).success ? intakes[p] : null);
+    const live: LiveAggregators = new Map(valid.map((p) => [p, intake(p)]));
     this.cached = { at: now, live };
     return live;
   }
