@@ -1,3 +1,7 @@
+import { isRequestMethod, type RequestStats } from "@volley/protocol";
+import type { ScenarioSeries } from "./scenario-series.js";
+import { SCENARIO_ROW_PREFIX } from "./second-rows.js";
+
 /** Requests and failures that reached a second after it was closed, for one row of that second. */
 export interface LateCounts {
   name: string;
@@ -21,6 +25,25 @@ export class PendingLateCounts {
       entry.failures += failures;
     } else {
       this.byKey.set(key, { name, second, requests, failures });
+    }
+  }
+
+  /**
+   * What a batch that came after its second closed adds to that second's rows: each request's,
+   * the run's (requests only: group runs, checks and script errors are not) and each scenario's.
+   */
+  addBatch(batch: { second: number; requests: RequestStats[] }, scenarioSeries: ScenarioSeries): void {
+    let requests = 0;
+    let failures = 0;
+    for (const stats of batch.requests) {
+      this.add(stats.name, batch.second, stats.requests, stats.failures);
+      if (!isRequestMethod(stats.method)) continue;
+      requests += stats.requests;
+      failures += stats.failures;
+    }
+    this.add("", batch.second, requests, failures);
+    for (const [name, late] of scenarioSeries.lateCounts(batch)) {
+      this.add(SCENARIO_ROW_PREFIX + name, batch.second, late.requests, late.failures);
     }
   }
 

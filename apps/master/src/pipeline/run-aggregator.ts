@@ -13,12 +13,12 @@ import {
 } from "@volley/protocol";
 import { DecodedHistograms, StatsAggregate } from "@volley/stats";
 import { type BatchLimits, checkBatch, checkCombinedBatch } from "./batch-check.js";
+import { aggregateRows, closeSecond } from "./closed-second.js";
 import { type LateCounts, PendingLateCounts } from "./late-counts.js";
 import type { AggregatorWorker, MergeState, OpenSecondState } from "./merge-state.js";
 import { isWorkerDone, newWorker, workerStatus, workerToState } from "./merge-state.js";
 import { describeSummary } from "./run-summary.js";
 import { ScenarioSeries } from "./scenario-series.js";
-import { packSecondStats, SCENARIO_ROW_PREFIX, toPoint, toRow } from "./second-rows.js";
 
 /** How long after a second ends the master waits for slow workers before closing it anyway. */
 export const DEFAULT_LATE_MS = 5000;
@@ -300,13 +300,7 @@ export class RunAggregator {
       runId: this.runId,
       seconds: this.pendingSeconds,
       late: this.pendingLate.take(),
-      aggregates: this.cumulative.list().map((a) => ({
-        runId: this.runId,
-        name: a.name,
-        method: a.method,
-        stats: JSON.stringify(a.toStats()),
-        rank: rank(this.order, a.name),
-      })),
+      aggregates: aggregateRows(this.runId, this.cumulative, this.order),
       run: {
         closedThrough: this.closedThrough,
         requests: total.requests,
@@ -367,20 +361,15 @@ export class RunAggregator {
     this.dirty = true;
     const stats = entry?.stats ?? new StatsAggregate();
     const vus = entry?.vus ?? 0;
-    const point = toPoint(second, stats.total(), vus);
+    const { point, requests, scenarios, rows } = closeSecond(
+      this.runId,
+      second,
+      stats,
+      vus,
+      this.scenarioSeries,
+    );
     this.lastPoint = point;
-    const requests: Record<string, TimeseriesPoint> = {};
-    this.pendingSeconds.push(toRow(this.runId, "", point));
-    for (const aggregate of stats.list()) {
-      requests[aggregate.name] = toPoint(second, aggregate, vus);
-      // The second's merged statistics themselves: any window's summary is exact from these.
-      const packed = packSecondStats(aggregate.toStats());
-      this.pendingSeconds.push(toRow(this.runId, aggregate.name, requests[aggregate.name], packed));
-    }
-    const scenarios = this.scenarioSeries.points(second, stats, vus);
-    for (const [name, scenarioPoint] of Object.entries(scenarios)) {
-      this.pendingSeconds.push(toRow(this.runId, SCENARIO_ROW_PREFIX + name, scenarioPoint));
-    }
+    this.pendingSeconds.push(...rows);
     this.cumulative.addAggregate(stats);
     this.recent.push(stats);
     if (this.recent.length > RECENT_SECONDS) this.recent.shift();
@@ -403,22 +392,6 @@ export class RunAggregator {
 
   private mergeLate(batch: SecondMeasurements, histograms?: DecodedHistograms): void {
     this.cumulative.add(batch.requests, batch.dropped, histograms);
-    let requests = 0;
-    let failures = 0;
-    for (const stats of batch.requests) {
-      this.pendingLate.add(stats.name, batch.second, stats.requests, stats.failures);
-      if (!isRequestMethod(stats.method)) continue; // group runs, checks, script errors
-      requests += stats.requests;
-      failures += stats.failures;
-    }
-    this.pendingLate.add("", batch.second, requests, failures);
-    for (const [name, late] of this.scenarioSeries.lateCounts(batch)) {
-      this.pendingLate.add(SCENARIO_ROW_PREFIX + name, batch.second, late.requests, late.failures);
-    }
+    this.pendingLate.addBatch(batch, this.scenarioSeries);
   }
-}
-
-function rank(order: string[], name: string): number {
-  const index = order.indexOf(name);
-  return index < 0 ? order.length : index;
 }

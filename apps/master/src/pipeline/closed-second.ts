@@ -1,0 +1,54 @@
+import type { RunAggregateRow, RunSecondRow } from "@volley/db";
+import type { TimeseriesPoint } from "@volley/protocol";
+import type { StatsAggregate } from "@volley/stats";
+import type { ScenarioSeries } from "./scenario-series.js";
+import { packSecondStats, SCENARIO_ROW_PREFIX, toPoint, toRow } from "./second-rows.js";
+
+/** A second as it closes: its points for the live view and the rows that store it. */
+export interface ClosedSecond {
+  point: TimeseriesPoint;
+  requests: Record<string, TimeseriesPoint>;
+  scenarios: Record<string, TimeseriesPoint>;
+  rows: RunSecondRow[];
+}
+
+/**
+ * The run's point, each request's (with its merged statistics packed: any window's summary is
+ * exact from these) and each scenario's, for one closed second.
+ */
+export function closeSecond(
+  runId: string,
+  second: number,
+  stats: StatsAggregate,
+  vus: number,
+  scenarioSeries: ScenarioSeries,
+): ClosedSecond {
+  const point = toPoint(second, stats.total(), vus);
+  const requests: Record<string, TimeseriesPoint> = {};
+  const rows = [toRow(runId, "", point)];
+  for (const aggregate of stats.list()) {
+    requests[aggregate.name] = toPoint(second, aggregate, vus);
+    rows.push(toRow(runId, aggregate.name, requests[aggregate.name], packSecondStats(aggregate.toStats())));
+  }
+  const scenarios = scenarioSeries.points(second, stats, vus);
+  for (const [name, scenarioPoint] of Object.entries(scenarios)) {
+    rows.push(toRow(runId, SCENARIO_ROW_PREFIX + name, scenarioPoint));
+  }
+  return { point, requests, scenarios, rows };
+}
+
+/** The run's cumulative statistics as stored, one row per name, in the scenario's order. */
+export function aggregateRows(runId: string, cumulative: StatsAggregate, order: string[]): RunAggregateRow[] {
+  return cumulative.list().map((a) => ({
+    runId,
+    name: a.name,
+    method: a.method,
+    stats: JSON.stringify(a.toStats()),
+    rank: rank(order, a.name),
+  }));
+}
+
+function rank(order: string[], name: string): number {
+  const index = order.indexOf(name);
+  return index < 0 ? order.length : index;
+}
