@@ -1,10 +1,12 @@
-// pnpm bench engine [--duration 10] [--connections 50] [--sizes]
+// pnpm bench engine [--duration 10] [--connections 50] [--rounds 1] [--sizes] [--e2e]
 // One Volley engine thread against nginx, each pinned to its own core, beside autocannon, wrk and
 // hey (Go, the stand-in for boomer) measured the same way in the same run. Volley's figure
 // includes its statistics (an HDR histogram record per request). Volley runs on its own HTTP/1.1
 // client, then on undici's (http.client: undici) for comparison. --sizes adds the response-size
 // sweep (0 B, 1 KiB, 32 KiB, 332 KiB): Volley and autocannon, req/s and MB/s. --e2e adds
-// `volley run --threads 1` pinned the same way, master included.
+// `volley run --threads 1` pinned the same way, master included. --rounds N runs every client N
+// times, interleaved (this machine is shared: one round can swing 30 %), and reports each
+// round's ratios and their median.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +16,7 @@ import { arg, cores, fmt, has, pinned, ROOT, run, SIZES, startNginx, table } fro
 const args = process.argv.slice(2);
 const duration = Number(arg(args, "duration", "10"));
 const connections = Number(arg(args, "connections", "50"));
+const rounds = Number(arg(args, "rounds", "1"));
 const { client, server, count } = cores();
 if (!has("hey")) {
   try {
@@ -29,14 +32,22 @@ console.log(
   `nginx on core ${server}, clients on core ${client} (${count} cores), ${connections} connections, ${duration}s each\n`,
 );
 
-const results = [];
+/** Each client's req/s per round, in the order first measured. */
+const results = new Map();
+let round = 0;
 async function measure(name, command, args, parse) {
   const [cmd, cmdArgs] = pinned(client, command, args);
   const out = await run(cmd, cmdArgs, { cwd: ROOT });
   const rps = parse(out);
-  results.push([name, rps]);
+  if (!results.has(name)) results.set(name, []);
+  results.get(name)[round] = rps;
   console.log(`${name.padEnd(12)} ${fmt(rps)} req/s`);
 }
+const median = (values) => {
+  const sorted = values.filter((v) => v !== undefined).sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
 
 // A short warm-up so nginx and the kernel are in the same state for everyone.
 await run(
@@ -51,78 +62,82 @@ await run(
   ]),
 );
 
-// The plain engine, then the same load through a real-traffic scenario (feeder, cookies, flows).
-for (const [name, extra] of [
-  ["volley", []],
-  ["volley+mix", ["--traffic"]],
-  ["volley/undici", ["--client", "undici"]],
-]) {
+for (round = 0; round < rounds; round++) {
+  if (rounds > 1) console.log(`round ${round + 1} of ${rounds}`);
+  // The plain engine, then the same load through a real-traffic scenario (feeder, cookies, flows).
+  for (const [name, extra] of [
+    ["volley", []],
+    ["volley+mix", ["--traffic"]],
+    ["volley/undici", ["--client", "undici"]],
+  ]) {
+    await measure(
+      name,
+      process.execPath,
+      [
+        join(ROOT, "bench/lib/engine-client.mjs"),
+        "--url",
+        nginx.url,
+        "--vus",
+        String(connections),
+        "--duration",
+        String(duration),
+        ...extra,
+      ],
+      (out) => JSON.parse(out).rps,
+    );
+  }
   await measure(
-    name,
+    "autocannon",
     process.execPath,
     [
-      join(ROOT, "bench/lib/engine-client.mjs"),
-      "--url",
-      nginx.url,
-      "--vus",
+      join(ROOT, "bench/node_modules/autocannon/autocannon.js"),
+      "-c",
       String(connections),
-      "--duration",
+      "-d",
       String(duration),
-      ...extra,
+      "-j",
+      url,
     ],
-    (out) => JSON.parse(out).rps,
+    (out) => JSON.parse(out).requests.average,
   );
-}
-await measure(
-  "autocannon",
-  process.execPath,
-  [
-    join(ROOT, "bench/node_modules/autocannon/autocannon.js"),
-    "-c",
-    String(connections),
-    "-d",
-    String(duration),
-    "-j",
-    url,
-  ],
-  (out) => JSON.parse(out).requests.average,
-);
-if (has("wrk")) {
-  await measure("wrk (C)", "wrk", ["-t1", `-c${connections}`, `-d${duration}s`, url], (out) =>
-    Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
-  );
-}
-if (has("hey")) {
-  await measure("hey (Go)", "hey", ["-c", String(connections), "-z", `${duration}s`, url], (out) =>
-    Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
-  );
-}
-// End to end: `volley run --threads 1` pinned to the client core, master included (its HTTP
-// server, the queue and SQLite run in the same process as the worker's main thread).
-let endToEnd = null;
-if (args.includes("--e2e")) {
-  const dir = mkdtempSync(join(tmpdir(), "volley-e2e-"));
-  const scenario = join(dir, "e2e.json");
-  writeFileSync(
-    scenario,
-    JSON.stringify({
-      name: "e2e",
-      target: nginx.url,
-      load: { executor: "constant-vus", vus: connections, duration: `${duration}s` },
-      requests: [{ path: "/hello" }],
-    }),
-  );
-  const report = join(dir, "report.json");
-  const [cmd, cmdArgs] = pinned(client, process.execPath, [
-    join(ROOT, "apps/cli/dist/bin.js"),
-    ...["run", scenario, "--threads", "1", "--out", report],
-  ]);
-  await run(cmd, cmdArgs, {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: `file:${join(dir, "volley.db")}`, VOLLEY_LOG_LEVEL: "warn" },
-  });
-  endToEnd = JSON.parse(readFileSync(report, "utf8")).summary.total.rps;
-  console.log(`volley run (e2e, master included) ${fmt(endToEnd)} req/s`);
+  if (has("wrk")) {
+    await measure("wrk (C)", "wrk", ["-t1", `-c${connections}`, `-d${duration}s`, url], (out) =>
+      Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
+    );
+  }
+  if (has("hey")) {
+    await measure("hey (Go)", "hey", ["-c", String(connections), "-z", `${duration}s`, url], (out) =>
+      Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
+    );
+  }
+  // End to end: `volley run --threads 1` pinned to the client core, master included (its HTTP
+  // server, the queue and SQLite run in the same process as the worker's main thread).
+  if (args.includes("--e2e")) {
+    const dir = mkdtempSync(join(tmpdir(), "volley-e2e-"));
+    const scenario = join(dir, "e2e.json");
+    writeFileSync(
+      scenario,
+      JSON.stringify({
+        name: "e2e",
+        target: nginx.url,
+        load: { executor: "constant-vus", vus: connections, duration: `${duration}s` },
+        requests: [{ path: "/hello" }],
+      }),
+    );
+    const report = join(dir, "report.json");
+    const [cmd, cmdArgs] = pinned(client, process.execPath, [
+      join(ROOT, "apps/cli/dist/bin.js"),
+      ...["run", scenario, "--threads", "1", "--out", report],
+    ]);
+    await run(cmd, cmdArgs, {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: `file:${join(dir, "volley.db")}`, VOLLEY_LOG_LEVEL: "warn" },
+    });
+    const endToEnd = JSON.parse(readFileSync(report, "utf8")).summary.total.rps;
+    if (!results.has("volley run")) results.set("volley run", []);
+    results.get("volley run")[round] = endToEnd;
+    console.log(`volley run (e2e, master included) ${fmt(endToEnd)} req/s`);
+  }
 }
 
 const sweep = [];
@@ -149,17 +164,35 @@ if (args.includes("--sizes")) {
 }
 await nginx.stop();
 
-const volley = results[0][1];
+// Ratios per round (each client against the volley of the same round), then their median.
+const ratio = (name, over = "volley") => {
+  const a = results.get(over) ?? [];
+  const b = results.get(name) ?? [];
+  return median(a.map((x, i) => (b[i] ? x / b[i] : undefined)));
+};
+const perRound = (name, over = "volley") =>
+  rounds > 1
+    ? ` (rounds: ${(results.get(over) ?? [])
+        .map((x, i) => (results.get(name)?.[i] ? (x / results.get(name)[i]).toFixed(2) : "-"))
+        .join(", ")})`
+    : "";
 console.log(
-  `\n${table([["client", "req/s", "volley ÷ client"], ...results.map(([name, rps]) => [name, fmt(rps), (volley / rps).toFixed(2)])])}`,
+  `\n${table([
+    ["client", rounds > 1 ? "median req/s" : "req/s", "volley ÷ client"],
+    ...[...results.keys()].map((name) => [name, fmt(median(results.get(name))), ratio(name).toFixed(2)]),
+  ])}`,
 );
 console.log(
-  `\nvolley+mix (unique feeder, cookie jar, two weighted flows with templates) ÷ volley: ${(results[1][1] / volley).toFixed(2)} (goal >= 0.9)`,
+  `\nvolley+mix (unique feeder, cookie jar, two weighted flows with templates) ÷ volley: ${(1 / ratio("volley+mix")).toFixed(2)} (goal >= 0.9)`,
 );
-console.log(`volley (own client) ÷ volley/undici: ${(volley / results[2][1]).toFixed(2)}`);
-if (endToEnd !== null) {
-  const autocannon = results.find(([name]) => name === "autocannon")[1];
-  console.log(`volley run --threads 1 (end to end) ÷ autocannon: ${(endToEnd / autocannon).toFixed(2)}`);
+console.log(`volley (own client) ÷ volley/undici: ${ratio("volley/undici").toFixed(2)}`);
+console.log(`volley ÷ autocannon: ${ratio("autocannon").toFixed(2)}${perRound("autocannon")}`);
+if (results.has("hey (Go)"))
+  console.log(`volley ÷ hey: ${ratio("hey (Go)").toFixed(2)}${perRound("hey (Go)")}`);
+if (results.has("volley run")) {
+  console.log(
+    `volley run --threads 1 (end to end) ÷ autocannon: ${ratio("autocannon", "volley run").toFixed(2)}${perRound("autocannon", "volley run")}`,
+  );
 }
 if (sweep.length) {
   console.log(
