@@ -84,6 +84,7 @@ export class WorkerRegistry {
       local: hello.local,
       runId: hello.activeRunId,
       saturated: false,
+      aggregator: null,
     };
     const entry: WorkerEntry = {
       info,
@@ -118,6 +119,7 @@ export class WorkerRegistry {
       lastSeenAt: new Date(now).toISOString(),
       // Only a worker that is generating load can distort results (start-up spikes do not count).
       saturated: heartbeat.state !== "ready" && this.isSaturated(heartbeat),
+      aggregator: heartbeat.runId === null ? null : (heartbeat.aggregator ?? null),
     });
     this.options.onChange();
     return entry;

@@ -25,6 +25,8 @@ export interface WorkerInfo {
   runId: string | null;
   /** True when CPU or event-loop delay says the generator itself may be the bottleneck. */
   saturated: boolean;
+  /** The aggregator partition the run's statistics go through (null: straight to the master). */
+  aggregator: string | null;
 }
 
 export const localWorkersBodySchema = z.strictObject({

@@ -40,6 +40,11 @@ export function WorkerList({ workers, onRetire, compact }: WorkerListProps) {
                     saturated
                   </span>
                 )}
+                {w.aggregator && (
+                  <span className="badge" title={`Statistics go through aggregator ${w.aggregator}`}>
+                    via {w.aggregator}
+                  </span>
+                )}
               </td>
               {!compact && <td className="left">{w.host}</td>}
               <td>{w.threads}</td>
