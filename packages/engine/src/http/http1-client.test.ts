@@ -166,4 +166,29 @@ describe("Volley's HTTP/1.1 client against raw servers", () => {
     ]);
     expect(seen.requests).toHaveLength(1);
   });
+
+  it("keeps a captured body whole while other sockets' reads reuse the shared read buffer", async () => {
+    // Each /get answer comes in two writes, 5 ms apart, with ~100 KB between its id and its end:
+    // the VU keeps the first part while other connections read into the same buffer.
+    let served = 0;
+    const { url, seen } = await rawServer((socket, request) => {
+      if (!request.startsWith("GET /get")) {
+        socket.write("HTTP/1.1 204 No Content\r\n\r\n");
+        return;
+      }
+      const body = JSON.stringify({ v: `id${served++}`, pad: "x".repeat(100_000) });
+      socket.write(`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 20)}`);
+      setTimeout(() => socket.write(body.slice(20)), 5);
+    });
+    const { aggregate } = await runSlice({
+      ...scenario(url, [
+        { name: "get", path: "/get", capture: { v: "json.v" } },
+        { name: "use", path: "/use/{{v}}" },
+      ]),
+      load: { executor: "per-vu-iterations", vus: 4, iterations: 3 },
+    });
+    expect(aggregate.get("get")).toMatchObject({ requests: 12, failures: 0 });
+    const used = seen.requests.filter((r) => r.startsWith("GET /use/")).map((r) => r.split(" ")[1]);
+    expect(used.sort()).toEqual(Array.from({ length: 12 }, (_, i) => `/use/id${i}`).sort());
+  });
 });

@@ -46,7 +46,19 @@ export interface HeadAwareHandler {
   wantsHeaders?: HeaderSelection;
   /** The response head's exact size on the wire, just before `onHeaders`. */
   onHeadBytes?(bytes: number): void;
+  /**
+   * Whether the handler keeps body chunks past `onData` (a capture or expectation reads the body):
+   * then each is a copy, since plain-TCP reads share one buffer per thread.
+   */
+  readonly keepsBody?: boolean;
 }
+
+/**
+ * Plain-TCP reads land in this one buffer (Node's `onread`), whatever the connection: a read is
+ * handled whole before the next, the parser copies what it carries over, and a body chunk a handler
+ * keeps is copied. Saves a buffer allocated per read, and its garbage.
+ */
+const SHARED_READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
 const noop = () => {};
@@ -80,6 +92,8 @@ export class Http1Connection implements ResponseListener {
     headers: Dispatcher.DispatchOptions["headers"];
     bytes: Buffer | null;
   } | null = null;
+  /** Reads land in SHARED_READ_BUFFER (plain TCP) rather than a buffer of their own (TLS). */
+  private readonly sharedReads: boolean;
   private readonly abort = (reason?: Error) => this.fail(reason ?? codedError("UND_ERR_ABORTED", "aborted"));
 
   constructor(
@@ -96,14 +110,25 @@ export class Http1Connection implements ResponseListener {
           rejectUnauthorized: !target.insecureTls,
           ALPNProtocols: ["http/1.1"],
         })
-      : connectTcp({ host: target.host, port: target.port });
+      : connectTcp({
+          host: target.host,
+          port: target.port,
+          onread: {
+            buffer: SHARED_READ_BUFFER,
+            callback: (bytes: number, buffer: Uint8Array) => {
+              this.onSocketData((buffer as Buffer).subarray(0, bytes));
+              return true;
+            },
+          },
+        });
+    this.sharedReads = !target.https;
     this.socket.setNoDelay(true);
     this.deadline = performance.now() + target.connectTimeoutMs;
     this.socket.once(target.https ? "secureConnect" : "connect", () => {
       this.connected = true;
       this.deadline = this.handler ? this.requestDeadline() : Number.POSITIVE_INFINITY;
     });
-    this.socket.on("data", (chunk: Buffer) => this.onSocketData(chunk));
+    if (!this.sharedReads) this.socket.on("data", (chunk: Buffer) => this.onSocketData(chunk));
     this.socket.on("error", (error) => this.onSocketGone(error));
     this.socket.on("close", () => this.onSocketGone(null));
   }
@@ -228,7 +253,8 @@ export class Http1Connection implements ResponseListener {
   onResponseBody(chunk: Buffer): void {
     if (this.handler === null) return;
     this.deadline = performance.now() + (this.options?.bodyTimeout ?? 300_000);
-    this.handler.onData?.(chunk);
+    const kept = this.sharedReads && (this.handler as HeadAwareHandler).keepsBody === true;
+    this.handler.onData?.(kept ? Buffer.from(chunk) : chunk);
   }
 
   onResponseEnd(keepAlive: boolean): void {

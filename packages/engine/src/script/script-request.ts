@@ -134,6 +134,11 @@ export class ScriptRequest implements Dispatcher.DispatchHandler, HeadAwareHandl
     this.headBytes = bytes;
   }
 
+  /** The script reads the body: its chunks are kept (see HeadAwareHandler). */
+  get keepsBody(): boolean {
+    return this.chunks !== null;
+  }
+
   onData(chunk: Buffer): boolean {
     this.bytesIn += chunk.length;
     if (this.chunks !== null) {

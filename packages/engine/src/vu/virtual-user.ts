@@ -239,6 +239,11 @@ export class VirtualUser implements EngineVu, Dispatcher.DispatchHandler, HeadAw
     this.headBytes = bytes;
   }
 
+  /** A capture or expectation reads this response's body: its chunks are kept (see HeadAwareHandler). */
+  get keepsBody(): boolean {
+    return this.chunks !== null;
+  }
+
   onData(chunk: Buffer): boolean {
     this.bytesIn += chunk.length;
     if (this.chunks !== null) {
