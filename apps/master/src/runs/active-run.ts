@@ -5,6 +5,7 @@ import {
   runPlannedMs,
   type Scenario,
   statsNames,
+  type WorkerHeartbeat,
 } from "@volley/protocol";
 import { isWorkerDone } from "../pipeline/merge-state.js";
 import type { RunAggregator } from "../pipeline/run-aggregator.js";
@@ -89,6 +90,30 @@ export function newActiveRun(
     appliedChanges: [],
     routes: new Map(),
   };
+}
+
+/**
+ * What a heartbeat of one of the run's workers tells the run: it is present, its stats route, its
+ * load-generator health, its clock. True when it reports a blocked engine thread for the first time
+ * in the run (`active.blocked` then names it).
+ */
+export function recordHeartbeat(
+  active: ActiveRun,
+  workerId: string,
+  name: string,
+  heartbeat: WorkerHeartbeat,
+  saturated: boolean,
+): boolean {
+  active.seen.set(workerId, Date.now());
+  if (heartbeat.aggregator !== undefined) active.routes.set(workerId, heartbeat.aggregator);
+  active.saturation.record(workerId, name, heartbeat, saturated);
+  if (heartbeat.clockUncertaintyMs !== undefined) {
+    const worst = Math.max(heartbeat.clockUncertaintyMs, active.clockUncertainty.get(workerId)?.ms ?? 0);
+    active.clockUncertainty.set(workerId, { name, ms: worst });
+  }
+  if (!heartbeat.blocked || active.blocked !== null) return false;
+  active.blocked = `${name}: ${heartbeat.blocked}`;
+  return true;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { type Database, type PackedRunFile, RunFileRepository } from "@volley/db";
 import { runExecutorLabel, runPlannedMs, type Scenario, statsNames, type WorkerInfo } from "@volley/protocol";
+import { type LiveAggregators, routeFields, routeWorkers } from "../pipeline/aggregator-directory.js";
 import { maxBatchSecond } from "../pipeline/batch-check.js";
 import { newWorker } from "../pipeline/merge-state.js";
 import { RunAggregator } from "../pipeline/run-aggregator.js";
@@ -98,16 +99,20 @@ function runWorkerRows(run: LaunchedRun) {
 
 /**
  * Sends each planned worker its slice (with the run's env, and its data and files packed once,
- * see `packRunFiles`) and marks it running.
+ * see `packRunFiles`) and marks it running. Each worker's batches are routed over the `live`
+ * aggregators (none: straight to the run's queue); returns the routes.
  */
 export function sendSlices(
   registry: WorkerRegistry,
   run: LaunchedRun,
   inputs: RunInputs,
   packedFiles: string | null,
-  /** Where each worker's batches go (no fields: the run's queue). */
-  routeOf: (workerId: string) => { aggregator?: string; aggregatorRedis?: string } = () => ({}),
-): void {
+  live: LiveAggregators = new Map(),
+): Map<string, string | null> {
+  const routes = routeWorkers(
+    run.plan.map((p) => p.workerId),
+    live,
+  );
   for (const p of run.plan) {
     registry.send(p.workerId, {
       type: "start-run",
@@ -119,8 +124,9 @@ export function sendSlices(
       attachments: {},
       ...(packedFiles === null ? {} : { packedFiles }),
       env: inputs.env,
-      ...routeOf(p.workerId),
+      ...routeFields(routes.get(p.workerId) ?? null, live),
     });
     registry.assign(p.workerId, run.id);
   }
+  return routes;
 }

@@ -9,10 +9,10 @@ import {
 } from "@volley/protocol";
 import type { StatsAggregate } from "@volley/stats";
 import type { Logger } from "pino";
-import { type LiveAggregators, routeFields, routeWorkers } from "../pipeline/aggregator-directory.js";
+import type { LiveAggregators } from "../pipeline/aggregator-directory.js";
 import type { StatsPipeline } from "../pipeline/stats-pipeline.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
-import { type ActiveRun, newActiveRun } from "./active-run.js";
+import { type ActiveRun, newActiveRun, recordHeartbeat } from "./active-run.js";
 import { orphanedRuns, takeOver } from "./orphaned-runs.js";
 import { packRunFiles } from "./packed-files.js";
 import { prepareRun, type RunExtras } from "./prepare-run.js";
@@ -68,6 +68,8 @@ export class RunScheduler {
   private timer: NodeJS.Timeout | null = null;
   private lastRenewal = 0;
   private lastAdoption = 0;
+
+  private readonly liveAggregators = () => this.options.ingest.liveAggregators();
 
   constructor(private readonly options: RunSchedulerOptions) {
     this.queue = new RunQueue(options);
@@ -164,14 +166,7 @@ export class RunScheduler {
       };
       this.lastRenewal = Date.now();
       const live = await this.options.ingest.liveAggregators();
-      const routes = routeWorkers(
-        plan.map((p) => p.workerId),
-        live,
-      );
-      this.active.routes = routes;
-      sendSlices(this.options.registry, launched, inputs, packedFiles, (workerId) =>
-        routeFields(routes.get(workerId) ?? null, live),
-      );
+      this.active.routes = sendSlices(this.options.registry, launched, inputs, packedFiles, live);
       this.options.log.info({ runId: id, workers: plan.length, startAt }, "run started");
       await this.publishStatus(id);
       return { id, status: "running" };
@@ -285,23 +280,14 @@ export class RunScheduler {
   workerHeartbeat(workerId: string, heartbeat: WorkerHeartbeat, saturated: boolean): void {
     const active = this.active;
     if (!active || heartbeat.runId !== active.id || !active.aggregator.hasWorker(workerId)) return;
-    active.seen.set(workerId, Date.now());
-    if (heartbeat.aggregator !== undefined) active.routes.set(workerId, heartbeat.aggregator);
     const name = this.options.registry.get(workerId)?.info.name ?? workerId;
-    active.saturation.record(workerId, name, heartbeat, saturated);
-    if (heartbeat.clockUncertaintyMs !== undefined) {
-      const worst = Math.max(heartbeat.clockUncertaintyMs, active.clockUncertainty.get(workerId)?.ms ?? 0);
-      active.clockUncertainty.set(workerId, { name, ms: worst });
-    }
-    if (heartbeat.blocked && active.blocked === null) {
-      // A script that never awaits: the figures stop being true; the run stops, saying why.
-      active.blocked = `${name}: ${heartbeat.blocked}`;
-      this.options.log.error(
-        { runId: active.id, workerId, why: heartbeat.blocked },
-        "a script blocked an engine thread",
-      );
-      if (!active.stopReason) void this.stopRun(active.id, "script").catch(() => undefined);
-    }
+    if (!recordHeartbeat(active, workerId, name, heartbeat, saturated)) return;
+    // A script that never awaits: the figures stop being true; the run stops, saying why.
+    this.options.log.error(
+      { runId: active.id, workerId, why: heartbeat.blocked },
+      "a script blocked an engine thread",
+    );
+    if (!active.stopReason) void this.stopRun(active.id, "script").catch(() => undefined);
   }
 
   workerLost(workerId: string): void {
@@ -389,7 +375,7 @@ export class RunScheduler {
       {
         ...this.options,
         stopRun: (id, reason) => this.stopRun(id, reason),
-        liveAggregators: () => this.options.ingest.liveAggregators(),
+        liveAggregators: this.liveAggregators,
       },
       now,
     );
@@ -404,7 +390,7 @@ export class RunScheduler {
   async rebalance(id: string): Promise<LoadChangeRecord[]> {
     return addWorkersToRun(
       await this.runningRun(id),
-      { ...this.options, liveAggregators: () => this.options.ingest.liveAggregators() },
+      { ...this.options, liveAggregators: this.liveAggregators },
       Date.now(),
     );
   }
