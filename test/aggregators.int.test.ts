@@ -1,9 +1,10 @@
 import type { RunningMaster } from "@volley/master";
 import { AGGREGATOR_GROUP, aggregatorStreamKey, aggregatorsKey, type RunDetail } from "@volley/protocol";
+import type { WorkerNode } from "@volley/worker";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { requestStats } from "./support/fake-worker.js";
-import { startTestMaster } from "./support/in-process.js";
+import { startTestMaster, startTestWorker } from "./support/in-process.js";
 import {
   type CliProcess,
   isolatedSetup,
@@ -157,7 +158,11 @@ describe("aggregators", () => {
       b = startAggregator("agg-b");
       const run = await waitForRunEnd<RunDetail>(master.url, runId, 90_000);
       // agg-a's other process got the batches the killed one held (agg-b's found them queued).
-      expect(a2.output.join("")).toMatch(/took over batches held by an aggregator that stopped/);
+      // (It may come after the run ended: a group the killed one had sent ends nothing when taken over.)
+      await waitFor(() => /took over batches held by an aggregator that stopped/.test(a2.output.join("")), {
+        what: "agg-a's other process to take over the killed one's batches",
+        timeoutMs: 30_000,
+      });
       expect(run.status).toBe("finished");
       expect(run.summary?.total.requests).toBe(expected);
       for (const [index, worker] of fleet.workers.entries()) {
@@ -237,6 +242,47 @@ describe("aggregators", () => {
       expect(live.has("bad id")).toBe(false);
     } finally {
       await redis.zrem(aggregatorsKey(prefix), "bad id", "good-id");
+    }
+  });
+
+  it("route a worker that joins by rebalance through the live aggregator; the report stays exact", async () => {
+    const target = await startTargetServer();
+    const early = await startTestWorker(master, { name: "early" });
+    let late: WorkerNode | null = null;
+    try {
+      startAggregator("joiners");
+      await waitForAggregators("joiners");
+      await pause(1100); // the master reads the live aggregators at most once a second
+      const created = await sendJson("POST", `${master.url}/api/runs`, {
+        scenario: {
+          name: "joined",
+          target: target.url,
+          load: { executor: "constant-vus", vus: 4, duration: "6s" },
+          requests: [{ name: "hello", path: "/hello" }],
+          thinkTime: "20ms",
+        },
+      });
+      const runId = created.body.id as string;
+      const routeOf = (name: string) =>
+        master.services.registry.list().find((w) => w.name === name)?.aggregator;
+      await waitFor(() => routeOf("early") === "joiners", {
+        what: "the first worker routed",
+        timeoutMs: 10_000,
+      });
+      late = await startTestWorker(master, { name: "late" });
+      const answer = await sendJson("POST", `${master.url}/api/runs/${runId}/rebalance`);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      await waitFor(() => routeOf("late") === "joiners", { what: "the joiner routed", timeoutMs: 10_000 });
+      const run = await waitForRunEnd<RunDetail>(master.url, runId, 60_000);
+      expect(run.status).toBe("finished");
+      expect(run.summary?.total.requests).toBe(target.total());
+      const rows = Object.fromEntries(run.workers.map((w) => [w.name, w]));
+      expect(rows.late?.requests).toBeGreaterThan(0);
+      expect((rows.early?.requests ?? 0) + (rows.late?.requests ?? 0)).toBe(target.total());
+    } finally {
+      await late?.shutdown(3000);
+      await early.shutdown(3000);
+      await target.close();
     }
   });
 });

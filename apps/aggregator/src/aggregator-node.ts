@@ -145,13 +145,14 @@ export class AggregatorNode {
   private tookOver(): void {
     this.counts.redelivered++;
     if (this.takeoverLogged) return;
+    this.log.info(
+      { batches: this.counts.redelivered },
+      "took over batches held by an aggregator that stopped",
+    );
+    // Then quiet for 10 s: a takeover comes in bursts of hundreds.
     this.takeoverLogged = setTimeout(() => {
-      this.log.info(
-        { batches: this.counts.redelivered },
-        "took over batches held by an aggregator that stopped",
-      );
       this.takeoverLogged = null;
-    }, 1000);
+    }, 10_000);
   }
 
   private async send(batch: CombinedBatch): Promise<void> {
