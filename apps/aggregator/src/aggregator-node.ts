@@ -138,6 +138,8 @@ export class AggregatorNode {
     this.counts.consumed++;
     const { runId, workerId, seq } = parsed.data;
     const group = await this.assembler.add(parsed.data, this.histograms);
+    // Its run has ended: acknowledged, and its claim (none was made) needs no release.
+    if (group === null) return "drop";
     return { runId, group, member: memberOf(workerId, seq) };
   }
 

@@ -143,4 +143,12 @@ describe("GroupAssembler", () => {
     expect(await redis.hexists(`${prefix}:agg:run-1:groups`, group ?? "")).toBe(0);
     expect(await redis.hexists(`${prefix}:agg:run-1:payloads`, group ?? "")).toBe(0);
   });
+
+  it("sends nothing of a run that has ended: its batches are only acknowledged", async () => {
+    await redis.set(`${prefix}:agg:run-1:ended`, "1");
+    const sent: CombinedBatch[] = [];
+    expect(await assembler(sent).add(batch("a", 6))).toBeNull();
+    expect(sent).toEqual([]);
+    expect(await redis.hexists(`${prefix}:agg:run-1:claims`, memberOf("a", 6))).toBe(0);
+  });
 });

@@ -8,7 +8,7 @@ import { type GroupLedger, type HeldGroup, memberOf } from "./group-ledger.js";
 interface Pending {
   batch: StatsBatch;
   /** More than one when the same job came back while held (a lock lost to a stalled loop). */
-  waiters: Array<{ resolve: (group: string) => void; reject: (error: Error) => void }>;
+  waiters: Array<{ resolve: (group: string | null) => void; reject: (error: Error) => void }>;
 }
 
 /** A second of a run still taking batches. */
@@ -44,10 +44,11 @@ export class GroupAssembler {
   constructor(private readonly options: GroupAssemblerOptions) {}
 
   /**
-   * Takes a checked batch; resolves with its group once the group is in the master's queue.
+   * Takes a checked batch; resolves with its group once the group is in the master's queue, or
+   * with null when its run has ended (nothing of it may count any more: acknowledge, send nothing).
    * `histograms`: the batch's histograms, read by the check (merged now, synchronously).
    */
-  add(batch: StatsBatch, histograms?: DecodedHistograms): Promise<string> {
+  add(batch: StatsBatch, histograms?: DecodedHistograms): Promise<string | null> {
     return new Promise((resolve, reject) => {
       const key = `${batch.runId}\n${batch.second}`;
       let group = this.open.get(key);
@@ -85,6 +86,10 @@ export class GroupAssembler {
         const batches = [...entries.values()].map((e) => e.batch);
         const combined = combineBatches({ runId, partition, group: "", second }, batches, stats);
         const claim = await ledger.claim(runId, partition, [...entries.keys()], JSON.stringify(combined));
+        if (claim.ended) {
+          settle(entries.values(), null);
+          return;
+        }
         if (claim.group !== null) {
           await this.sendGroup({ ...combined, group: claim.group });
           this.counts.groups++;
@@ -139,11 +144,11 @@ export class GroupAssembler {
   }
 }
 
-function settle(entries: Iterable<Pending>, outcome: string | Error): void {
+function settle(entries: Iterable<Pending>, outcome: string | null | Error): void {
   for (const entry of entries) {
     for (const waiter of entry.waiters) {
-      if (typeof outcome === "string") waiter.resolve(outcome);
-      else waiter.reject(outcome);
+      if (outcome instanceof Error) waiter.reject(outcome);
+      else waiter.resolve(outcome);
     }
   }
 }

@@ -8,6 +8,7 @@ const CLAIM_TTL_S = 2 * 24 * 3600;
 // member is held yet; else claims nothing and says which group holds each held member, with that
 // group's combined batch and whether it was sent.
 const CLAIM = `
+if redis.call('EXISTS', KEYS[6]) == 1 then return cjson.encode({ ended = true }) end
 local held, groups = {}, {}
 for i = 4, #ARGV do
   local g = redis.call('HGET', KEYS[1], ARGV[i])
@@ -28,7 +29,7 @@ for i = 4, #ARGV do
 end
 redis.call('HSET', KEYS[2], gid, cjson.encode(members))
 redis.call('HSET', KEYS[5], gid, ARGV[3])
-for _, k in ipairs(KEYS) do redis.call('EXPIRE', k, ARGV[2]) end
+for i = 1, 5 do redis.call('EXPIRE', KEYS[i], ARGV[2]) end
 return cjson.encode({ group = gid, held = {}, groups = {} })`;
 
 // Drops the claims of acknowledged members; the group's record goes with its last claim.
@@ -56,6 +57,8 @@ export interface HeldGroup {
 }
 
 export interface ClaimResult {
+  /** The run has its final status: nothing was claimed, nothing of it may be sent. */
+  ended: boolean;
   /** The new group of the members, or null when some member was held (then nothing was claimed). */
   group: string | null;
   /** Member → the group that holds it. */
@@ -89,30 +92,33 @@ export class GroupLedger {
     const keys = aggregatorRunKeys(this.prefix, runId);
     const raw = (await this.redis.eval(
       CLAIM,
-      5,
+      6,
       keys.claims,
       keys.groups,
       keys.sent,
       keys.next,
       keys.payloads,
+      keys.ended,
       partition,
       CLAIM_TTL_S,
       payload,
       ...members,
     )) as string;
     const answer = JSON.parse(raw) as {
+      ended?: boolean;
       group: string | false;
       held: string[] | Record<string, never>;
       groups: Record<string, { payload: string; sent: number }>;
     };
     const held = new Map<string, HeldGroup>();
+    if (answer.ended) return { ended: true, group: null, held };
     const pairs = Array.isArray(answer.held) ? answer.held : [];
     for (let i = 0; i < pairs.length; i += 2) {
       const group = pairs[i + 1];
       const record = answer.groups[group];
       held.set(pairs[i], { group, payload: record?.payload ?? "", sent: record?.sent === 1 });
     }
-    return { group: answer.group || null, held };
+    return { ended: false, group: answer.group || null, held };
   }
 
   /** The group's combined batch is in the master's queue. */

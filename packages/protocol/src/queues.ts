@@ -113,5 +113,7 @@ export function aggregatorRunKeys(prefix: string, runId: string) {
     sent: `${base}:sent`,
     next: `${base}:next`,
     appended: aggregatorAppendedKey(prefix, runId),
+    /** Set once the run has its final status: batches of it still in a stream are dropped. */
+    ended: `${base}:ended`,
   };
 }
