@@ -5,8 +5,8 @@ import { waitForSignal } from "./master.js";
 export const AGGREGATOR_HELP = `Usage: volley aggregator [options]
 
 Merges the stats batches of the workers routed to it into one batch per run and second for the
-master (see docs/architecture.md, "Aggregators"). Masters route new runs' workers to every live
-aggregator; add one per few hundred worker processes.
+master (see docs/architecture.md, "Aggregators"). Masters route new runs' workers over the live
+partitions; run one aggregator process per ~500 worker processes.
 
 Options:
   --redis URL        Redis of the master and workers (default REDIS_URL, else redis://127.0.0.1:6379)
@@ -14,8 +14,9 @@ Options:
                      workers at this URL); the master's Redis then carries only groups
                      (default VOLLEY_AGGREGATOR_INTAKE_REDIS, else none)
   --prefix P         the master's queue prefix (default VOLLEY_QUEUE_PREFIX, else volley)
-  --partition ID     this aggregator's partition; a replacement must reuse it to take over what a
-                     crashed one left (default VOLLEY_AGGREGATOR_PARTITION, else the host name)
+  --partition ID     the partition (stream) it reads; processes on one partition share its work
+                     and take over what one that dies held (default VOLLEY_AGGREGATOR_PARTITION,
+                     else the host name)
   --window-ms N      how long a second's group waits for more batches (default 500)
   -h, --help         this help`;
 
