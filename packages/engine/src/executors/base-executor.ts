@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
 import type { LoadChange, LoadConfig, Partition } from "@volley/protocol";
+import { atMoment } from "../timing/at-moment.js";
 import type { EngineVu, VuFactory } from "../vu/engine-vu.js";
 import { VuPool } from "../vu/vu-pool.js";
 
@@ -94,19 +95,9 @@ export abstract class BaseExecutor<C extends LoadConfig = LoadConfig> {
     return timer;
   }
 
-  /**
-   * Runs `callback` at `atMs` since the start, never before it. A plain timer can fire a
-   * millisecond or more before performance.now() reaches its moment (Node rounds the delay and
-   * counts it on the event loop's own clock): a VU change would then find itself not due yet and
-   * never be looked at again. Early, it is armed again for the rest.
-   */
+  /** Runs `callback` at `atMs` since the start, never before it (see atMoment). */
   protected scheduleAt(atMs: number, callback: () => void): void {
-    const arm = () =>
-      this.schedule(() => {
-        if (this.elapsed() < atMs) arm();
-        else callback();
-      }, atMs - this.elapsed());
-    arm();
+    atMoment(this.ctx.startAt + atMs, callback, (fire, delayMs) => this.schedule(fire, delayMs));
   }
 
   protected cancel(timer: NodeJS.Timeout | null): void {

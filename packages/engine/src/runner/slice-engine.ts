@@ -22,6 +22,7 @@ import { compileRequests, requestOrigins } from "../scenario/compiled-request.js
 import type { LoadedScript } from "../script/load-scripts.js";
 import { scriptedVus, scriptTarget } from "../script/script-part.js";
 import { ScriptRecorders } from "../script/script-recorders.js";
+import { atMoment } from "../timing/at-moment.js";
 import { VirtualUser } from "../vu/virtual-user.js";
 import type { VuContext } from "../vu/vu-context.js";
 import { ThreadPools } from "./thread-pools.js";
@@ -213,15 +214,12 @@ export class SliceEngine {
     return this.done;
   }
 
-  /** The start timer, armed again when it fires early (after a stall: see scheduleAt). */
+  /** The start timer (see atMoment: never before the start). */
   private armStart(): void {
-    this.startTimer = setTimeout(
+    atMoment(
+      this.startAt,
       () => {
         this.startTimer = null;
-        if (performance.now() < this.startAt) {
-          this.armStart();
-          return;
-        }
         this.loopDelay.enable();
         for (const executor of this.executors) executor.begin();
         this.vuSampler = setInterval(() => {
@@ -229,7 +227,9 @@ export class SliceEngine {
         }, 100);
         this.scheduleSecond();
       },
-      Math.max(0, this.startAt - performance.now()),
+      (fire, delayMs) => {
+        this.startTimer = setTimeout(fire, delayMs);
+      },
     );
   }
 
