@@ -31,9 +31,9 @@ interface TakenBatch {
 const IDLE_QUEUE_MS = 60_000;
 
 /**
- * One aggregator process: consumes its partition's queue (the batches of the workers routed to
- * it, whatever their run), sends one combined batch per run and second into each run's queue,
- * and beats in Redis so that masters route workers to it.
+ * One aggregator process: reads its partition's stream (the batches of the workers routed to it,
+ * whatever their run), sends one combined batch per run and second into each run's queue, and
+ * beats in Redis so that masters route workers to it.
  */
 export class AggregatorNode {
   private readonly redis: Redis;
@@ -45,7 +45,8 @@ export class AggregatorNode {
   /** One batch's histograms between its check and its merge (both synchronous). */
   private readonly histograms = new DecodedHistograms();
   private beatTimer: NodeJS.Timeout | null = null;
-  readonly counts = { consumed: 0, rejected: 0, redelivered: 0 };
+  /** Batches taken over from a consumer that died (or failed here), for the takeover log line. */
+  private redelivered = 0;
   private takeoverLogged: NodeJS.Timeout | null = null;
 
   constructor(
@@ -54,7 +55,7 @@ export class AggregatorNode {
   ) {
     const { redisUrl, intakeRedisUrl, prefix, partition } = options;
     this.redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
-    // The partition's queue: in the master's Redis, or in one of its own.
+    // The partition's stream: in the master's Redis, or in one of its own.
     this.blocking = new Redis(intakeRedisUrl ?? redisUrl, { maxRetriesPerRequest: null });
     for (const connection of [this.redis, this.blocking]) {
       connection.on("error", (error) => log.warn({ err: error.message }, "redis unavailable"));
@@ -92,11 +93,6 @@ export class AggregatorNode {
     );
   }
 
-  /** Groups sent and worker batches they covered. */
-  get sent(): { groups: number; batches: number; recovered: number } {
-    return this.assembler.counts;
-  }
-
   /**
    * Stops taking batches and sends the groups held. It stops beating but stays listed until its
    * beat goes stale: other processes may serve the same partition.
@@ -131,11 +127,9 @@ export class AggregatorNode {
           .map((i) => `${i.path}: ${i.message}`)
           .join("; ");
     if (problem !== null || !parsed.success) {
-      this.counts.rejected++;
       this.log.warn({ problem }, "malformed stats batch dropped");
       return "drop";
     }
-    this.counts.consumed++;
     const { runId, workerId, seq } = parsed.data;
     const group = await this.assembler.add(parsed.data, this.histograms);
     // Its run has ended: acknowledged, and its claim (none was made) needs no release.
@@ -145,12 +139,9 @@ export class AggregatorNode {
 
   /** A batch another consumer held (it died), or that failed here: said once per burst, not per batch. */
   private tookOver(): void {
-    this.counts.redelivered++;
+    this.redelivered++;
     if (this.takeoverLogged) return;
-    this.log.info(
-      { batches: this.counts.redelivered },
-      "took over batches held by an aggregator that stopped",
-    );
+    this.log.info({ batches: this.redelivered }, "took over batches held by an aggregator that stopped");
     // Then quiet for 10 s: a takeover comes in bursts of hundreds.
     this.takeoverLogged = setTimeout(() => {
       this.takeoverLogged = null;
@@ -182,7 +173,7 @@ export class AggregatorNode {
   private beat(): void {
     const now = Date.now();
     const { prefix, partition, intakeRedisUrl } = this.options;
-    // The intake first: a master that sees the partition live must know where its queue is.
+    // The intake first: a master that sees the partition live must know where its stream is.
     const intakes = aggregatorIntakesKey(prefix);
     const intake =
       intakeRedisUrl === null

@@ -1,11 +1,8 @@
-import { type CombinedBatch, type CoveredBatch, isRequestMethod, type StatsBatch } from "@volley/protocol";
+import { type CombinedBatch, type CoveredBatch, requestCount, type StatsBatch } from "@volley/protocol";
 import type { StatsAggregate } from "@volley/stats";
 
 /** What the master tracks of one worker batch, without its measurements. */
 export function coverOf(batch: StatsBatch): CoveredBatch {
-  let requests = 0;
-  // Group runs, checks and script errors are not requests (the master counts them the same way).
-  for (const stats of batch.requests) if (isRequestMethod(stats.method)) requests += stats.requests;
   return {
     workerId: batch.workerId,
     seq: batch.seq,
@@ -13,7 +10,7 @@ export function coverOf(batch: StatsBatch): CoveredBatch {
     vus: batch.vus,
     lostBatches: batch.lostBatches,
     elapsedMs: batch.elapsedMs,
-    requests,
+    requests: requestCount(batch.requests),
   };
 }
 

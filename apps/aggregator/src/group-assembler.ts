@@ -38,8 +38,6 @@ export interface GroupAssemblerOptions {
  */
 export class GroupAssembler {
   private readonly open = new Map<string, OpenGroup>();
-  /** Groups sent, worker batches they covered, and groups sent again for an earlier attempt. */
-  readonly counts = { groups: 0, batches: 0, recovered: 0 };
 
   constructor(private readonly options: GroupAssemblerOptions) {}
 
@@ -72,11 +70,6 @@ export class GroupAssembler {
     });
   }
 
-  /** Seconds still taking batches. */
-  get pending(): number {
-    return this.open.size;
-  }
-
   private async close(group: OpenGroup): Promise<void> {
     const { runId, second, entries } = group;
     const { partition, ledger } = this.options;
@@ -92,8 +85,6 @@ export class GroupAssembler {
         }
         if (claim.group !== null) {
           await this.sendGroup({ ...combined, group: claim.group });
-          this.counts.groups++;
-          this.counts.batches += batches.length;
           settle(entries.values(), claim.group);
           return;
         }
@@ -128,7 +119,6 @@ export class GroupAssembler {
         if (!group.sent) {
           const stored = JSON.parse(group.payload) as CombinedBatch;
           await this.sendGroup({ ...stored, group: group.group });
-          this.counts.recovered++;
           this.options.log.info({ runId, group: group.group }, "sent again a group claimed before a crash");
         }
         settle(answered, group.group);

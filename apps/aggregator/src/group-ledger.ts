@@ -1,4 +1,4 @@
-import { aggregatorRunKeys } from "@volley/protocol";
+import { aggregatorEndedKey, aggregatorRunKeys } from "@volley/protocol";
 import type { Redis } from "ioredis";
 
 /** Claims outlive any redelivery: BullMQ gives a crashed consumer's jobs back within seconds. */
@@ -98,7 +98,7 @@ export class GroupLedger {
       keys.sent,
       keys.next,
       keys.payloads,
-      keys.ended,
+      aggregatorEndedKey(this.prefix, runId),
       partition,
       CLAIM_TTL_S,
       payload,

@@ -5,7 +5,7 @@ export interface AggregatorOptions {
   /** Redis that the master and workers use. @defaultValue REDIS_URL, else redis://127.0.0.1:6379 */
   redisUrl?: string;
   /**
-   * A Redis of this partition's own for its queue: its workers push their batches there, so the
+   * A Redis of this partition's own for its stream: its workers append their batches there, so the
    * master's Redis carries groups, not every batch. It must be reachable from the workers at
    * this same URL. @defaultValue VOLLEY_AGGREGATOR_INTAKE_REDIS, else none (the master's Redis)
    */

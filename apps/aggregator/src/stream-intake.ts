@@ -65,11 +65,6 @@ export class StreamIntake<T> {
     await this.flushAcks();
   }
 
-  /** Entries taken and not yet acknowledged. */
-  get pending(): number {
-    return this.held;
-  }
-
   private async readLoop(): Promise<void> {
     const { redis, stream } = this.options;
     const maxHeld = this.options.maxHeld ?? 5000;
@@ -126,7 +121,9 @@ export class StreamIntake<T> {
   }
 
   private handle([id, fields]: StreamEntry, takenOver: boolean): void {
-    const data = fields[fields.indexOf("batch") + 1] ?? "";
+    // An entry without a `batch` field is malformed: "" fails the check and is dropped.
+    const at = fields.indexOf("batch");
+    const data = at < 0 ? "" : (fields[at + 1] ?? "");
     this.held++;
     this.options.take(data, takenOver).then(
       (outcome) => {

@@ -35,9 +35,9 @@ export function statsJobId(runId: string, workerId: string, seq: number): string
 export const COMBINED_JOB = "stats-combined";
 
 /**
- * An aggregator partition's id: it names the partition's queue, so the same characters as a run
- * id. A partition keeps its id across restarts (a StatefulSet pod's name, a compose service's
- * `--partition`): the replacement of a crashed aggregator consumes the same queue.
+ * An aggregator partition's id: it names the partition's stream, so the same characters as a run
+ * id. Every aggregator process started with the same `--partition` reads that stream (a
+ * Deployment's replicas, a scaled compose service): one that dies leaves its entries to the others.
  */
 export const partitionIdSchema = z
   .string()
@@ -80,7 +80,7 @@ export function aggregatorsKey(prefix: string): string {
 }
 
 /**
- * Redis hash (member: partition id, value: Redis URL) of the partitions whose queue lives in a
+ * Redis hash (member: partition id, value: Redis URL) of the partitions whose stream lives in a
  * Redis of their own (`volley aggregator --intake-redis`): their workers push there, so one
  * Redis does not carry every worker's batches.
  */
@@ -101,8 +101,8 @@ export const AGGREGATOR_BEAT_MS = 2_000;
 
 /**
  * An aggregator's claims for one run (which group each worker batch belongs to, each group's
- * batches, the groups sent on): kept in Redis so that a replacement finds them after a crash.
- * The master deletes them with the run's queue.
+ * batches and combined batch, the groups sent on): kept in Redis so that whoever takes a dead
+ * aggregator's batches over finds them. The master deletes them with the run's queue.
  */
 export function aggregatorRunKeys(prefix: string, runId: string) {
   const base = `${prefix}:agg:${runId}`;
@@ -113,7 +113,13 @@ export function aggregatorRunKeys(prefix: string, runId: string) {
     sent: `${base}:sent`,
     next: `${base}:next`,
     appended: aggregatorAppendedKey(prefix, runId),
-    /** Set once the run has its final status: batches of it still in a stream are dropped. */
-    ended: `${base}:ended`,
   };
+}
+
+/**
+ * Set by the master once a run has its final status (before its queue and claims go): batches of
+ * it still in a stream are dropped, not sent to a queue nobody reads.
+ */
+export function aggregatorEndedKey(prefix: string, runId: string): string {
+  return `${prefix}:agg:${runId}:ended`;
 }

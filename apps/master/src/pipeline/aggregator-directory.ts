@@ -7,13 +7,13 @@ import {
 } from "@volley/protocol";
 import type { Redis } from "ioredis";
 
+/** Live partitions, sorted, each with the Redis of its stream (null: the master's). */
+export type LiveAggregators = Map<string, string | null>;
+
 /**
  * The aggregators that beat in Redis lately: where a run's workers can send their batches. Read
  * at most once a second (the routing needs nothing fresher).
  */
-/** Live partitions, sorted, each with the Redis of its queue (null: the master's). */
-export type LiveAggregators = Map<string, string | null>;
-
 export class AggregatorDirectory {
   private cached: { at: number; live: LiveAggregators } | null = null;
 

@@ -2,10 +2,10 @@ import type { RunAggregateRow, RunSecondRow, RunUpdate, RunWorkerUpdate } from "
 import {
   type CombinedBatch,
   type CoveredBatch,
-  isRequestMethod,
   type LiveSecond,
   maxOf,
   type RunSummary,
+  requestCount,
   type Scenario,
   type StatsBatch,
   scenarioRequestNames,
@@ -178,10 +178,7 @@ export class RunAggregator {
   accept(batch: StatsBatch, histograms?: DecodedHistograms): void {
     const worker = this.workers.get(batch.workerId);
     if (!worker || worker.received.has(batch.seq)) return;
-    let requests = 0;
-    // Group runs, checks and script errors are not requests.
-    for (const stats of batch.requests) if (isRequestMethod(stats.method)) requests += stats.requests;
-    this.cover(worker, { ...batch, requests });
+    this.cover(worker, { ...batch, requests: requestCount(batch.requests) });
     this.merge(batch, histograms);
   }
 

@@ -1,4 +1,4 @@
-import { aggregatorRunKeys, statsQueueName } from "@volley/protocol";
+import { aggregatorEndedKey, aggregatorRunKeys, statsQueueName } from "@volley/protocol";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
@@ -62,7 +62,7 @@ export class StatsConsumers {
     await entry.consumer.close();
     if (discard) {
       // First: aggregators drop what they still hold of the run instead of sending it on.
-      const { ended } = aggregatorRunKeys(this.options.prefix, runId);
+      const ended = aggregatorEndedKey(this.options.prefix, runId);
       await this.options.redis.set(ended, "1", "EX", 2 * 24 * 3600).catch(() => null);
       const left = await entry.queue.getJobCountByTypes("waiting", "delayed", "prioritized").catch(() => 0);
       if (left > 0) this.options.log.warn({ runId, batches: left }, "batches after the run ended discarded");
@@ -70,8 +70,8 @@ export class StatsConsumers {
         this.options.log.warn({ err: error.message, runId }, "could not delete the run's stats queue");
       });
       // The aggregators' claims for the run: nothing of it can be merged any more.
-      const { ended: _, ...claims } = aggregatorRunKeys(this.options.prefix, runId);
-      await this.options.redis.del(...Object.values(claims)).catch(() => 0);
+      const claims = Object.values(aggregatorRunKeys(this.options.prefix, runId));
+      await this.options.redis.del(...claims).catch(() => 0);
     }
     await entry.queue.close();
   }

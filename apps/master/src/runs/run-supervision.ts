@@ -78,7 +78,7 @@ async function superviseCapacity(active: ActiveRun, deps: SupervisionDeps): Prom
 
 /**
  * Moves the workers whose aggregator stopped beating to a live one (or straight to the run's
- * queue). What they sent through the dead one waits in its partition's queue for its replacement:
+ * queue). What they sent through the dead one waits in its partition's stream for its replacement:
  * the master merges those batches late, exactly, by their seqs.
  */
 async function rerouteWorkers(active: ActiveRun, deps: SupervisionDeps): Promise<void> {
@@ -96,7 +96,7 @@ async function rerouteWorkers(active: ActiveRun, deps: SupervisionDeps): Promise
       type: "stats-route",
       runId: active.id,
       aggregator: to,
-      ...(to === null ? {} : routeFields(to, live)),
+      ...routeFields(to, live),
     });
     deps.log.warn(
       { runId: active.id, workerId: worker.workerId, from, to },

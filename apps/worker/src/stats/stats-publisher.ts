@@ -54,7 +54,7 @@ export class StatsPublisher {
 
   /**
    * The aggregator partition a run's batches go through from now on (null: the run's queue), and
-   * the Redis of its queue when it is not the master's.
+   * the Redis of its stream when it is not the master's.
    */
   route(runId: string, aggregator: string | null, redis: string | null = null): void {
     if (aggregator === null) this.routes.delete(runId);

@@ -33,7 +33,7 @@ export const startRunSchema = z.strictObject({
   join: joinRunSchema.optional(),
   /** The aggregator partition the batches go through; absent: straight into the run's queue. */
   aggregator: partitionIdSchema.optional(),
-  /** The Redis of that partition's queue, when it is not the master's. */
+  /** The Redis of that partition's stream, when it is not the master's. */
   aggregatorRedis: redisUrlSchema.optional(),
 });
 export type StartRun = z.infer<typeof startRunSchema>;

@@ -9,7 +9,7 @@ export const statsRouteSchema = z.strictObject({
   type: z.literal("stats-route"),
   runId: runIdSchema,
   aggregator: partitionIdSchema.nullable(),
-  /** The Redis of that partition's queue, when it is not the master's. */
+  /** The Redis of that partition's stream, when it is not the master's. */
   aggregatorRedis: redisUrlSchema.optional(),
 });
 export type StatsRoute = z.infer<typeof statsRouteSchema>;

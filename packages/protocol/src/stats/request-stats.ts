@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isRequestMethod } from "../scenario/steps.js";
 
 /** How a request failed. `status` and `expect` are responses that did not meet expectations. */
 export const ERROR_KINDS = [
@@ -46,3 +47,13 @@ export const requestStatsSchema = z.strictObject({
   latency: latencyStatsSchema,
 });
 export type RequestStats = z.infer<typeof requestStatsSchema>;
+
+/**
+ * Requests among a batch's statistics: group runs, checks and script errors are not requests.
+ * A worker's count on the master and in an aggregator's group are both this.
+ */
+export function requestCount(stats: readonly Pick<RequestStats, "method" | "requests">[]): number {
+  let requests = 0;
+  for (const entry of stats) if (isRequestMethod(entry.method)) requests += entry.requests;
+  return requests;
+}
