@@ -49,18 +49,15 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
+/** The arguments of one engine-client run against nginx: `seconds` long, with `extra` options. */
+const engineClient = (seconds, ...extra) => [
+  join(ROOT, "bench/lib/engine-client.mjs"),
+  ...["--url", nginx.url, "--vus", String(connections), "--duration", String(seconds)],
+  ...extra,
+];
+
 // A short warm-up so nginx and the kernel are in the same state for everyone.
-await run(
-  ...pinned(client, process.execPath, [
-    join(ROOT, "bench/lib/engine-client.mjs"),
-    "--url",
-    nginx.url,
-    "--vus",
-    String(connections),
-    "--duration",
-    "2",
-  ]),
-);
+await run(...pinned(client, process.execPath, engineClient(2)));
 
 for (round = 0; round < rounds; round++) {
   if (rounds > 1) console.log(`round ${round + 1} of ${rounds}`);
@@ -70,21 +67,7 @@ for (round = 0; round < rounds; round++) {
     ["volley+mix", ["--traffic"]],
     ["volley/undici", ["--client", "undici"]],
   ]) {
-    await measure(
-      name,
-      process.execPath,
-      [
-        join(ROOT, "bench/lib/engine-client.mjs"),
-        "--url",
-        nginx.url,
-        "--vus",
-        String(connections),
-        "--duration",
-        String(duration),
-        ...extra,
-      ],
-      (out) => JSON.parse(out).rps,
-    );
+    await measure(name, process.execPath, engineClient(duration, ...extra), (out) => JSON.parse(out).rps);
   }
   await measure(
     "autocannon",
@@ -144,10 +127,7 @@ const sweep = [];
 if (args.includes("--sizes")) {
   for (const size of Object.keys(SIZES)) {
     const path = `/size/${size}`;
-    const [cmd, cmdArgs] = pinned(client, process.execPath, [
-      join(ROOT, "bench/lib/engine-client.mjs"),
-      ...["--url", nginx.url, "--path", path, "--vus", String(connections), "--duration", String(duration)],
-    ]);
+    const [cmd, cmdArgs] = pinned(client, process.execPath, engineClient(duration, "--path", path));
     const v = JSON.parse(await run(cmd, cmdArgs, { cwd: ROOT }));
     if (v.failures > 0)
       throw new Error(`${path}: ${v.failures} of ${v.requests} requests failed (is nginx serving it?)`);
