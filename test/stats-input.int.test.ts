@@ -1,5 +1,7 @@
 import type { RunningMaster } from "@volley/master";
-import type { RunDetail } from "@volley/protocol";
+import { COMBINED_JOB, type RunDetail, statsQueueName } from "@volley/protocol";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeWorker, requestStats } from "./support/fake-worker.js";
 import { startTestMaster } from "./support/in-process.js";
@@ -78,6 +80,100 @@ describe("the stats pipeline does not trust its input", () => {
       const after = await getJson<RunDetail>(`${master.url}/api/runs/${runId}`);
       expect(after.summary.total.requests).toBe(11);
     } finally {
+      await worker.close();
+    }
+  });
+
+  it("refuses aggregators' groups that are malformed, name an outsider or overlap merged batches, and a bad route in a heartbeat", async () => {
+    const worker = await FakeWorker.join(master);
+    const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", {
+      maxRetriesPerRequest: null,
+    });
+    const queues: Queue[] = [];
+    try {
+      const created = await sendJson("POST", `${master.url}/api/runs`, {
+        scenario: {
+          name: "grouped",
+          target: "http://127.0.0.1:9",
+          load: { executor: "constant-vus", vus: 1, duration: "10s" },
+          requests: [{ name: "hello", path: "/hello" }],
+        },
+      });
+      const runId = created.body.id as string;
+      const start = await worker.next("start-run");
+      worker.send({ type: "run-accepted", runId: start.runId });
+      worker.heartbeat("running", runId);
+      // A route that is not a partition id: the message is refused, naming the field.
+      worker.send({
+        type: "heartbeat",
+        state: "running",
+        runId,
+        vus: 1,
+        cpu: 1,
+        machineCpu: 1,
+        memoryMb: 1,
+        eventLoopDelayMs: 0,
+        aggregator: "no spaces allowed",
+        sentAt: Date.now(),
+      });
+      const refused = await worker.next("error");
+      expect(refused).toMatchObject({ code: "VOL_ERR_BAD_MESSAGE" });
+      expect(refused.message).toContain("aggregator");
+
+      const queue = new Queue(statsQueueName(runId), {
+        connection: redis,
+        prefix: master.services.config.queuePrefix,
+      });
+      queues.push(queue);
+      const group = (
+        name: string,
+        covers: Array<{ workerId: string; seq: number; requests: number }>,
+        final = false,
+      ) => ({
+        runId,
+        partition: "p",
+        group: name,
+        second: covers[0]?.seq ?? 0,
+        covers: covers.map((c) => ({ ...c, final, vus: 1, lostBatches: 0, elapsedMs: (c.seq + 1) * 1000 })),
+        vus: covers.length,
+        dropped: 0,
+        requests: [
+          requestStats(
+            "hello",
+            covers.reduce((sum, c) => sum + c.requests, 0),
+          ),
+        ],
+        sentAt: Date.now(),
+      });
+      const rejectedBefore = await metric("volley_batches_rejected_total");
+      const add = (name: string, data: unknown) =>
+        queue.add(COMBINED_JOB, data, { jobId: `${runId}.${name}` });
+      await add("valid", group("p.1", [{ workerId: worker.workerId, seq: 0, requests: 5 }]));
+      await waitFor(() => master.services.intake.groups === 1, { what: "the valid group to be merged" });
+      await add("empty", {
+        ...group("p.2", [{ workerId: worker.workerId, seq: 1, requests: 1 }]),
+        covers: [],
+      });
+      await add("outsider", group("p.3", [{ workerId: "not-in-the-run", seq: 1, requests: 1 }]));
+      await add(
+        "overlap",
+        group("p.4", [
+          { workerId: worker.workerId, seq: 0, requests: 5 },
+          { workerId: worker.workerId, seq: 1, requests: 1 },
+        ]),
+      );
+      await waitFor(async () => (await metric("volley_batches_rejected_total")) - rejectedBefore >= 3, {
+        what: "the three bad groups to be rejected",
+        timeoutMs: 20_000,
+      });
+      await add("last", group("p.5", [{ workerId: worker.workerId, seq: 1, requests: 4 }], true));
+      const run = await waitForRunEnd<RunDetail>(master.url, runId);
+      // Only the two good groups count: 5 + 4.
+      expect(run.summary.total.requests).toBe(9);
+      expect(run.workers[0].requests).toBe(9);
+    } finally {
+      for (const queue of queues) await queue.close();
+      redis.disconnect();
       await worker.close();
     }
   });
