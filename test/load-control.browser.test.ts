@@ -23,7 +23,15 @@ beforeAll(async () => {
       target: fleet.target.url,
       load: { executor: "constant-vus", vus: 2, maxVus: 6, duration: "40s" },
       thinkTime: "50ms",
-      requests: [{ path: "/hello" }],
+      // Unique rows: a worker that joins is handed a share of the others' unused ones.
+      data: {
+        users: {
+          rows: Array.from({ length: 5000 }, (_, i) => ({ u: `u${i}` })),
+          mode: "unique",
+          onExhausted: "recycle",
+        },
+      },
+      requests: [{ path: "/hello?u={{data.users.u}}" }],
     },
   });
   runId = created.body.id as string;
@@ -79,6 +87,10 @@ describe("load control on the run page", () => {
       timeoutMs: 10_000,
     });
     await page.getByTestId("rebalance").waitFor({ state: "detached" });
+    // The marker says how many unused rows the newcomer was handed (screen readers read it).
+    expect(await page.getByTestId("chart-markers").first().textContent()).toMatch(
+      /at [\d.]+ s: ⇄ 3 workers, [\d,]+ rows$/,
+    );
     await page.getByTestId("run-workers").getByText("latecomer").waitFor();
     await screenshot(page, "load-control-desktop-light");
     // The refused PATCH is the only failed request the browser reports.

@@ -101,7 +101,7 @@ describe("rebalance: workers that join a running run", () => {
     expect(run.summary.total.requests).toBe(run.workers.reduce((sum, w) => sum + w.requests, 0));
   });
 
-  it("refuses per-vu-iterations and unique feeders, naming the field", async () => {
+  it("refuses per-vu-iterations, naming the field", async () => {
     const runId = await startRun({
       name: "rebalance-fixed",
       load: { executor: "per-vu-iterations", vus: 2, iterations: 200 },
@@ -115,17 +115,45 @@ describe("rebalance: workers that join a running run", () => {
     });
     await sendJson("POST", `${master.url}/api/runs/${runId}/stop`);
     await waitForRunEnd(master.url, runId, 30_000);
-    const unique = await startRun({
+    expect((await rebalance(runId)).status).toBe(409);
+  });
+
+  it("a unique feeder: the others give up unused rows to the joiner; every row sent exactly once", async () => {
+    target.reset();
+    const rows = 400;
+    // Every worker keeps VUs after the joiner (2 threads) comes: 5 VUs over weights 1, 1, 1, 2.
+    const runId = await startRun({
       name: "rebalance-unique",
-      data: { users: { rows: [{ u: "a" }, { u: "b" }], mode: "unique", onExhausted: "recycle" } },
-      load: { executor: "constant-vus", vus: 2, duration: "3s" },
-      requests: [{ name: "hello", path: "/hello?u={{data.users.u}}" }],
+      data: {
+        users: {
+          rows: Array.from({ length: rows }, (_, i) => ({ u: `user${i}` })),
+          mode: "unique",
+          onExhausted: "stop",
+        },
+      },
+      load: { executor: "constant-vus", vus: 5, duration: "30s" },
+      thinkTime: "100ms",
+      requests: [{ name: "hello", path: "/echo?u={{data.users.u}}" }],
     });
-    const uniqueRefused = await rebalance(unique);
-    expect(uniqueRefused.status).toBe(400);
-    expect(uniqueRefused.body.details?.[0].path).toBe("data.users");
-    await sendJson("POST", `${master.url}/api/runs/${unique}/stop`);
-    await waitForRunEnd(master.url, unique, 30_000);
-    expect((await rebalance(unique)).status).toBe(409);
+    await waitForSecond(runId, 1);
+    workers.push(await startTestWorker(master, { name: "fourth", threads: 2 }));
+    const answer = await rebalance(runId);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const record = (answer.body.loadChanges as LoadChangeRecord[]).at(-1) as LoadChangeRecord;
+    expect(record.workers).toBe(4);
+    const granted = record.rows?.users ?? 0;
+    // The joiner's threads are 2 of 5: it was given about 40 % of the rows not used yet.
+    expect(granted).toBeGreaterThan(40);
+    expect(granted).toBeLessThan(rows * 0.4);
+    const run = await waitForRunEnd<RunDetail>(master.url, runId, 60_000);
+    expect(run.status).toBe("finished");
+    const seen = target.log.map((e) => new URL(e.url, "http://x").searchParams.get("u"));
+    expect(seen).toHaveLength(rows);
+    expect(new Set(seen).size).toBe(rows);
+    expect(run.summary.total.requests).toBe(rows);
+    // Every row was used (each worker kept VUs), then the run ended well before its 30 s.
+    expect(run.summary.durationS).toBeLessThan(25);
+    const fourth = run.workers.find((w) => w.name === "fourth");
+    expect(fourth?.requests).toBe(granted);
   });
 });

@@ -1,5 +1,6 @@
 import {
   type MasterToWorker,
+  type ReleaseRows,
   type RunFiles,
   type StartRun,
   VOLLEY_VERSION,
@@ -146,6 +147,9 @@ export class WorkerNode {
           this.run.rebalance(message.atMs, message.workerStep);
         }
         return;
+      case "release-rows":
+        void this.releaseRows(message);
+        return;
       case "retire":
         this.log.info({ reason: message.reason }, "retired by the master");
         void this.shutdown();
@@ -277,6 +281,14 @@ export class WorkerNode {
     this.connection.send({ type: "run-ended", runId: run.runId, lastSeq });
     this.log.info({ runId: run.runId, lastSeq }, "run slice finished");
     this.heartbeat();
+  }
+
+  /** Always answered, so the master need not wait out its timeout: no rows when not in that run. */
+  private async releaseRows({ runId, handover, share }: ReleaseRows): Promise<void> {
+    const run = this.run?.runId === runId ? this.run : null;
+    const rows = run ? await run.releaseRows(share) : {};
+    this.log.info({ runId, feeders: Object.keys(rows) }, "unique rows released for a joining worker");
+    this.connection.send({ type: "rows-released", runId, handover, rows });
   }
 
   private stopTimers(): void {

@@ -11,6 +11,7 @@ import { isWorkerDone } from "../pipeline/merge-state.js";
 import type { RunAggregator } from "../pipeline/run-aggregator.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import { CapacityJudge } from "./capacity/capacity-judge.js";
+import type { RowHandover } from "./row-handover.js";
 import { SaturationTracker } from "./saturation-tracker.js";
 
 /** The run's slice as sent at the start, and the split of the fleet now. */
@@ -22,6 +23,10 @@ export interface RunLaunchState {
   split: Array<{ workerId: string; threads: number }>;
   /** Rebalances so far. */
   rebalances: number;
+  /** Who holds which rows of the run's unique feeders; null without one. */
+  rows: RowHandover | null;
+  /** A rebalance is under way (its workers are giving up rows): another waits its end. */
+  rebalancing: boolean;
 }
 
 /** What the scheduler keeps about the run in progress. */

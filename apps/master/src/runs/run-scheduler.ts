@@ -3,6 +3,7 @@ import {
   type LiveMessage,
   type LoadChangeRecord,
   type LoadPatch,
+  type RowsReleased,
   type RunDetail,
   VolleyError,
   type WorkerHeartbeat,
@@ -16,6 +17,7 @@ import { type ActiveRun, newActiveRun, recordHeartbeat } from "./active-run.js";
 import { orphanedRuns, takeOver } from "./orphaned-runs.js";
 import { packRunFiles } from "./packed-files.js";
 import { prepareRun, type RunExtras } from "./prepare-run.js";
+import { RowHandover } from "./row-handover.js";
 import { runDetail, runStats } from "./run-details.js";
 import { finalizeRun } from "./run-finalizer.js";
 import { recordNewRun, sendSlices } from "./run-launch.js";
@@ -163,6 +165,8 @@ export class RunScheduler {
         packedFiles,
         split: plan.map((p) => ({ workerId: p.workerId, threads: p.threads })),
         rebalances: 0,
+        rows: RowHandover.forRun(scenario, inputs.data, plan),
+        rebalancing: false,
       };
       this.lastRenewal = Date.now();
       const live = await this.options.ingest.liveAggregators();
@@ -393,6 +397,12 @@ export class RunScheduler {
       { ...this.options, liveAggregators: this.liveAggregators },
       Date.now(),
     );
+  }
+
+  /** A worker's answer to a row handover (see `RowHandover.receive`); why it was not taken, if not. */
+  rowsReleased(workerId: string, message: RowsReleased): string | null {
+    const rows = this.active?.id === message.runId ? this.active.launch?.rows : null;
+    return rows ? rows.receive(workerId, message) : "no handover in that run";
   }
 
   /** The active run by id, or 404/409. */

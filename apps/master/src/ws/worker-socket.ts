@@ -105,6 +105,11 @@ export function handleWorkerSocket(socket: WebSocket, remoteHost: string, deps: 
       case "run-rejected":
         scheduler.workerRejected(workerId, message.runId, message.message);
         return;
+      case "rows-released": {
+        const problem = scheduler.rowsReleased(workerId, message);
+        if (problem) log.warn({ workerId, runId: message.runId, problem }, "released rows not taken");
+        return;
+      }
       case "run-ended":
         log.info({ workerId, runId: message.runId, lastSeq: message.lastSeq }, "worker finished its part");
         if (scheduler.activeRunId !== message.runId) registry.release(workerId, message.runId);

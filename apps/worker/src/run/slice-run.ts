@@ -1,5 +1,5 @@
 import { EngineRunner, type SlicePeriod } from "@volley/engine";
-import type { FeederTable, JoinRun, LoadChange, PartitionStep } from "@volley/protocol";
+import type { FeederTable, JoinRun, LoadChange, PartitionStep, RowRange } from "@volley/protocol";
 import type { StatsPublisher } from "../stats/stats-publisher.js";
 
 export interface SliceRunOptions {
@@ -89,6 +89,11 @@ export class SliceRun {
 
   rebalance(atMs: number, workerStep: PartitionStep): void {
     if (!this.stopping) this.runner.rebalance(atMs, workerStep);
+  }
+
+  /** Unused unique rows its threads give up for a joining worker (none once stopping). */
+  async releaseRows(share: number): Promise<Record<string, RowRange[]>> {
+    return this.stopping ? {} : this.runner.releaseRows(share);
   }
 
   activeVus(): number {

@@ -1,4 +1,11 @@
-import type { FeederConfig, FeederTable } from "@volley/protocol";
+import {
+  type FeederConfig,
+  type FeederTable,
+  MAX_RELEASED_RANGES,
+  type RowRange,
+  rangesLength,
+  sliceRanges,
+} from "@volley/protocol";
 
 /**
  * One feeder in one thread. `unique` rows were dealt to this thread already (no row is in two
@@ -6,6 +13,9 @@ import type { FeederConfig, FeederTable } from "@volley/protocol";
  */
 export class Feeder {
   private cursor = 0;
+  /** Rows this thread may still hand out: a release shortens the list from its end. */
+  private count: number;
+  private readonly releasable: boolean;
 
   constructor(
     readonly name: string,
@@ -13,11 +23,35 @@ export class Feeder {
     private readonly rows: string[][],
     private readonly mode: FeederConfig["mode"],
     private readonly onExhausted: FeederConfig["onExhausted"],
-  ) {}
+    /** A unique feeder's rows as the table's row numbers, in this thread's order. */
+    private ranges: RowRange[] = [],
+  ) {
+    this.count = rows.length;
+    // Only a list whose row numbers are known can be handed over (a thread given bare rows keeps them).
+    this.releasable = mode === "unique" && rangesLength(ranges) === rows.length;
+  }
+
+  /**
+   * Gives up `share` of the rows this thread has not handed out yet, from the end of its list
+   * (no VU of this thread reaches them any more), as row-number ranges for a joining worker.
+   * At most `MAX_RELEASED_RANGES` ranges: a list cut into more keeps the rest.
+   */
+  release(share: number): RowRange[] {
+    if (!this.releasable || this.cursor >= this.count) return [];
+    let keep = this.count - Math.floor((this.count - this.cursor) * share);
+    let released = sliceRanges(this.ranges, keep, this.count);
+    if (released.length > MAX_RELEASED_RANGES) {
+      released = released.slice(released.length - MAX_RELEASED_RANGES);
+      keep = this.count - rangesLength(released);
+    }
+    this.ranges = sliceRanges(this.ranges, 0, keep);
+    this.count = keep;
+    return released;
+  }
 
   /** The row for a VU's iteration; null once a unique feeder with `onExhausted: stop` ran out. */
   next(vuNumber: number, iteration: number): string[] | null {
-    const count = this.rows.length;
+    const count = this.mode === "unique" ? this.count : this.rows.length;
     if (count === 0) return null;
     switch (this.mode) {
       case "unique":
@@ -40,12 +74,27 @@ export class FeederSet {
   readonly feeders: Feeder[];
   private readonly index = new Map<string, number>();
 
-  constructor(configs: Record<string, FeederConfig>, tables: Record<string, FeederTable>) {
+  constructor(
+    configs: Record<string, FeederConfig>,
+    tables: Record<string, FeederTable>,
+    uniqueRanges: Record<string, RowRange[]> = {},
+  ) {
     this.feeders = Object.entries(configs).map(([name, config], i) => {
       this.index.set(name, i);
       const table = tables[name] ?? { columns: [], rows: [] };
-      return new Feeder(name, table.columns, table.rows, config.mode, config.onExhausted);
+      const ranges = uniqueRanges[name] ?? [];
+      return new Feeder(name, table.columns, table.rows, config.mode, config.onExhausted, ranges);
     });
+  }
+
+  /** Each unique feeder's released rows (see `Feeder.release`); feeders that gave none are left out. */
+  release(share: number): Record<string, RowRange[]> {
+    const out: Record<string, RowRange[]> = {};
+    for (const feeder of this.feeders) {
+      const released = feeder.release(share);
+      if (released.length > 0) out[feeder.name] = released;
+    }
+    return out;
   }
 
   get size(): number {

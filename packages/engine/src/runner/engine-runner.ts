@@ -7,6 +7,7 @@ import {
   Partition,
   type PartitionStep,
   parseScenario,
+  type RowRange,
   runPeakVus,
 } from "@volley/protocol";
 import { threadTables } from "../feeders/thread-tables.js";
@@ -76,6 +77,9 @@ export class EngineRunner {
   /** When each thread was last heard from (epoch ms); -1 once it exited. */
   private readonly lastHeard: number[] = [];
   private readonly watchdog: NodeJS.Timeout;
+  /** Row releases waiting for their threads' answers, by id. */
+  private readonly releases = new Map<number, (thread: number, rows: Record<string, RowRange[]>) => void>();
+  private releaseId = 0;
 
   constructor(options: EngineRunnerOptions) {
     const scenario = parseScenario(options.scenario);
@@ -98,13 +102,22 @@ export class EngineRunner {
     });
     let exited = 0;
     for (let index = 0; index < this.threadCount; index++) {
-      const partition = slice.child(Array(this.threadCount).fill(1), index).steps;
+      const threadStep = { weights: Array(this.threadCount).fill(1), index };
+      const partition = slice.child(threadStep.weights, index).steps;
+      const feeders = threadTables(
+        scenario.data,
+        options.data ?? {},
+        options.partition,
+        threadStep,
+        options.join?.rows,
+      );
       const data: ThreadStart = {
         scenario: options.scenario,
         partition,
         startAtEpochMs: options.startAtEpochMs,
         workerName: options.workerName,
-        data: threadTables(scenario.data, options.data ?? {}, partition),
+        data: feeders.tables,
+        uniqueRanges: feeders.uniqueRanges,
         attachments: options.attachments ?? {},
         env: options.env ?? {},
         scripts: options.scripts ?? {},
@@ -127,6 +140,7 @@ export class EngineRunner {
         if (this.lastHeard[index] >= 0) this.lastHeard[index] = Date.now();
         if (message.type === "period") this.merger.add(index, message.period);
         else if (message.type === "ready") started.resolve();
+        else if (message.type === "rows-released") this.releases.get(message.id)?.(index, message.rows);
         else if (message.type === "failed") {
           started.reject(new Error(message.message));
           options.onThreadError?.(message.message);
@@ -180,6 +194,34 @@ export class EngineRunner {
     this.threads.forEach((thread, index) => {
       const partition = slice.child(Array(this.threadCount).fill(1), index).steps;
       thread.postMessage({ type: "rebalance", atMs, partition } satisfies ToThread);
+    });
+  }
+
+  /**
+   * Asks every running thread to give up `share` of its unused unique rows; resolves with them
+   * by feeder once all answered or `timeoutMs` passed (a thread that answers later keeps none:
+   * its rows are given up, never handed out twice).
+   */
+  releaseRows(share: number, timeoutMs = 2000): Promise<Record<string, RowRange[]>> {
+    const id = ++this.releaseId;
+    const running = this.threads.filter((_, index) => this.lastHeard[index] >= 0);
+    const released: Record<string, RowRange[]> = {};
+    return new Promise((resolve) => {
+      let waiting = running.length;
+      const finish = () => {
+        clearTimeout(timer);
+        this.releases.delete(id);
+        resolve(released);
+      };
+      const timer = setTimeout(finish, timeoutMs);
+      this.releases.set(id, (_thread, rows) => {
+        for (const [name, ranges] of Object.entries(rows))
+          released[name] = [...(released[name] ?? []), ...ranges];
+        if (--waiting === 0) finish();
+      });
+      if (waiting === 0) return finish();
+      for (const thread of running)
+        thread.postMessage({ type: "release-rows", id, share } satisfies ToThread);
     });
   }
 

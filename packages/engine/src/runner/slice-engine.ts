@@ -10,6 +10,7 @@ import {
   type PartitionStep,
   peakVus,
   type RequestStats,
+  type RowRange,
   runPeakVus,
   type Scenario,
 } from "@volley/protocol";
@@ -48,6 +49,8 @@ export interface SliceEngineOptions {
   workerName: string;
   /** This thread's feeder tables (unique ones already dealt out; see threadTables). @defaultValue none */
   data?: Record<string, FeederTable>;
+  /** The row numbers of each unique feeder's rows in `data` (what the thread can hand over). */
+  uniqueRanges?: Record<string, RowRange[]>;
   /** Files multipart bodies send, base64. @defaultValue none */
   attachments?: Record<string, string>;
   /** Values of the scenario's env names. @defaultValue none */
@@ -85,11 +88,13 @@ export class SliceEngine {
   private ended = false;
   private peakVus = 0;
   private vuSampler: NodeJS.Timeout | null = null;
+  private readonly feeders: FeederSet;
   private readonly loopDelay: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
 
   constructor(private readonly options: SliceEngineOptions) {
     const { scenario, partition } = options;
-    const feeders = new FeederSet(scenario.data, options.data ?? {});
+    const feeders = new FeederSet(scenario.data, options.data ?? {}, options.uniqueRanges);
+    this.feeders = feeders;
     // Decoded once per thread; every request sends the same bytes.
     const attachments = Object.fromEntries(
       Object.entries(options.attachments ?? {}).map(([name, base64]) => [
@@ -206,6 +211,14 @@ export class SliceEngine {
   rebalance(atMs: number, steps: PartitionStep[]): void {
     const partition = new Partition(steps);
     for (const executor of this.executors) executor.rebalance(atMs, partition);
+  }
+
+  /**
+   * A worker is joining the run: `share` of this thread's unused unique rows go to it (see
+   * `Feeder.release`). Called between iterations, so no VU is holding a row being given away.
+   */
+  releaseRows(share: number): Record<string, RowRange[]> {
+    return this.feeders.release(share);
   }
 
   /** Waits for the scheduled start, then runs; resolves when the slice is over and sockets are closed. */

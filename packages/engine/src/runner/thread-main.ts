@@ -17,6 +17,7 @@ try {
     startAtEpochMs: start.startAtEpochMs,
     workerName: start.workerName,
     data: start.data,
+    uniqueRanges: start.uniqueRanges,
     attachments: start.attachments,
     env: start.env,
     scripts: await loadScripts(start.scripts, start.setupData),
@@ -26,7 +27,9 @@ try {
   port.on("message", (message: ToThread) => {
     if (message.type === "stop") engine.stop();
     else if (message.type === "rebalance") engine.rebalance(message.atMs, message.partition);
-    else if (message.type === "load") {
+    else if (message.type === "release-rows") {
+      post({ type: "rows-released", id: message.id, rows: engine.releaseRows(message.share) });
+    } else if (message.type === "load") {
       // The master checked the change against the scenario; one this thread cannot apply is
       // reported rather than allowed to end the thread and its measurements.
       try {

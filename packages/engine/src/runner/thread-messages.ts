@@ -1,4 +1,4 @@
-import type { FeederTable, JoinRun, LoadChange, PartitionStep } from "@volley/protocol";
+import type { FeederTable, JoinRun, LoadChange, PartitionStep, RowRange } from "@volley/protocol";
 import type { SlicePeriod } from "./slice-engine.js";
 
 /** What a thread is started with (its `workerData`). */
@@ -9,6 +9,8 @@ export interface ThreadStart {
   workerName: string;
   /** This thread's feeder tables. */
   data: Record<string, FeederTable>;
+  /** The row numbers of each unique feeder's rows in `data`. */
+  uniqueRanges: Record<string, RowRange[]>;
   /** Files multipart bodies send, base64. */
   attachments: Record<string, string>;
   env: Record<string, string>;
@@ -23,10 +25,12 @@ export interface ThreadStart {
 export type ToThread =
   | { type: "stop" }
   | { type: "load"; change: LoadChange }
-  | { type: "rebalance"; atMs: number; partition: PartitionStep[] };
+  | { type: "rebalance"; atMs: number; partition: PartitionStep[] }
+  | { type: "release-rows"; id: number; share: number };
 
 export type FromThread =
   | { type: "ready" }
   | { type: "period"; period: SlicePeriod }
   | { type: "done" }
+  | { type: "rows-released"; id: number; rows: Record<string, RowRange[]> }
   | { type: "failed"; message: string };

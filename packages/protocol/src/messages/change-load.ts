@@ -2,6 +2,7 @@ import { z } from "zod";
 import { partitionStepSchema } from "../plan/partition.js";
 import { runIdSchema } from "../queues.js";
 import { MAX_RATE, MAX_VUS } from "../scenario/load.js";
+import { grantedRowsSchema } from "./row-handover.js";
 
 /** Most load changes one run keeps (each is a step of every thread's rate schedule). */
 export const MAX_LOAD_CHANGES = 200;
@@ -65,6 +66,8 @@ export interface LoadChangeRecord {
   scenario?: string;
   /** A rebalance: the workers the run has from `at` on. */
   workers?: number;
+  /** A rebalance: the unused rows of each unique feeder handed to the new workers. */
+  rows?: Record<string, number>;
 }
 
 /** Master → worker in a run: from `atMs` on, this worker's share of the load is `workerStep`. */
@@ -91,5 +94,7 @@ export const joinRunSchema = z.strictObject({
     .max(366 * 86_400_000),
   changes: z.array(loadChangeSchema).max(MAX_LOAD_CHANGES),
   vuNumberOffset: z.int().min(0).max(1e12),
+  /** The unused rows of the run's unique feeders handed to this worker (see `release-rows`). */
+  rows: grantedRowsSchema.optional(),
 });
 export type JoinRun = z.infer<typeof joinRunSchema>;

@@ -3,6 +3,7 @@ import { changeLoadSchema, rebalanceRunSchema } from "./change-load.js";
 import { clockPingSchema, clockPongSchema } from "./clock-ping.js";
 import { errorMessageSchema } from "./error-message.js";
 import { retireSchema } from "./retire.js";
+import { releaseRowsSchema, rowsReleasedSchema } from "./row-handover.js";
 import { runAcceptedSchema } from "./run-accepted.js";
 import { runEndedSchema } from "./run-ended.js";
 import { runRejectedSchema } from "./run-rejected.js";
@@ -21,6 +22,7 @@ export const workerToMasterSchema = z.discriminatedUnion("type", [
   runAcceptedSchema,
   runRejectedSchema,
   runEndedSchema,
+  rowsReleasedSchema,
 ]);
 export type WorkerToMaster = z.infer<typeof workerToMasterSchema>;
 
@@ -33,6 +35,7 @@ export const masterToWorkerSchema = z.discriminatedUnion("type", [
   stopRunSchema,
   changeLoadSchema,
   rebalanceRunSchema,
+  releaseRowsSchema,
   retireSchema,
   errorMessageSchema,
 ]);

@@ -2,10 +2,17 @@ import { z } from "zod";
 
 /** Largest feeder file (and largest total of a run's feeder files). */
 export const MAX_DATA_BYTES = 50 * 1024 * 1024;
+/** Most feeders a run declares. */
+export const MAX_FEEDERS = 20;
 /** Most rows a feeder holds. */
 export const MAX_DATA_ROWS = 5_000_000;
 
 const FEEDER_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** A feeder's name: a plain identifier (templates read it as `data.NAME.FIELD`). */
+export const feederNameSchema = z
+  .string()
+  .max(200)
+  .regex(FEEDER_NAME_RE, { error: "a feeder name must be a plain identifier" });
 const cell = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
 /** A feeder as a scenario declares it: a file (CSV with a header line, or a JSON array) or rows. */
@@ -31,11 +38,8 @@ export const feederSchema = z
   });
 
 export const dataSchema = z
-  .record(
-    z.string().regex(FEEDER_NAME_RE, { error: "a feeder name must be a plain identifier" }),
-    feederSchema,
-  )
-  .refine((data) => Object.keys(data).length <= 20, { error: "at most 20 feeders" });
+  .record(feederNameSchema, feederSchema)
+  .refine((data) => Object.keys(data).length <= MAX_FEEDERS, { error: `at most ${MAX_FEEDERS} feeders` });
 
 export type FeederConfig = z.output<typeof feederSchema>;
 

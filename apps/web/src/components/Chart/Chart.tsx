@@ -134,6 +134,12 @@ export function Chart({ title, unit, x, series, height = 220, onSelect, xLabels,
     >
       <figcaption>
         {title} <small>({unit})</small>
+        {markers && markers.length > 0 && (
+          // The markers' labels are drawn on the canvas; screen readers get them as text.
+          <span className="visually-hidden" data-testid="chart-markers">
+            {markers.map((m) => `at ${m.at} s: ${m.label}`).join("; ")}
+          </span>
+        )}
       </figcaption>
       <div ref={box} className="chart-box" />
     </figure>
@@ -151,6 +157,11 @@ function drawMarkers(u: uPlot, markers: ChartMarker[], color: string): void {
   ctx.lineWidth = devicePixelRatio;
   ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
   ctx.textBaseline = "top";
+  // uPlot leaves the alignment of its last axis labels set: the x maths below assumes left.
+  ctx.textAlign = "left";
+  // Where each row of labels is taken up to (px): a label that would run into the one before
+  // it goes a row lower.
+  const rowEnds: number[] = [];
   for (const marker of markers) {
     const left = Math.round(u.valToPos(marker.at, "x", true));
     if (left < bbox.left || left > bbox.left + bbox.width) continue;
@@ -160,8 +171,12 @@ function drawMarkers(u: uPlot, markers: ChartMarker[], color: string): void {
     ctx.stroke();
     const width = ctx.measureText(marker.label).width;
     // The label goes left of the line when it would leave the plot on the right.
-    const textLeft = left + 4 + width > bbox.left + bbox.width ? left - 4 - width : left + 4;
-    ctx.fillText(marker.label, textLeft, bbox.top + 2);
+    const right = bbox.left + bbox.width;
+    const textLeft = Math.max(bbox.left, left + 4 + width > right ? left - 4 - width : left + 4);
+    let row = rowEnds.findIndex((end) => end <= textLeft);
+    if (row < 0) row = rowEnds.push(0) - 1;
+    rowEnds[row] = textLeft + width + 6 * devicePixelRatio;
+    ctx.fillText(marker.label, textLeft, bbox.top + 2 + row * 13 * devicePixelRatio);
   }
   ctx.restore();
 }

@@ -159,13 +159,22 @@ export function LoadControl({ run, elapsedS }: LoadControlProps) {
   );
 }
 
-/** Chart markers for a run's load changes ("→ 8 VUs", "→ 100/s", "⇄ 3 workers"). */
+/**
+ * Chart markers for a run's load changes ("→ 8 VUs", "→ 100/s", "⇄ 3 workers", and the unique
+ * rows a rebalance handed to the new workers: "⇄ 3 workers, 120 rows").
+ */
 export function loadMarkers(changes: LoadChangeRecord[]) {
   return changes.map((c) => ({
     at: c.at,
     label:
       c.workers !== undefined
-        ? `⇄ ${c.workers} workers`
+        ? `⇄ ${c.workers} workers${handedRows(c)}`
         : `${c.scenario ? `${c.scenario} ` : ""}→ ${c.vus !== undefined ? `${c.vus} VUs` : `${c.rate}/s`}`,
   }));
+}
+
+function handedRows(change: LoadChangeRecord): string {
+  if (!change.rows) return "";
+  const rows = Object.values(change.rows).reduce((sum, n) => sum + n, 0);
+  return `, ${rows.toLocaleString("en-US")} ${rows === 1 ? "row" : "rows"}`;
 }

@@ -1,0 +1,88 @@
+import { z } from "zod";
+import { MAX_DATA_ROWS } from "../scenario/data.js";
+import type { PartitionStep } from "./partition.js";
+
+/**
+ * A unique feeder's rows as ranges of row numbers, `[from, to)`. A thread's rows are a list of
+ * them, used in order; they start as one contiguous block per thread and are cut and moved
+ * whole when a worker joins the run (its share comes from the tails of the others' lists), so
+ * every list, release and grant stays a short list of ranges however often the run is rebalanced.
+ */
+export type RowRange = [from: number, to: number];
+
+export const rowRangeSchema = z
+  .tuple([z.int().min(0).max(MAX_DATA_ROWS), z.int().min(0).max(MAX_DATA_ROWS)])
+  .refine(([from, to]) => from < to, { error: "a row range [from, to) needs from < to" });
+
+/** How many rows the ranges hold. */
+export function rangesLength(ranges: readonly RowRange[]): number {
+  let total = 0;
+  for (const [from, to] of ranges) total += to - from;
+  return total;
+}
+
+/** Positions `[start, end)` of the rows the ranges list, in order, as ranges. */
+export function sliceRanges(ranges: readonly RowRange[], start: number, end: number): RowRange[] {
+  const out: RowRange[] = [];
+  let position = 0;
+  for (const [from, to] of ranges) {
+    const length = to - from;
+    const lo = Math.max(start, position);
+    const hi = Math.min(end, position + length);
+    if (lo < hi) out.push([from + lo - position, from + hi - position]);
+    position += length;
+    if (position >= end) break;
+  }
+  return out;
+}
+
+/**
+ * Slot `index`'s contiguous share of the rows the ranges list, shares in proportion to
+ * `weights` (the slots before it take the rows before its share).
+ */
+export function dealRanges(
+  ranges: readonly RowRange[],
+  weights: readonly number[],
+  index: number,
+): RowRange[] {
+  const total = rangesLength(ranges);
+  const sum = weights.reduce((a, b) => a + b, 0);
+  let before = 0;
+  for (let k = 0; k < index; k++) before += weights[k];
+  const start = Math.floor((total * before) / sum);
+  const end = Math.floor((total * (before + weights[index])) / sum);
+  return sliceRanges(ranges, start, end);
+}
+
+/** The rows of a table of `rows` rows a slice gets at the start: workers by threads, then threads. */
+export function startingRanges(rows: number, steps: readonly PartitionStep[]): RowRange[] {
+  let ranges: RowRange[] = rows > 0 ? [[0, rows]] : [];
+  for (const step of steps) ranges = dealRanges(ranges, step.weights, step.index);
+  return ranges;
+}
+
+/** The ranges sorted, with touching ones joined (a grant of many tails often joins up). */
+export function joinRanges(ranges: readonly RowRange[]): RowRange[] {
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+  const out: RowRange[] = [];
+  for (const [from, to] of sorted) {
+    const last = out.at(-1);
+    if (last && last[1] === from) last[1] = to;
+    else out.push([from, to]);
+  }
+  return out;
+}
+
+/**
+ * `owned` (sorted, disjoint) without `range`; null when `owned` does not hold all of `range`
+ * (rows of someone else, or given up already).
+ */
+export function takeRange(owned: readonly RowRange[], [from, to]: RowRange): RowRange[] | null {
+  const at = owned.findIndex(([lo, hi]) => lo <= from && to <= hi);
+  if (at < 0) return null;
+  const [lo, hi] = owned[at];
+  const rest: RowRange[] = [];
+  if (lo < from) rest.push([lo, from]);
+  if (to < hi) rest.push([to, hi]);
+  return [...owned.slice(0, at), ...rest, ...owned.slice(at + 1)];
+}
