@@ -10,7 +10,7 @@ import {
   rangesLength,
   type Scenario,
   startingRanges,
-  takeRange,
+  takeRanges,
 } from "@volley/protocol";
 
 /** How long the master waits for the run's workers to say which rows they gave up. */
@@ -105,15 +105,13 @@ export class RowHandover {
     pending.waiting.delete(workerId);
     const taken = new Map<string, RowRange[]>();
     for (const [feeder, ranges] of Object.entries(message.rows)) {
-      let held = this.holders.get(feeder)?.get(workerId);
+      const held = this.holders.get(feeder)?.get(workerId);
       if (!held) return this.settle(pending, `rows of "${feeder}", which is not a unique feeder of the run`);
-      for (const range of ranges) {
-        const rest: RowRange[] | null = takeRange(held, range);
-        if (!rest)
-          return this.settle(pending, `rows ${range[0]}-${range[1]} of "${feeder}" are not this worker's`);
-        held = rest;
+      const rest = takeRanges(held, ranges);
+      if (!rest) {
+        return this.settle(pending, `rows of "${feeder}" this worker does not hold (or the same rows twice)`);
       }
-      taken.set(feeder, held);
+      taken.set(feeder, rest);
     }
     for (const [feeder, held] of taken) {
       this.holders.get(feeder)?.set(workerId, held);

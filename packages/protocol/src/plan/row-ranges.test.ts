@@ -7,7 +7,7 @@ import {
   rowRangeSchema,
   sliceRanges,
   startingRanges,
-  takeRange,
+  takeRanges,
 } from "./row-ranges.js";
 
 /** Every row number the ranges list, in order. */
@@ -80,22 +80,41 @@ describe("row ranges", () => {
     ]);
   });
 
-  it("takes a range out of what a worker holds, or says it does not hold all of it", () => {
+  it("takes ranges out of what a worker holds, or says it does not hold all of them", () => {
     const held: RowRange[] = [
       [0, 10],
       [20, 30],
     ];
-    expect(takeRange(held, [3, 6])).toEqual([
+    expect(takeRanges(held, [[3, 6]])).toEqual([
       [0, 3],
       [6, 10],
       [20, 30],
     ]);
-    expect(takeRange(held, [20, 30])).toEqual([[0, 10]]);
-    expect(takeRange(held, [8, 22])).toBeNull();
-    expect(takeRange(held, [40, 41])).toBeNull();
+    expect(
+      takeRanges(held, [
+        [25, 30],
+        [0, 2],
+        [20, 22],
+      ]),
+    ).toEqual([
+      [2, 10],
+      [22, 25],
+    ]);
+    expect(takeRanges(held, [[20, 30]])).toEqual([[0, 10]]);
+    expect(takeRanges(held, [])).toEqual(held);
+    // Across a gap, outside, before the first, or the same rows twice: not all held.
+    expect(takeRanges(held, [[8, 22]])).toBeNull();
+    expect(takeRanges(held, [[40, 41]])).toBeNull();
+    expect(takeRanges([[5, 10]], [[0, 6]])).toBeNull();
+    expect(
+      takeRanges(held, [
+        [1, 4],
+        [3, 5],
+      ]),
+    ).toBeNull();
     // Taken once, it is not held any more.
-    const rest = takeRange(held, [0, 10]) as RowRange[];
-    expect(takeRange(rest, [0, 1])).toBeNull();
+    const rest = takeRanges(held, [[0, 10]]) as RowRange[];
+    expect(takeRanges(rest, [[0, 1]])).toBeNull();
   });
 
   it("the schema refuses empty, reversed and out-of-bounds ranges", () => {

@@ -74,15 +74,24 @@ export function joinRanges(ranges: readonly RowRange[]): RowRange[] {
 }
 
 /**
- * `owned` (sorted, disjoint) without `range`; null when `owned` does not hold all of `range`
- * (rows of someone else, or given up already).
+ * `owned` (sorted, disjoint) without `taken`; null when `owned` does not hold all of `taken`
+ * (rows of someone else, given up already, or named twice in `taken`). One sweep over both.
  */
-export function takeRange(owned: readonly RowRange[], [from, to]: RowRange): RowRange[] | null {
-  const at = owned.findIndex(([lo, hi]) => lo <= from && to <= hi);
-  if (at < 0) return null;
-  const [lo, hi] = owned[at];
+export function takeRanges(owned: readonly RowRange[], taken: readonly RowRange[]): RowRange[] | null {
+  const sorted = [...taken].sort((a, b) => a[0] - b[0]);
   const rest: RowRange[] = [];
-  if (lo < from) rest.push([lo, from]);
-  if (to < hi) rest.push([to, hi]);
-  return [...owned.slice(0, at), ...rest, ...owned.slice(at + 1)];
+  let k = 0;
+  for (const [lo, hi] of owned) {
+    let cursor = lo;
+    while (k < sorted.length && sorted[k][0] < hi) {
+      const [from, to] = sorted[k];
+      // Starts before the rest of this owned range (outside it, or overlapping one taken before).
+      if (from < cursor || to > hi) return null;
+      if (from > cursor) rest.push([cursor, from]);
+      cursor = to;
+      k++;
+    }
+    if (cursor < hi) rest.push([cursor, hi]);
+  }
+  return k === sorted.length ? rest : null;
 }
