@@ -22,9 +22,13 @@ afterAll(async () => {
   await target?.close();
 });
 
-async function startRun(scenario: Record<string, unknown>): Promise<string> {
+async function startRun(
+  scenario: Record<string, unknown>,
+  scripts?: Record<string, string>,
+): Promise<string> {
   const created = await sendJson("POST", `${master.url}/api/runs`, {
     scenario: { target: target.url, requests: [{ name: "hello", path: "/hello" }], ...scenario },
+    ...(scripts ? { scripts } : {}),
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body.id as string;
@@ -155,5 +159,44 @@ describe("rebalance: workers that join a running run", () => {
     expect(run.summary.durationS).toBeLessThan(25);
     const fourth = run.workers.find((w) => w.name === "fourth");
     expect(fourth?.requests).toBe(granted);
+  });
+
+  it("scripted VUs: vu.data.users.next() takes the handed-over rows too, none twice", async () => {
+    target.reset();
+    const runId = await startRun(
+      {
+        name: "rebalance-scripted",
+        data: {
+          users: {
+            rows: Array.from({ length: 400 }, (_, i) => ({ u: `s${i}` })),
+            mode: "unique",
+            onExhausted: "stop",
+          },
+        },
+        load: { executor: "constant-vus", vus: 5, duration: "5s" },
+        requests: undefined,
+        script: "rows.ts",
+      },
+      {
+        "rows.ts": `export default async function (vu) {
+          const row = vu.data.users.next();
+          await vu.http.get("/s/" + row.u, { name: "s" });
+          await vu.sleep(100);
+        }`,
+      },
+    );
+    await waitForSecond(runId, 1);
+    workers.push(await startTestWorker(master, { name: "fifth" }));
+    const answer = await rebalance(runId);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const granted = (answer.body.loadChanges as LoadChangeRecord[]).at(-1)?.rows?.users ?? 0;
+    expect(granted).toBeGreaterThan(0);
+    const run = await waitForRunEnd<RunDetail>(master.url, runId, 60_000);
+    const paths = [...target.counts.keys()].filter((path) => path.startsWith("/s/"));
+    expect(paths.every((path) => target.counts.get(path) === 1)).toBe(true);
+    expect(paths.length).toBe(run.summary.total.requests);
+    const fifth = run.workers.find((w) => w.name === "fifth");
+    expect(fifth?.requests).toBeGreaterThan(0);
+    expect(fifth?.requests).toBeLessThanOrEqual(granted);
   });
 });
