@@ -15,7 +15,7 @@ export class ApiClient {
         method,
         headers: {
           ...(body === undefined ? {} : { "content-type": "application/json" }),
-          ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+          ...this.authHeaders(),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
@@ -24,6 +24,18 @@ export class ApiClient {
     }
     const text = await response.text();
     return { status: response.status, body: (text ? JSON.parse(text) : null) as T };
+  }
+
+  /** The token as a header, for requests and for the live feed's upgrade. */
+  authHeaders(): Record<string, string> {
+    return this.token ? { authorization: `Bearer ${this.token}` } : {};
+  }
+
+  /** The master's live feed (`/ws/live`), over ws: or wss: as the API is over http: or https:. */
+  liveUrl(): string {
+    const url = new URL("/ws/live", this.baseUrl);
+    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    return url.toString();
   }
 
   async run(id: string): Promise<RunDetail> {

@@ -1,1 +1,3 @@
+export { ApiClient } from "./api-client.js";
 export { HELP, main } from "./main.js";
+export { RunFollower, withSecond } from "./run-follower.js";

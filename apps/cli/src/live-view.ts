@@ -18,8 +18,9 @@ export class LiveView {
     private readonly now: () => number = Date.now,
   ) {}
 
-  update(run: RunDetail): void {
-    const lines = liveLines(run, this.now());
+  /** `saturatedNow`: workers of the run saturated now (the live feed's); else read from the run's warnings. */
+  update(run: RunDetail, saturatedNow?: string[]): void {
+    const lines = liveLines(run, this.now(), saturatedNow);
     if (this.out.isTTY) {
       // A line wider than the terminal would wrap and break the cursor arithmetic: cut it.
       const width = Math.max(20, (this.out.columns ?? 120) - 1);
@@ -31,7 +32,7 @@ export class LiveView {
       this.out.write(text);
       this.drawn = lines.length;
     } else if (this.now() - this.lastPlain >= PLAIN_EVERY_MS) {
-      this.out.write(`${plainLine(run, this.now())}\n`);
+      this.out.write(`${plainLine(run, this.now(), saturatedNow)}\n`);
       this.lastPlain = this.now();
     }
   }
@@ -58,15 +59,17 @@ interface Figures {
   saturated: string[];
 }
 
-function figures(run: RunDetail, now: number): Figures {
+function figures(run: RunDetail, now: number, saturatedNow?: string[]): Figures {
   const t = run.summary.total;
   const started = run.startedAt ? Date.parse(run.startedAt) : now;
   const elapsedS = Math.max(0, (now - started) / 1000);
   const latest = run.now ?? null;
   // A worker whose last saturation span reaches the last few seconds is saturated now.
-  const saturated = run.warnings
-    .filter((w) => (w.kind ?? "saturated") === "saturated" && w.toS >= elapsedS - 3)
-    .map((w) => w.workerName);
+  const saturated =
+    saturatedNow ??
+    run.warnings
+      .filter((w) => (w.kind ?? "saturated") === "saturated" && w.toS >= elapsedS - 3)
+      .map((w) => w.workerName);
   return {
     elapsedS,
     plannedS: run.plannedDurationS,
@@ -84,9 +87,9 @@ function figures(run: RunDetail, now: number): Figures {
 }
 
 /** The terminal block: what a person watching the run reads at a glance. */
-export function liveLines(run: RunDetail, now: number): string[] {
+export function liveLines(run: RunDetail, now: number, saturatedNow?: string[]): string[] {
   if (run.status === "queued") return [`${run.name}  queued: it starts when the runs before it end`];
-  const f = figures(run, now);
+  const f = figures(run, now, saturatedNow);
   const shown = Math.min(f.elapsedS, f.plannedS || f.elapsedS);
   const share = f.plannedS > 0 ? Math.min(1, shown / f.plannedS) : 0;
   const filled = Math.round(share * BAR_WIDTH);
@@ -102,9 +105,9 @@ export function liveLines(run: RunDetail, now: number): string[] {
 }
 
 /** One line for logs that are not a terminal. */
-export function plainLine(run: RunDetail, now: number): string {
+export function plainLine(run: RunDetail, now: number, saturatedNow?: string[]): string {
   if (run.status === "queued") return `${run.name} queued`;
-  const f = figures(run, now);
+  const f = figures(run, now, saturatedNow);
   return [
     `[${clock(f.elapsedS)}/${clock(f.plannedS)}] ${statusLabel(run)}`,
     `rps ${rate(f.rps)}/s`,

@@ -22,6 +22,7 @@ import { ensureRedis } from "../redis-launcher.js";
 import { compareWithBaseline, fetchShift, findBaseline, parseRegressionLimits } from "../reports/baseline.js";
 import { printReport } from "../reports/print-report.js";
 import { writeOutputs } from "../reports/run-outputs.js";
+import { RunFollower } from "../run-follower.js";
 import { scriptSources } from "../script-sources.js";
 
 export const RUN_HELP = `Usage: volley run SCENARIO.(json|yaml) [options]
@@ -45,8 +46,6 @@ Options:
 
 Exit codes: 0 passed, 1 a threshold failed (or, with --strict, the figures are not trusted),
 2 bad input or error.`;
-
-const TERMINAL = new Set(["finished", "failed", "aborted"]);
 
 export async function runCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
@@ -262,15 +261,11 @@ async function follow(api: ApiClient, runId: string): Promise<RunDetail> {
   process.on("SIGINT", onSignal);
   const view = new LiveView(process.stdout);
   try {
-    for (;;) {
-      const run = await api.run(runId);
-      if (TERMINAL.has(run.status)) {
-        view.finish();
-        return run;
-      }
-      view.update(run);
-      await new Promise((r) => setTimeout(r, 1000));
-    }
+    const run = await new RunFollower(api, runId, (current, saturated) =>
+      view.update(current, saturated),
+    ).follow();
+    view.finish();
+    return run;
   } finally {
     process.off("SIGINT", onSignal);
   }
