@@ -4,7 +4,11 @@ import { UsageError } from "./cli-error.js";
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
 /** Parses flags strictly; an unknown flag or a missing value is a UsageError naming it. */
-export function parseFlags<O extends Options>(argv: string[], options: O, positionals = 0) {
+export function parseFlags<O extends Options>(
+  argv: string[],
+  options: O,
+  positionals = 0,
+): ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: boolean }>> {
   try {
     const parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: positionals > 0 });
     if (parsed.positionals.length > positionals) {
