@@ -1,14 +1,27 @@
 import { type Database, type PackedRunFile, RunFileRepository } from "@volley/db";
-import { runExecutorLabel, runPlannedMs, type Scenario, statsNames, type WorkerInfo } from "@volley/protocol";
+import {
+  runExecutorLabel,
+  runPlannedMs,
+  type Scenario,
+  statsNames,
+  VolleyError,
+  type WorkerInfo,
+} from "@volley/protocol";
 import { type LiveAggregators, routeFields, routeWorkers } from "../pipeline/aggregator-directory.js";
 import { maxBatchSecond } from "../pipeline/batch-check.js";
 import { newWorker } from "../pipeline/merge-state.js";
 import { RunAggregator } from "../pipeline/run-aggregator.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
+import { type ActiveRun, newActiveRun } from "./active-run.js";
+import { packRunFiles } from "./packed-files.js";
+import { RowHandover } from "./row-handover.js";
 import type { RunInputs } from "./run-data.js";
 import { newRunId } from "./run-id.js";
 import type { RunLease } from "./run-lease.js";
 import { type PlannedWorker, planRun } from "./run-plan.js";
+import type { QueuedRun } from "./run-queue.js";
+import { runSetups } from "./run-scripts.js";
+import type { RunSchedulerOptions } from "./scheduler-options.js";
 
 export interface LaunchedRun {
   id: string;
@@ -20,8 +33,54 @@ export interface LaunchedRun {
 }
 
 /**
- * Plans a new run over the ready workers, writes it, and makes its aggregator: everything but
- * telling the workers (`sendSlices`), which the scheduler does once the run is its active one.
+ * Everything of a new run's start but telling the workers (`sendSlices`, which the scheduler
+ * does once the run is its active one): each script's setup() (its result reaches every VU as
+ * vu.setupData), the run's files packed once, the plan over the ready workers, the run written,
+ * its pipeline opened, and the run as the scheduler keeps it. 409 when no worker is ready.
+ */
+export async function openRun(
+  options: RunSchedulerOptions,
+  run: Omit<QueuedRun, "id"> & { queuedId?: string },
+): Promise<{ active: ActiveRun; launched: LaunchedRun; packedFiles: string | null }> {
+  const { scenario, inputs } = run;
+  const setupData = await runSetups(scenario, inputs.scripts);
+  const packedFiles = await packRunFiles({
+    data: inputs.data,
+    attachments: inputs.attachments,
+    scripts: inputs.scripts,
+    setupData,
+  });
+  const ready = await options.registry.readySoon(options.finishingWaitMs ?? 10_000);
+  if (ready.length === 0) {
+    throw new VolleyError(
+      "VOL_ERR_NO_WORKERS",
+      "no worker is ready: start one with `volley worker --master URL`",
+    );
+  }
+  const { launched, aggregator } = await recordNewRun(
+    options,
+    run,
+    ready.map((e) => e.info),
+  );
+  const { id, startAt, plan } = launched;
+  options.pipeline.register(aggregator);
+  options.ingest.open(id);
+  const active = newActiveRun(id, scenario, startAt, aggregator, options.overrunMs ?? 30_000);
+  active.scripts = { bundles: inputs.scripts, setupData };
+  active.launch = {
+    input: run.input,
+    env: inputs.env,
+    packedFiles,
+    split: plan.map((p) => ({ workerId: p.workerId, threads: p.threads })),
+    rebalances: 0,
+    rows: RowHandover.forRun(scenario, inputs.data, plan),
+    rebalancing: false,
+  };
+  return { active, launched, packedFiles };
+}
+
+/**
+ * Plans a new run over the ready workers, writes it, and makes its aggregator (see `openRun`).
  */
 export async function recordNewRun(
   deps: { db: Database; lease: RunLease; startDelayMs?: number },

@@ -1,6 +1,4 @@
-import type { Database } from "@volley/db";
 import {
-  type LiveMessage,
   type LoadChangeRecord,
   type LoadPatch,
   type RowsReleased,
@@ -9,53 +7,20 @@ import {
   type WorkerHeartbeat,
 } from "@volley/protocol";
 import type { StatsAggregate } from "@volley/stats";
-import type { Logger } from "pino";
-import type { LiveAggregators } from "../pipeline/aggregator-directory.js";
-import type { StatsPipeline } from "../pipeline/stats-pipeline.js";
-import type { WorkerRegistry } from "../workers/worker-registry.js";
-import { type ActiveRun, newActiveRun, recordHeartbeat } from "./active-run.js";
+import { type ActiveRun, recordHeartbeat } from "./active-run.js";
 import { orphanedRuns, takeOver } from "./orphaned-runs.js";
-import { packRunFiles } from "./packed-files.js";
 import { prepareRun, type RunExtras } from "./prepare-run.js";
-import { RowHandover } from "./row-handover.js";
 import { runDetail, runStats } from "./run-details.js";
 import { finalizeRun } from "./run-finalizer.js";
-import { recordNewRun, sendSlices } from "./run-launch.js";
-import type { RunLease } from "./run-lease.js";
+import { openRun, sendSlices } from "./run-launch.js";
 import { addWorkersToRun, changeRunLoad } from "./run-load.js";
 import { busyMessage, type QueuedRun, RunQueue } from "./run-queue.js";
-import { runSetups, runTeardowns } from "./run-scripts.js";
+import { runTeardowns } from "./run-scripts.js";
 import { sendStop, superviseRun } from "./run-supervision.js";
 import { toListItem } from "./run-views.js";
+import type { RunSchedulerOptions } from "./scheduler-options.js";
 
-export interface RunSchedulerOptions {
-  db: Database;
-  registry: WorkerRegistry;
-  pipeline: StatsPipeline;
-  log: Logger;
-  lease: RunLease;
-  /** Consumes the stats of the runs this master owns, and only those. */
-  ingest: RunIngest;
-  publish: (message: LiveMessage) => void;
-  /** Time between accepting a run and its common start, for workers to spawn threads. @defaultValue 1500 */
-  startDelayMs?: number;
-  /** A worker of a run that is neither connected nor done for this long is lost. @defaultValue 15000 */
-  absentGraceMs?: number;
-  /** How long a new run waits for workers still finishing the previous one. @defaultValue 10000 */
-  finishingWaitMs?: number;
-  /** Extra time past the planned end before workers are told again to stop, then given up on. @defaultValue 30000 */
-  overrunMs?: number;
-  /** Hears each run this master ended, with its final report (webhooks). */
-  onRunEnded?: (run: RunDetail) => void;
-}
-
-export interface RunIngest {
-  open(runId: string): void;
-  /** Aggregator partitions alive now, for routing workers (empty: straight into the run's queue). */
-  liveAggregators(): Promise<LiveAggregators>;
-  /** `discard`: the run has its final status; what is left in its queue must not count. */
-  close(runId: string, discard: boolean): Promise<void>;
-}
+export type { RunIngest, RunSchedulerOptions } from "./scheduler-options.js";
 
 /**
  * Runs from creation to report: plans and starts them across workers, follows their workers,
@@ -131,49 +96,19 @@ export class RunScheduler {
   private async launch(
     run: Omit<QueuedRun, "id"> & { queuedId?: string },
   ): Promise<{ id: string; status: string }> {
-    const { scenario, inputs } = run;
     this.creating = true;
     try {
-      // setup() of each script, once, before the load: its result reaches every VU as vu.setupData.
-      const setupData = await runSetups(scenario, inputs.scripts);
-      const packedFiles = await packRunFiles({
-        data: inputs.data,
-        attachments: inputs.attachments,
-        scripts: inputs.scripts,
-        setupData,
-      });
-      const ready = await this.options.registry.readySoon(this.options.finishingWaitMs ?? 10_000);
-      if (ready.length === 0) {
-        throw new VolleyError(
-          "VOL_ERR_NO_WORKERS",
-          "no worker is ready: start one with `volley worker --master URL`",
-        );
-      }
-      const { launched, aggregator } = await recordNewRun(
-        this.options,
-        run,
-        ready.map((e) => e.info),
-      );
-      const { id, startAt, plan } = launched;
-      this.options.pipeline.register(aggregator);
-      this.options.ingest.open(id);
-      this.active = newActiveRun(id, scenario, startAt, aggregator, this.options.overrunMs ?? 30_000);
-      this.active.scripts = { bundles: inputs.scripts, setupData };
-      this.active.launch = {
-        input: run.input,
-        env: inputs.env,
-        packedFiles,
-        split: plan.map((p) => ({ workerId: p.workerId, threads: p.threads })),
-        rebalances: 0,
-        rows: RowHandover.forRun(scenario, inputs.data, plan),
-        rebalancing: false,
-      };
+      const { active, launched, packedFiles } = await openRun(this.options, run);
+      this.active = active;
       this.lastRenewal = Date.now();
       const live = await this.options.ingest.liveAggregators();
-      this.active.routes = sendSlices(this.options.registry, launched, inputs, packedFiles, live);
-      this.options.log.info({ runId: id, workers: plan.length, startAt }, "run started");
-      await this.publishStatus(id);
-      return { id, status: "running" };
+      active.routes = sendSlices(this.options.registry, launched, run.inputs, packedFiles, live);
+      this.options.log.info(
+        { runId: active.id, workers: launched.plan.length, startAt: active.startAt },
+        "run started",
+      );
+      await this.publishStatus(active.id);
+      return { id: active.id, status: "running" };
     } finally {
       this.creating = false;
     }
