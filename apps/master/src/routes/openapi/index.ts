@@ -146,13 +146,13 @@ export function buildOpenApi(): Record<string, unknown> {
       },
       "/api/runs/{id}/rebalance": {
         post: {
-          summary: "Give ready workers outside the running run a share of it",
+          summary: "Give ready workers outside the running run a share of it (load and unused unique rows)",
           parameters: idParam,
           responses: {
             200: answer("{ id, loadChanges }"),
-            400: failure("per-vu-iterations or a unique feeder"),
+            400: failure("per-vu-iterations"),
             404: failure("no such run"),
-            409: failure("not running, or no worker outside the run"),
+            409: failure("not running, no worker outside the run, or another rebalance under way"),
           },
         },
       },
