@@ -109,7 +109,8 @@ export class EngineRunner {
         options.data ?? {},
         options.partition,
         threadStep,
-        options.join?.rows,
+        // A joiner uses only rows it was granted: the start's blocks belong to the others.
+        options.join ? (options.join.rows ?? {}) : undefined,
       );
       const data: ThreadStart = {
         scenario: options.scenario,
