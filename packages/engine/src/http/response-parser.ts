@@ -1,3 +1,19 @@
+import {
+  DIGITS_RE,
+  digitsOf,
+  HEX_RE,
+  hasToken,
+  isBlank,
+  isDigit,
+  isFieldText,
+  isName,
+  isOneOf,
+  latin1,
+  quoteLine,
+  TCHAR,
+  TOKEN_RE,
+} from "./head-bytes.js";
+
 /**
  * A strict, incremental HTTP/1.1 response parser for a client with one request in flight per
  * connection. It is fed whatever the socket reads (a response split across any number of reads,
@@ -25,84 +41,6 @@ export const MAX_HEAD_BYTES = 64 * 1024;
 const MAX_CHUNK_LINE = 4096;
 const CRLF = Buffer.from("\r\n");
 const HEAD_END = Buffer.from("\r\n\r\n");
-const TOKEN_RE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** 1 for the characters a header name (token) may hold. */
-const TCHAR = new Uint8Array(256);
-for (const c of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
-  TCHAR[c.charCodeAt(0)] = 1;
-}
-
-/** Whether the name in bytes `from`..`to` is one of `names` (lowercase), in any case. */
-function isOneOf(bytes: Buffer, from: number, to: number, names: readonly string[]): boolean {
-  for (const name of names) if (name.length === to - from && isName(bytes, from, name)) return true;
-  return false;
-}
-
-function latin1(bytes: Buffer, from: number, to: number): string {
-  return bytes.toString("latin1", from, to);
-}
-
-/** Whether a comma-separated header value (bytes `from`..`to`) lists `lower`, in any case. */
-function hasToken(bytes: Buffer, from: number, to: number, lower: string): boolean {
-  let start = from;
-  while (start < to) {
-    let end = start;
-    while (end < to && bytes[end] !== 44) end++;
-    let a = start;
-    let b = end;
-    while (a < b && isBlank(bytes[a])) a++;
-    while (b > a && isBlank(bytes[b - 1])) b--;
-    if (b - a === lower.length && isName(bytes, a, lower)) return true;
-    start = end + 1;
-  }
-  return false;
-}
-
-/** The start of a head line, quoted for an error message. */
-function quoteLine(line: string): string {
-  return JSON.stringify(line.slice(0, 60));
-}
-
-/** A plain decimal number of 1 to 15 digits in bytes `from`..`to`; -1 for anything else. */
-function digitsOf(bytes: Buffer, from: number, to: number): number {
-  if (to <= from || to - from > 15) return -1;
-  let n = 0;
-  for (let i = from; i < to; i++) {
-    const c = bytes[i];
-    if (c < 48 || c > 57) return -1;
-    n = n * 10 + (c - 48);
-  }
-  return n;
-}
-
-/** Whether bytes from `start` spell `lower` (a lowercase header name), in any case. */
-function isName(bytes: Buffer, start: number, lower: string): boolean {
-  for (let i = 0; i < lower.length; i++) {
-    if ((bytes[start + i] | 0x20) !== lower.charCodeAt(i)) return false;
-  }
-  return true;
-}
-
-function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57;
-}
-
-function isBlank(c: number): boolean {
-  return c === 32 || c === 9;
-}
-
-/** Field text (a value, a reason phrase): tab, visible characters, spaces, obs-text; no controls. */
-function isFieldText(bytes: Buffer, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) {
-    const c = bytes[i];
-    if ((c < 32 && c !== 9) || c === 127) return false;
-  }
-  return true;
-}
-
-const DIGITS_RE = /^\d{1,15}$/;
-const HEX_RE = /^[0-9A-Fa-f]{1,13}$/;
-
 // Parser states.
 const HEAD = 0;
 const BODY_LENGTH = 1;
@@ -153,11 +91,6 @@ export class ResponseParser {
   /** True while a response is being read (its head has started arriving). */
   get inResponse(): boolean {
     return this.state !== HEAD || this.pending !== null;
-  }
-
-  /** True when the body runs until the server closes the connection. */
-  get readsUntilClose(): boolean {
-    return this.state === BODY_UNTIL_CLOSE;
   }
 
   /** Reads what the socket read; returns how many bytes were used (all, unless it paused or failed). */
