@@ -29,11 +29,9 @@ async function runOnTwo(name: string) {
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const runId = created.body.id as string;
   for (const worker of [a, b]) {
-    const start = await worker.next("start-run");
+    const start = await worker.acceptRun();
     // Workers are planned in name order: a is first and holds the first block of rows.
     expect(start.partition[0].index).toBe(worker === a ? 0 : 1);
-    worker.send({ type: "run-accepted", runId });
-    worker.heartbeat("running", runId);
   }
   return { a, b, runId };
 }

@@ -55,9 +55,7 @@ describe("runs back to back", () => {
     try {
       const first = await sendJson("POST", `${master.url}/api/runs`, { scenario: scenario("slow-1") });
       expect(first.status, JSON.stringify(first.body)).toBe(201);
-      const start = await slow.next("start-run");
-      slow.send({ type: "run-accepted", runId: start.runId });
-      slow.heartbeat("running", start.runId);
+      const start = await slow.acceptRun();
       await slow.push({ runId: start.runId, seq: 0, requests: [requestStats("hello", 300)] });
       await slow.push({ runId: start.runId, seq: 1, final: true, requests: [requestStats("hello", 300)] });
       const ended = await waitForRunEnd<RunDetail>(master.url, start.runId);

@@ -19,22 +19,26 @@ async function metric(name: string): Promise<number> {
   return Number(line?.split(" ")[1] ?? Number.NaN);
 }
 
+/** A run of one VU against a closed port: the fake worker's batches are all it counts. */
+async function startRun(name: string): Promise<string> {
+  const created = await sendJson("POST", `${master.url}/api/runs`, {
+    scenario: {
+      name,
+      target: "http://127.0.0.1:9",
+      load: { executor: "constant-vus", vus: 1, duration: "10s" },
+      requests: [{ name: "hello", path: "/hello" }],
+    },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body.id as string;
+}
+
 describe("the stats pipeline does not trust its input", () => {
   it("refuses batches the plan or arithmetic rule out, whole, and keeps counting the real ones exactly", async () => {
     const worker = await FakeWorker.join(master);
     try {
-      const created = await sendJson("POST", `${master.url}/api/runs`, {
-        scenario: {
-          name: "poisoned",
-          target: "http://127.0.0.1:9",
-          load: { executor: "constant-vus", vus: 1, duration: "10s" },
-          requests: [{ name: "hello", path: "/hello" }],
-        },
-      });
-      const runId = created.body.id as string;
-      const start = await worker.next("start-run");
-      worker.send({ type: "run-accepted", runId: start.runId });
-      worker.heartbeat("running", runId);
+      const runId = await startRun("poisoned");
+      await worker.acceptRun();
       const rejectedBefore = await metric("volley_batches_rejected_total");
       const hello = requestStats("hello", 5);
       const badHistogram = { ...hello, latency: { ...hello.latency, histogram: "AgE=" } };
@@ -91,18 +95,8 @@ describe("the stats pipeline does not trust its input", () => {
     });
     const queues: Queue[] = [];
     try {
-      const created = await sendJson("POST", `${master.url}/api/runs`, {
-        scenario: {
-          name: "grouped",
-          target: "http://127.0.0.1:9",
-          load: { executor: "constant-vus", vus: 1, duration: "10s" },
-          requests: [{ name: "hello", path: "/hello" }],
-        },
-      });
-      const runId = created.body.id as string;
-      const start = await worker.next("start-run");
-      worker.send({ type: "run-accepted", runId: start.runId });
-      worker.heartbeat("running", runId);
+      const runId = await startRun("grouped");
+      await worker.acceptRun();
       // A route that is not a partition id: the message is refused, naming the field.
       worker.send({
         type: "heartbeat",

@@ -119,6 +119,14 @@ export class FakeWorker {
     });
   }
 
+  /** Takes the next run the master starts on it, as a worker would: accepted, then running. */
+  async acceptRun(): Promise<Extract<MasterToWorker, { type: "start-run" }>> {
+    const start = await this.next("start-run");
+    this.send({ type: "run-accepted", runId: start.runId });
+    this.heartbeat("running", start.runId);
+    return start;
+  }
+
   /** Waits for the master's next message of `type` (one already received counts). */
   async next<T extends MasterToWorker["type"]>(
     type: T,
