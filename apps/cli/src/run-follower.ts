@@ -72,8 +72,6 @@ export class RunFollower {
         if (message.runId === this.runId && this.detail) this.show(withSecond(this.detail, message));
         return;
       case "workers":
-        this.saturated = saturatedIn(message.workers, this.runId);
-        return;
       case "state":
         this.saturated = saturatedIn(message.workers, this.runId);
         return;
