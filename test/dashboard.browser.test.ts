@@ -362,9 +362,14 @@ describe("dashboard behind a token", () => {
       await page.locator("main h1", { hasText: "Workers" }).waitFor();
       // Listening beyond loopback, the page offers the command to any machine.
       await expectText(page.getByTestId("worker-reach"), "On any machine that can reach");
-      expect((await page.context().cookies()).some((c) => c.name === "volley_token" && c.httpOnly)).toBe(
-        true,
-      );
+      // The cookie is an opaque session, never the token (browsers send it to every port of the host).
+      const cookies = await page.context().cookies();
+      expect(cookies.some((c) => c.name === "volley_session" && c.httpOnly && c.value !== token)).toBe(true);
+      expect(cookies.some((c) => c.value.includes(token))).toBe(false);
+      await screenshot(page, "logged-in");
+      await page.getByRole("button", { name: "Log out" }).click();
+      await page.getByText("This master requires its token.").waitFor();
+      expect((await page.context().cookies()).some((c) => c.name === "volley_session")).toBe(false);
     } finally {
       await page.close();
       await secured.close();

@@ -1,8 +1,9 @@
-import { request } from "node:http";
+import { type IncomingHttpHeaders, request } from "node:http";
 import WebSocket from "ws";
 
 export interface RawAnswer {
   status: number;
+  headers: IncomingHttpHeaders;
   body: string;
   json: () => Record<string, unknown>;
 }
@@ -33,7 +34,12 @@ export function rawRequest(
         res.on("data", (c: Buffer) => chunks.push(c));
         res.on("end", () => {
           const text = Buffer.concat(chunks).toString();
-          resolve({ status: res.statusCode ?? 0, body: text, json: () => JSON.parse(text) });
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: text,
+            json: () => JSON.parse(text),
+          });
         });
       },
     );

@@ -27,8 +27,13 @@ type Session = "checking" | "in" | "out";
 
 export function App() {
   const [session, setSession] = useState<Session>("checking");
+  const [authRequired, setAuthRequired] = useState(false);
   useEffect(() => {
     setUnauthorizedHandler(() => setSession("out"));
+    api<{ authRequired: boolean }>("/api/config").then(
+      (config) => setAuthRequired(config.authRequired),
+      () => undefined,
+    );
     api("/api/workers").then(
       () => setSession("in"),
       () => setSession((s) => (s === "checking" ? "out" : s)),
@@ -36,10 +41,14 @@ export function App() {
   }, []);
   if (session === "checking") return null;
   if (session === "out") return <LoginPage onLogin={() => setSession("in")} />;
+  const logout = async () => {
+    await api("/api/logout", { method: "POST" }).catch(() => undefined);
+    setSession("out");
+  };
   return (
     <BrowserRouter>
       <LiveFeedProvider>
-        <Layout>
+        <Layout onLogout={authRequired ? logout : undefined}>
           <Routes>
             {ROUTES.map((route) => (
               <Route key={route.path} path={route.path} element={route.element} />

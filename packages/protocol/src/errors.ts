@@ -32,6 +32,10 @@ export const ERROR_CODES = {
     status: 410,
     summary: "The run's per-second statistics were dropped by the retention setting; its totals remain.",
   },
+  VOL_ERR_RATE_LIMITED: {
+    status: 429,
+    summary: "Too many failed logins from this address; wait a minute and try again.",
+  },
   VOL_ERR_INTERNAL: { status: 500, summary: "An unexpected error; the log has the details." },
 } as const;
 

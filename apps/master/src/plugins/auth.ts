@@ -1,9 +1,21 @@
 import { timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
+import { DashboardSessions } from "./dashboard-sessions.js";
 import { hostChecker } from "./host-check.js";
+import { LoginThrottle } from "./login-throttle.js";
 
-export const TOKEN_COOKIE = "volley_token";
+/** The dashboard's login cookie: an opaque session id (never the token). */
+export const SESSION_COOKIE = "volley_session";
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** Dashboard logins (opaque ids behind the session cookie). */
+    sessions: DashboardSessions;
+    /** Failed logins per address. */
+    loginThrottle: LoginThrottle;
+  }
+}
 
 /** Compares two secrets in constant time (no early exit on the first different byte). */
 export function tokensEqual(given: string | undefined, expected: string): boolean {
@@ -23,11 +35,13 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return header?.startsWith("Bearer ") ? header.slice(7).trim() : undefined;
 }
 
-export function cookieToken(request: FastifyRequest): string | undefined {
+/** The session id of the dashboard's cookie, if one was sent. */
+export function sessionCookie(request: FastifyRequest): string | undefined {
   const cookies = request.headers.cookie ?? "";
+  if (cookies.length > 8192) return undefined;
   for (const part of cookies.split(";")) {
     const [name, ...value] = part.trim().split("=");
-    if (name === TOKEN_COOKIE) {
+    if (name === SESSION_COOKIE) {
       try {
         return decodeURIComponent(value.join("="));
       } catch {
@@ -58,6 +72,16 @@ export const requestGuardPlugin = fp(
   async (app: FastifyInstance, options: RequestGuardOptions) => {
     const hostAllowed = hostChecker(options.listenHost, options.allowedHosts);
     const token = app.services.config.token;
+    const sessions = new DashboardSessions();
+    app.decorate("sessions", sessions);
+    app.decorate("loginThrottle", new LoginThrottle());
+    app.addHook("onSend", async (_request, reply) => {
+      // Never framed (a framed dashboard could be clicked into spawning workers), never sniffed.
+      reply.header("x-frame-options", "DENY");
+      reply.header("content-security-policy", "frame-ancestors 'none'");
+      reply.header("x-content-type-options", "nosniff");
+      reply.header("referrer-policy", "no-referrer");
+    });
     app.addHook("onRequest", async (request, reply) => {
       const host = request.headers.host ?? "";
       if (!hostAllowed(host)) {
@@ -75,7 +99,16 @@ export const requestGuardPlugin = fp(
         return deny(reply, 401, "VOL_ERR_UNAUTHORIZED", "wrong or missing worker token");
       }
       if (!options.tokenRequired) return;
-      if (tokensEqual(bearerToken(request) ?? cookieToken(request), token)) return;
+      const bearer = bearerToken(request);
+      if (bearer !== undefined ? tokensEqual(bearer, token) : sessions.valid(sessionCookie(request))) return;
+      request.log.warn(
+        {
+          ip: request.ip,
+          route: request.routeOptions.url,
+          credential: bearer !== undefined ? "bearer" : "cookie",
+        },
+        "request refused: wrong or missing credentials",
+      );
       return deny(
         reply,
         401,

@@ -3,7 +3,7 @@ import { performance } from "node:perf_hooks";
 import { statusExpectationSchema } from "@volley/protocol";
 import type { HttpResponse, RequestOptions } from "@volley/script";
 import type { CookieJar } from "../http/cookie-jar.js";
-import { decodeBody } from "../vu/http-session.js";
+import { DecodedBodyTooLargeError, decodeBody } from "../vu/http-session.js";
 import type { VuOrigin } from "../vu/vu-context.js";
 import type { ScriptRecorders } from "./script-recorders.js";
 import { type RawAnswer, RequestFailedError, ScriptRequest } from "./script-request.js";
@@ -84,8 +84,12 @@ export function scriptRequest(
         if (vu.cookies !== null && answer.setCookies !== null) {
           for (const line of answer.setCookies) vu.cookies.store(line, host, path);
         }
-        const response = new ScriptResponse(answer, settings.compression ? answer.encoding : null);
-        const failure = response.problem(settings.maxBodyBytes, options.expect?.body);
+        const response = new ScriptResponse(
+          answer,
+          settings.compression ? answer.encoding : null,
+          settings.maxBodyBytes,
+        );
+        const failure = response.problem(options.expect?.body);
         const { status, bytesIn, latencyUs } = answer;
         const statusOk = expected
           ? expected.some(([low, high]) => status >= low && status <= high)
@@ -121,6 +125,7 @@ class ScriptResponse implements HttpResponse {
   constructor(
     private readonly answer: RawAnswer,
     private readonly encoding: string | null,
+    private readonly maxBodyBytes: number,
   ) {
     this.status = answer.status;
     this.tooLarge = answer.body === null;
@@ -133,7 +138,9 @@ class ScriptResponse implements HttpResponse {
 
   get body(): string {
     if (this.text === null) {
-      this.text = this.tooLarge ? "" : decodeBody(this.answer.body as Buffer, this.encoding);
+      this.text = this.tooLarge
+        ? ""
+        : decodeBody(this.answer.body as Buffer, this.encoding, this.maxBodyBytes);
     }
     return this.text;
   }
@@ -143,14 +150,15 @@ class ScriptResponse implements HttpResponse {
   }
 
   /** What makes it fail besides its status: too large, not decodable, or lacking `expectBody`. */
-  problem(maxBodyBytes: number, expectBody: string | undefined): string | null {
-    if (this.tooLarge) return `response body is larger than http.maxBodyBytes (${maxBodyBytes} bytes)`;
+  problem(expectBody: string | undefined): string | null {
+    if (this.tooLarge) return `response body is larger than http.maxBodyBytes (${this.maxBodyBytes} bytes)`;
     if (this.encoding === null && expectBody === undefined) return null;
     let text: string;
     try {
       text = this.body;
     } catch (error) {
       this.text = "";
+      if (error instanceof DecodedBodyTooLargeError) return error.message;
       return `cannot decode the body: ${(error as Error).message}`;
     }
     return expectBody !== undefined && !text.includes(expectBody)

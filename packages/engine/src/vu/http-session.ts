@@ -80,18 +80,36 @@ export class HttpSession {
   }
 }
 
-/** A body as text, decoded per its Content-Encoding (null: as it is). Throws on a corrupt body. */
-export function decodeBody(body: Buffer, encoding: string | null): string {
-  switch (encoding) {
-    case "gzip":
-    case "x-gzip":
-      return gunzipSync(body).toString();
-    case "br":
-      return brotliDecompressSync(body).toString();
-    case "deflate":
-      return inflateSync(body).toString();
-    default:
-      return body.toString();
+/** A decoded body passed http.maxBodyBytes: decoding stopped there (a small gzip can hold gigabytes). */
+export class DecodedBodyTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`response body is larger than http.maxBodyBytes (${maxBytes} bytes) once decoded`);
+  }
+}
+
+/**
+ * A body as text, decoded per its Content-Encoding (null: as it is), at most `maxBytes` of output.
+ * Throws DecodedBodyTooLargeError past it, and zlib's error on a corrupt body.
+ */
+export function decodeBody(body: Buffer, encoding: string | null, maxBytes: number): string {
+  const options = { maxOutputLength: Math.max(1, maxBytes) };
+  try {
+    switch (encoding) {
+      case "gzip":
+      case "x-gzip":
+        return gunzipSync(body, options).toString();
+      case "br":
+        return brotliDecompressSync(body, options).toString();
+      case "deflate":
+        return inflateSync(body, options).toString();
+      default:
+        return body.toString();
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") {
+      throw new DecodedBodyTooLargeError(maxBytes);
+    }
+    throw error;
   }
 }
 

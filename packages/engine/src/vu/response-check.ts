@@ -1,7 +1,7 @@
 import type { ErrorKind } from "@volley/protocol";
 import { type CompiledRequest, statusAccepted } from "../scenario/compiled-request.js";
 import { readCapture } from "./capture-values.js";
-import { decodeBody } from "./http-session.js";
+import { DecodedBodyTooLargeError, decodeBody } from "./http-session.js";
 
 /** What a VU kept of a response for its checks. */
 export interface ReceivedResponse {
@@ -29,8 +29,9 @@ export function checkResponse(
   let body = "";
   if (response.chunks) {
     try {
-      body = decodeBody(Buffer.concat(response.chunks), response.encoding);
+      body = decodeBody(Buffer.concat(response.chunks), response.encoding, maxBodyBytes);
     } catch (error) {
+      if (error instanceof DecodedBodyTooLargeError) return ["expect", error.message];
       return ["expect", `cannot decode the ${response.encoding} body: ${(error as Error).message}`];
     }
   }

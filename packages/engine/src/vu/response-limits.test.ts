@@ -1,16 +1,24 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HTTP_CLIENTS, runSlice, useHttpClient } from "../test-support/run-slice.js";
 
 // A target whose bodies are too big to keep, or never end.
 let server: Server;
 let url: string;
+// 64 MiB of zeros in ~64 KB: decoded whole, every iteration would hold 64 MiB.
+const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024));
 const timers = new Set<NodeJS.Timeout>();
 beforeAll(async () => {
   server = createServer((req, res) => {
     if (req.url === "/big") {
       res.end(Buffer.alloc(3 * 1024 * 1024, "x"));
+      return;
+    }
+    if (req.url === "/bomb") {
+      res.writeHead(200, { "content-encoding": "gzip", "content-length": bomb.length });
+      res.end(bomb);
       return;
     }
     if (req.url === "/endless") {
@@ -59,6 +67,23 @@ describe.each(HTTP_CLIENTS)("response bodies are bounded (%s client)", (client) 
     expect(big?.bytesIn).toBeGreaterThan(10 * 3 * 1024 * 1024);
     expect(aggregate.get("small")).toMatchObject({ requests: 10, failures: 0 });
     expect(process.memoryUsage().rss - before).toBeLessThan(200 * 1024 * 1024);
+  });
+
+  it("a compressed body decodes to at most http.maxBodyBytes; past it the request fails, kind expect", async () => {
+    const { aggregate } = await runSlice({
+      name: "bomb",
+      target: url,
+      load: { executor: "per-vu-iterations", vus: 2, iterations: 4 },
+      http: { maxBodyBytes: 1024 * 1024, compression: true },
+      requests: [{ name: "bomb", path: "/bomb", expect: { body: "x" } }],
+    });
+    const stats = aggregate.get("bomb");
+    expect(stats).toMatchObject({ requests: 8, failures: 8 });
+    expect(stats?.errors.list()[0]).toMatchObject({
+      kind: "expect",
+      message: "response body is larger than http.maxBodyBytes (1048576 bytes) once decoded",
+    });
+    expect(stats?.bytesIn).toBeGreaterThanOrEqual(8 * bomb.length);
   });
 
   it("timeout is a deadline for the whole request, even while a body keeps trickling in", async () => {

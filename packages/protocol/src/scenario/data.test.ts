@@ -52,3 +52,24 @@ describe("feeder files", () => {
     });
   });
 });
+
+describe("feeder columns are bounded", () => {
+  // 3,000 rows of one distinct key each took the master 27.5 s (keys x keys, then rows x keys cells).
+  const manyKeys = Array.from({ length: 3000 }, (_, i) => ({ [`k${i}`]: i }));
+
+  it("refuses more than 200 distinct fields in inline rows, a JSON file or a CSV header, at once", () => {
+    expect(() => tableFromRows(manyKeys)).toThrow("rows: has more than 200 distinct fields");
+    expect(() => parseDataFile("wide.json", JSON.stringify(manyKeys))).toThrow(
+      "wide.json: has more than 200 distinct fields",
+    );
+    const header = Array.from({ length: 201 }, (_, i) => `c${i}`).join(",");
+    expect(() => parseDataFile("wide.csv", `${header}\n${"x,".repeat(200)}x\n`)).toThrow(
+      "wide.csv: line 1: more than 200 columns",
+    );
+  });
+
+  it("keeps exactly 200 columns", () => {
+    const wide = [Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`c${i}`, i]))];
+    expect(tableFromRows(wide).columns).toHaveLength(200);
+  });
+});

@@ -6,6 +6,8 @@ export const MAX_DATA_BYTES = 50 * 1024 * 1024;
 export const MAX_FEEDERS = 20;
 /** Most rows a feeder holds. */
 export const MAX_DATA_ROWS = 5_000_000;
+/** Most columns a feeder has (inline rows: distinct keys over all rows). */
+export const MAX_DATA_COLUMNS = 200;
 
 const FEEDER_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** A feeder's name: a plain identifier (templates read it as `data.NAME.FIELD`). */
@@ -25,7 +27,14 @@ export const feederSchema = z
       .max(500)
       .refine((f) => /\.(csv|json)$/i.test(f), { error: "a feeder file must end in .csv or .json" })
       .optional(),
-    rows: z.array(z.record(z.string(), cell)).min(1).max(10_000).optional(),
+    rows: z
+      .array(z.record(z.string().max(200), cell))
+      .min(1)
+      .max(10_000)
+      .refine((rows) => rowColumns(rows) !== null, {
+        error: `the rows have more than ${MAX_DATA_COLUMNS} distinct fields`,
+      })
+      .optional(),
     /** `unique`: each row to one iteration fleet-wide; `sequential`: each VU walks the rows; `random`. */
     mode: z.enum(["unique", "sequential", "random"]).default("sequential"),
     /** `unique` only: when the rows run out, `stop` ends the iterations, `recycle` starts over. */
@@ -50,7 +59,7 @@ export interface FeederTable {
 }
 
 export const feederTableSchema = z.strictObject({
-  columns: z.array(z.string().max(200)).min(1).max(200),
+  columns: z.array(z.string().max(200)).min(1).max(MAX_DATA_COLUMNS),
   rows: z.array(z.array(z.string())).max(MAX_DATA_ROWS),
 });
 
@@ -64,10 +73,26 @@ export class DataFileError extends Error {
   }
 }
 
+/**
+ * Every field any row has, in first-seen order; null past MAX_DATA_COLUMNS (found in one pass:
+ * rows of one distinct key each must not cost keys x keys, nor a table of rows x keys cells).
+ */
+function rowColumns(rows: Array<Record<string, unknown>>): string[] | null {
+  const columns = new Set<string>();
+  for (const row of rows) {
+    for (const key in row) {
+      if (!Object.hasOwn(row, key) || columns.has(key)) continue;
+      if (columns.size === MAX_DATA_COLUMNS) return null;
+      columns.add(key);
+    }
+  }
+  return [...columns];
+}
+
 /** Inline rows as a table (columns: every field any row has, in first-seen order). */
-export function tableFromRows(rows: Array<Record<string, unknown>>): FeederTable {
-  const columns: string[] = [];
-  for (const row of rows) for (const key of Object.keys(row)) if (!columns.includes(key)) columns.push(key);
+export function tableFromRows(rows: Array<Record<string, unknown>>, file = "rows"): FeederTable {
+  const columns = rowColumns(rows);
+  if (columns === null) throw new DataFileError(file, `has more than ${MAX_DATA_COLUMNS} distinct fields`);
   return { columns, rows: rows.map((row) => columns.map((c) => cellText(row[c]))) };
 }
 
@@ -96,7 +121,7 @@ function parseJson(file: string, text: string): FeederTable {
       throw new DataFileError(file, `item ${index} is not an object`);
     }
   });
-  return tableFromRows(value as Array<Record<string, unknown>>);
+  return tableFromRows(value as Array<Record<string, unknown>>, file);
 }
 
 /** RFC 4180: fields separated by commas, quoted with "", "" inside quotes is one ", CRLF or LF. */
@@ -123,6 +148,9 @@ export function parseCsv(file: string, text: string): FeederTable {
   }
   const [header, ...rows] = records;
   if (!header) throw new DataFileError(file, "is empty: it needs a header line");
+  if (header.fields.length > MAX_DATA_COLUMNS) {
+    throw new DataFileError(file, `line 1: more than ${MAX_DATA_COLUMNS} columns`);
+  }
   const columns = header.fields.map((name) => name.trim());
   const seen = new Set<string>();
   for (const name of columns) {

@@ -16,10 +16,13 @@ export type TemplatePart =
 
 /** Longest `{{randomString N}}`. */
 export const MAX_RANDOM_STRING = 4096;
+/** Longest template source (a body may be a template; nothing a scenario sends is larger). */
+export const MAX_TEMPLATE_LENGTH = 1024 * 1024;
+/** Most `{{...}}` tokens in one template. */
+export const MAX_TEMPLATE_TOKENS = 10_000;
 
 export const BUILTIN_VARIABLES = ["vu", "iter", "worker", "uuid", "now"] as const;
 const BUILTINS = new Set<string>(BUILTIN_VARIABLES);
-const TOKEN_RE = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const VARIABLE_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const RANDOM_INT_RE = /^randomInt\s+(-?\d+)\s+(-?\d+)$/;
 const RANDOM_STRING_RE = /^randomString\s+(\d+)$/;
@@ -28,20 +31,55 @@ const ENV_RE = /^env\.([A-Za-z_][A-Za-z0-9_]*)$/;
 
 export class TemplateSyntaxError extends Error {}
 
-/** Splits a template into parts; throws TemplateSyntaxError with a readable message. */
+/**
+ * Splits a template into parts; throws TemplateSyntaxError with a readable message.
+ * A hand-written scan, linear in the source: a token is `{{`, then text without braces, then `}}`
+ * (the regular expression it replaces backtracked cubically on `{{` and a long run of spaces).
+ */
 export function parseTemplate(source: string): TemplatePart[] {
+  if (source.length > MAX_TEMPLATE_LENGTH) {
+    throw new TemplateSyntaxError(`a template is longer than ${MAX_TEMPLATE_LENGTH} characters`);
+  }
   const parts: TemplatePart[] = [];
   let last = 0;
-  for (const match of source.matchAll(TOKEN_RE)) {
-    const index = match.index ?? 0;
-    if (index > last) parts.push({ kind: "text", text: source.slice(last, index) });
-    parts.push(parseToken(match[1]));
-    last = index + match[0].length;
+  let tokens = 0;
+  let open = source.indexOf("{{");
+  while (open >= 0) {
+    const close = nextBrace(source, open + 2);
+    if (close < 0 || source.charCodeAt(close) !== CLOSE || source.charCodeAt(close + 1) !== CLOSE) {
+      // No `}}` before the next brace: this `{{` opens nothing; the next one may.
+      open = source.indexOf("{{", open + 1);
+      continue;
+    }
+    if (open > last) parts.push({ kind: "text", text: source.slice(last, open) });
+    parts.push(parseToken(source.slice(open + 2, close).trim()));
+    if (++tokens > MAX_TEMPLATE_TOKENS) {
+      throw new TemplateSyntaxError(`a template holds more than ${MAX_TEMPLATE_TOKENS} {{...}} tokens`);
+    }
+    last = close + 2;
+    open = source.indexOf("{{", last);
   }
   const rest = source.slice(last);
-  if (rest.includes("{{")) throw new TemplateSyntaxError(`unclosed "{{" in "${source}"`);
+  if (rest.includes("{{")) throw new TemplateSyntaxError(`unclosed "{{" in "${excerpt(source)}"`);
   if (rest) parts.push({ kind: "text", text: rest });
   return parts;
+}
+
+const OPEN = 0x7b;
+const CLOSE = 0x7d;
+
+/** Index of the first `{` or `}` at or after `from`, or -1. */
+function nextBrace(source: string, from: number): number {
+  for (let i = from; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (c === OPEN || c === CLOSE) return i;
+  }
+  return -1;
+}
+
+/** A source short enough to quote in a message. */
+function excerpt(source: string): string {
+  return source.length <= 120 ? source : `${source.slice(0, 100)}... (${source.length} characters)`;
 }
 
 function parseToken(token: string): TemplatePart {
@@ -57,7 +95,7 @@ function parseToken(token: string): TemplatePart {
     return { kind: "randomInt", min, max };
   }
   if (token.startsWith("randomInt")) {
-    throw new TemplateSyntaxError(`"{{${token}}}" must be {{randomInt A B}} with two integers`);
+    throw new TemplateSyntaxError(`"{{${excerpt(token)}}}" must be {{randomInt A B}} with two integers`);
   }
   const randomString = RANDOM_STRING_RE.exec(token);
   if (randomString) {
@@ -68,7 +106,7 @@ function parseToken(token: string): TemplatePart {
     return { kind: "randomString", length };
   }
   if (token.startsWith("randomString")) {
-    throw new TemplateSyntaxError(`"{{${token}}}" must be {{randomString N}} with a length`);
+    throw new TemplateSyntaxError(`"{{${excerpt(token)}}}" must be {{randomString N}} with a length`);
   }
   if (token === "randomItem" || token.startsWith("randomItem ")) {
     const items = token.slice("randomItem".length).trim().split(/\s+/).filter(Boolean);
@@ -77,15 +115,16 @@ function parseToken(token: string): TemplatePart {
   }
   if (token.startsWith("data.")) {
     const data = DATA_RE.exec(token);
-    if (!data) throw new TemplateSyntaxError(`"{{${token}}}" must be {{data.FEEDER.FIELD}}`);
+    if (!data) throw new TemplateSyntaxError(`"{{${excerpt(token)}}}" must be {{data.FEEDER.FIELD}}`);
     return { kind: "data", feeder: data[1], field: data[2] };
   }
   if (token.startsWith("env.")) {
     const env = ENV_RE.exec(token);
-    if (!env) throw new TemplateSyntaxError(`"{{${token}}}" must be {{env.NAME}}`);
+    if (!env) throw new TemplateSyntaxError(`"{{${excerpt(token)}}}" must be {{env.NAME}}`);
     return { kind: "env", name: env[1] };
   }
-  if (!VARIABLE_RE.test(token)) throw new TemplateSyntaxError(`"{{${token}}}" is not a variable name`);
+  if (!VARIABLE_RE.test(token))
+    throw new TemplateSyntaxError(`"{{${excerpt(token)}}}" is not a variable name`);
   return { kind: "variable", name: token };
 }
 

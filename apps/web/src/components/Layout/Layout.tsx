@@ -5,8 +5,8 @@ import { isInProgress } from "../../live/use-live-feed.js";
 import { applyTheme, storedTheme, type Theme } from "../../theme.js";
 import { ConnectionBanner } from "../ConnectionBanner/ConnectionBanner.js";
 
-/** The frame of every page: navigation, theme switch, the live connection banner. */
-export function Layout({ children }: { children: ReactNode }) {
+/** The frame of every page: navigation, theme switch, sign-out (behind a token), the live connection banner. */
+export function Layout({ children, onLogout }: { children: ReactNode; onLogout?: () => void }) {
   const live = useLive();
   const [theme, setTheme] = useState<Theme>(storedTheme);
   useEffect(() => applyTheme(theme), [theme]);
@@ -46,6 +46,11 @@ export function Layout({ children }: { children: ReactNode }) {
             <option value="light">Light</option>
             <option value="dark">Dark</option>
           </select>
+          {onLogout && (
+            <button type="button" className="small" onClick={onLogout}>
+              Log out
+            </button>
+          )}
         </div>
       </header>
       <main className="page">

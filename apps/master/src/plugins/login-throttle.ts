@@ -1,0 +1,34 @@
+/** Failed logins one address may make per window before it is refused. */
+export const MAX_FAILED_LOGINS = 10;
+const WINDOW_MS = 60_000;
+/** Addresses tracked at once; the oldest window goes first past it. */
+const MAX_ADDRESSES = 50_000;
+
+/**
+ * Failed logins per client address in fixed one-minute windows: past MAX_FAILED_LOGINS the
+ * address is refused until its window ends (guessing a token went at 1,157 tries a second).
+ */
+export class LoginThrottle {
+  private readonly windows = new Map<string, { start: number; failures: number }>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** Whether `address` may try now. */
+  allowed(address: string): boolean {
+    const window = this.windows.get(address);
+    if (window === undefined || this.now() - window.start >= WINDOW_MS) return true;
+    return window.failures < MAX_FAILED_LOGINS;
+  }
+
+  failed(address: string): void {
+    const now = this.now();
+    let window = this.windows.get(address);
+    if (window === undefined || now - window.start >= WINDOW_MS) {
+      this.windows.delete(address);
+      if (this.windows.size >= MAX_ADDRESSES) this.windows.delete(this.windows.keys().next().value as string);
+      window = { start: now, failures: 0 };
+      this.windows.set(address, window);
+    }
+    window.failures++;
+  }
+}
