@@ -158,7 +158,7 @@ describe("scripted virtual users", () => {
     expect(report.summary.total.requests).toBe(target.total());
   });
 
-  it("setup() runs once on the master before the load, its result reaches every VU, teardown() after", async () => {
+  it("setup() runs once in a sandbox before the load, its result reaches every VU, teardown() after", async () => {
     target.reset();
     const script = `
       export async function setup() {
@@ -171,16 +171,20 @@ describe("scripted virtual users", () => {
       export async function teardown(data) {
         await fetch(process.env.VOLLEY_TEST_TARGET + "/teardown?token=" + data.token);
       }`;
-    process.env.VOLLEY_TEST_TARGET = target.url;
-    const report = await run(
-      {
+    // The hooks see the run's env values only (the master's own environment is not theirs).
+    const created = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: {
         name: "scripted-setup",
         target: target.url,
         load: { executor: "per-vu-iterations", vus: 4, iterations: 2 },
         script: "setup.ts",
+        env: ["VOLLEY_TEST_TARGET"],
       },
-      { "setup.ts": script },
-    );
+      scripts: { "setup.ts": script },
+      env: { VOLLEY_TEST_TARGET: target.url },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const report = await waitForRunEnd<RunDetail>(master.url, created.body.id as string, 60_000);
     // /orders answers 401 without the token setup() fetched.
     expect(report.summary.total).toMatchObject({ requests: 8, failures: 0 });
     expect(target.counts.get("/login")).toBe(1);

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { UsageError } from "./cli-error.js";
 
@@ -34,4 +35,31 @@ export function intFlag(
     throw new UsageError(`--${name}: expected a whole number from ${min} to ${max}, got "${value}"`);
   }
   return number;
+}
+
+/** The `--token-file` flag beside `--token` (a token on the command line shows in `ps`). */
+export const TOKEN_FLAGS = {
+  token: { type: "string" },
+  "token-file": { type: "string" },
+} as const;
+
+/** The token: `--token`, else the first line of `--token-file`, else VOLLEY_TOKEN; undefined for none. */
+export function tokenFlag(values: { token?: string; "token-file"?: string }): string | undefined {
+  if (values.token !== undefined && values["token-file"] !== undefined) {
+    throw new UsageError("--token and --token-file: give one of them");
+  }
+  if (values["token-file"] !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(values["token-file"], "utf8");
+    } catch (error) {
+      throw new UsageError(
+        `--token-file: cannot read ${values["token-file"]} (${(error as NodeJS.ErrnoException).code})`,
+      );
+    }
+    const token = text.split(/\r?\n/)[0].trim();
+    if (!token) throw new UsageError(`--token-file: ${values["token-file"]} is empty`);
+    return token;
+  }
+  return values.token ?? (process.env.VOLLEY_TOKEN || undefined);
 }

@@ -24,7 +24,9 @@ import type { Services } from "./services.js";
 
 /** The master's HTTP side: API, sockets, dashboard. `workersOnly` builds the separate worker listener. */
 export async function buildApp(services: Services, workersOnly = false): Promise<FastifyInstance> {
+  const { tls } = services.config;
   const app = Fastify({
+    ...(tls ? { https: { cert: tls.cert, key: tls.key } } : {}),
     loggerInstance: services.log.child({
       component: workersOnly ? "worker-listener" : "http",
     }) as FastifyBaseLogger,

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, X509Certificate } from "node:crypto";
 import { hostname } from "node:os";
 import { openDatabase, redact } from "@volley/db";
 import { type RunDetail, VOLLEY_VERSION } from "@volley/protocol";
@@ -101,6 +101,11 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     log,
     publish: (m) => live.publish(m),
     startDelayMs: opts.startDelayMs,
+    masterEnv: Object.fromEntries(
+      opts.envFromMaster.flatMap((name) =>
+        process.env[name] === undefined ? [] : [[name, process.env[name]]],
+      ),
+    ),
     onRunEnded: (run) => {
       webhooks.runFinished(run);
       if (otlp) void pushFinalMetrics(otlp, run);
@@ -128,6 +133,8 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     command: opts.workerCommand ?? { command: process.execPath, args: [] },
     masterUrl: () => localWorkerUrl,
     token: opts.token,
+    // Local workers pin this master's own certificate.
+    masterFingerprint: opts.tls ? new X509Certificate(opts.tls.cert).fingerprint256 : undefined,
     max: opts.maxLocalWorkers,
     log,
   });
@@ -140,6 +147,7 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
       workerListenHost: opts.workerListener?.host ?? null,
       allowedHosts: opts.allowedHosts,
       workerUrl: "",
+      tls: opts.tls,
       heartbeatIntervalMs: opts.heartbeatIntervalMs,
       redisUrlForWorkers: isLoopback(new URL(opts.redisUrl).hostname) ? null : opts.redisUrl,
       queuePrefix: opts.queuePrefix,
@@ -214,12 +222,13 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     }
     throw error;
   }
-  const url = `http://${urlHost(opts.host)}:${boundPort(apps[0])}`;
+  const scheme = opts.tls ? "https" : "http";
+  const url = `${scheme}://${urlHost(opts.host)}:${boundPort(apps[0])}`;
   // Workers use the worker listener when there is one; a wildcard address is advertised by name.
   const workerHost = opts.workerListener?.host ?? opts.host;
   const workerPort = boundPort(apps[apps.length - 1]);
-  services.config.workerUrl = `http://${urlHost(isWildcard(workerHost) ? hostname() : workerHost)}:${workerPort}`;
-  localWorkerUrl = `http://${urlHost(isWildcard(workerHost) ? "127.0.0.1" : workerHost)}:${workerPort}`;
+  services.config.workerUrl = `${scheme}://${urlHost(isWildcard(workerHost) ? hostname() : workerHost)}:${workerPort}`;
+  localWorkerUrl = `${scheme}://${urlHost(isWildcard(workerHost) ? "127.0.0.1" : workerHost)}:${workerPort}`;
   if (opts.localWorkers > 0) localWorkers.start(opts.localWorkers, opts.localWorkerThreads);
   log.info(
     { url, workers: opts.workerListener ?? "same listener", redis: redact(opts.redisUrl) },

@@ -1,3 +1,4 @@
+import { createPrivateKey, X509Certificate } from "node:crypto";
 import { cpus } from "node:os";
 import { REDIS_PREFIX } from "@volley/protocol";
 import type { WorkerCommand } from "./workers/local-workers.js";
@@ -12,6 +13,11 @@ export interface MasterOptions {
    * so the API and dashboard can stay on loopback. It always requires the token.
    */
   workerListener?: { host: string; port: number };
+  /**
+   * Serve HTTPS and WSS (API, dashboard and the worker link) with this certificate and key (PEM).
+   * Workers then join with `https://` and `--master-ca` or `--master-fingerprint`. @defaultValue none (plain HTTP)
+   */
+  tls?: { cert: string; key: string };
   /**
    * Host names (in the `Host` header) the master answers besides its loopback names. A loopback
    * master answers only those; beyond loopback any name is answered unless this lists them.
@@ -65,6 +71,12 @@ export interface MasterOptions {
   /** First retry delay of a webhook, doubled each attempt (5 attempts). @defaultValue 1000 */
   webhookRetryDelayMs?: number;
   /**
+   * Names of the master's own environment variables a run's `env` may read when the run does not
+   * send the value itself. Nothing else of the master's environment reaches a run (its token,
+   * database and Redis URLs stay its own). @defaultValue VOLLEY_ENV_FROM_MASTER (comma list) or none
+   */
+  envFromMaster?: string[];
+  /**
    * OTLP/HTTP endpoint the running run's metrics are pushed to (`http://collector:4318`; a URL
    * without a path gets `/v1/metrics`). @defaultValue VOLLEY_OTLP_URL or none
    */
@@ -81,12 +93,12 @@ export interface MasterOptions {
 export type ResolvedMasterOptions = Required<
   Omit<
     MasterOptions,
-    "workerListener" | "token" | "workerCommand" | "logDestination" | "instanceId" | "otlpUrl"
+    "workerListener" | "token" | "workerCommand" | "logDestination" | "instanceId" | "otlpUrl" | "tls"
   >
 > &
   Pick<
     MasterOptions,
-    "workerListener" | "token" | "workerCommand" | "logDestination" | "instanceId" | "otlpUrl"
+    "workerListener" | "token" | "workerCommand" | "logDestination" | "instanceId" | "otlpUrl" | "tls"
   >;
 
 /** The master cannot start as asked: a bad option, Redis or the database unreachable, the port taken. */
@@ -103,6 +115,7 @@ export function resolveMasterOptions(options: MasterOptions, env = process.env):
     port: options.port ?? 8089,
     host: options.host ?? "127.0.0.1",
     workerListener: options.workerListener,
+    tls: options.tls,
     allowedHosts:
       options.allowedHosts ??
       (env.VOLLEY_ALLOWED_HOSTS ?? "")
@@ -131,6 +144,12 @@ export function resolveMasterOptions(options: MasterOptions, env = process.env):
     runLeaseMs: options.runLeaseMs ?? (env.VOLLEY_RUN_LEASE_MS ? Number(env.VOLLEY_RUN_LEASE_MS) : 15_000),
     webhooks: options.webhooks ?? [],
     webhookRetryDelayMs: options.webhookRetryDelayMs ?? 1000,
+    envFromMaster:
+      options.envFromMaster ??
+      (env.VOLLEY_ENV_FROM_MASTER ?? "")
+        .split(",")
+        .map((name) => name.trim())
+        .filter(Boolean),
     otlpUrl: options.otlpUrl ?? (env.VOLLEY_OTLP_URL || undefined),
     otlpIntervalMs: options.otlpIntervalMs ?? 10_000,
     keepSecondsDays:
@@ -141,6 +160,7 @@ export function resolveMasterOptions(options: MasterOptions, env = process.env):
       `--keep-seconds-days: expected 0 to 36500 days, got ${resolved.keepSecondsDays}`,
     );
   }
+  if (resolved.tls) checkTls(resolved.tls);
   for (const url of resolved.webhooks) checkHttpUrl("--webhook", url);
   if (resolved.otlpUrl !== undefined) checkHttpUrl("--otlp", resolved.otlpUrl);
   if (!(resolved.otlpIntervalMs >= 100 && resolved.otlpIntervalMs <= 3_600_000)) {
@@ -193,5 +213,24 @@ function checkHttpUrl(flag: string, url: string): void {
   } catch {}
   if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
     throw new MasterConfigError(`${flag}: "${url.slice(0, 200)}" is not an http:// or https:// URL`);
+  }
+}
+
+/** A certificate and key that parse and belong together, or a MasterConfigError naming the flag. */
+function checkTls(tls: { cert: string; key: string }): void {
+  let certificate: X509Certificate;
+  try {
+    certificate = new X509Certificate(tls.cert);
+  } catch (error) {
+    throw new MasterConfigError(`--tls-cert: not a PEM certificate (${(error as Error).message})`);
+  }
+  let key: ReturnType<typeof createPrivateKey>;
+  try {
+    key = createPrivateKey(tls.key);
+  } catch (error) {
+    throw new MasterConfigError(`--tls-key: not a PEM private key (${(error as Error).message})`);
+  }
+  if (!certificate.checkPrivateKey(key)) {
+    throw new MasterConfigError("--tls-key: the key does not belong to the certificate of --tls-cert");
   }
 }

@@ -7,12 +7,15 @@ export { resolveWorkerOptions, WorkerConfigError, type WorkerOptions } from "./o
 export { StatsPublisher } from "./stats/stats-publisher.js";
 export { WorkerNode } from "./worker-node.js";
 
-/** Starts a worker node; it connects and reconnects by itself until shut down or retired. */
-export function startWorker(options: WorkerOptions): WorkerNode {
+/**
+ * Starts a worker node; it connects and reconnects by itself until shut down or retired. Its log
+ * goes to stdout, or to `logStream` (tests read what it says).
+ */
+export function startWorker(options: WorkerOptions, logStream?: { write(line: string): void }): WorkerNode {
   const resolved = resolveWorkerOptions(options);
   const log = pino(
     { level: resolved.logLevel, base: { service: "volley-worker", worker: resolved.name } },
-    pino.destination({ dest: 1, sync: false }),
+    logStream ?? pino.destination({ dest: 1, sync: false }),
   );
   const node = new WorkerNode(resolved, log);
   node.start();

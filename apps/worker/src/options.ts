@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { availableParallelism, hostname } from "node:os";
+import type { MasterTls } from "./connection/master-connection.js";
 
 export interface WorkerOptions {
   /** The master's base URL. */
@@ -20,10 +21,14 @@ export interface WorkerOptions {
   logLevel?: string;
   /** An engine thread silent this long while its slice runs is blocked, and stopped. @defaultValue 10000 */
   threadStallMs?: number;
+  /** An `https://` master's CA (PEM) or pinned certificate fingerprint. @defaultValue the system's CAs */
+  masterTls?: MasterTls;
 }
 
-export interface ResolvedWorkerOptions extends Required<Omit<WorkerOptions, "token" | "redisUrl">> {
+export interface ResolvedWorkerOptions
+  extends Required<Omit<WorkerOptions, "token" | "redisUrl" | "masterTls">> {
   token: string | undefined;
+  masterTls: MasterTls | undefined;
   redisUrl: string | undefined;
   workerId: string;
   host: string;
@@ -44,6 +49,18 @@ export function resolveWorkerOptions(options: WorkerOptions, env = process.env):
   if (master.protocol !== "http:" && master.protocol !== "https:") {
     throw new WorkerConfigError(`--master: "${options.masterUrl}" must start with http:// or https://`);
   }
+  const tls = options.masterTls;
+  if ((tls?.ca !== undefined || tls?.fingerprint !== undefined) && master.protocol !== "https:") {
+    throw new WorkerConfigError("--master-ca and --master-fingerprint need an https:// --master");
+  }
+  if (tls?.fingerprint !== undefined && !/^([0-9a-f]{2}:?){31}[0-9a-f]{2}$/i.test(tls.fingerprint)) {
+    throw new WorkerConfigError(
+      "--master-fingerprint: expected a SHA-256 fingerprint, 64 hex digits (colons allowed)",
+    );
+  }
+  if (tls?.ca !== undefined && !tls.ca.includes("-----BEGIN CERTIFICATE-----")) {
+    throw new WorkerConfigError("--master-ca: expected a PEM certificate (-----BEGIN CERTIFICATE-----)");
+  }
   const cores = availableParallelism();
   const threads = options.threads ?? cores;
   if (!Number.isInteger(threads) || threads < 1 || threads > 1024) {
@@ -59,6 +76,7 @@ export function resolveWorkerOptions(options: WorkerOptions, env = process.env):
     maxBufferedBatches: options.maxBufferedBatches ?? 600,
     logLevel: options.logLevel ?? env.VOLLEY_LOG_LEVEL ?? "info",
     threadStallMs: options.threadStallMs ?? 10_000,
+    masterTls: tls,
     workerId: randomUUID(),
     host: hostname(),
     cores,

@@ -53,6 +53,7 @@ export class WorkerNode {
     this.connection = new MasterConnection({
       masterUrl: options.masterUrl,
       token: options.token,
+      tls: options.masterTls,
       log,
       onOpen: () => this.hello(),
       onMessage: (message) => this.handle(message),
@@ -253,6 +254,8 @@ export class WorkerNode {
         startAtLocal: this.clock.toLocal(message.startAt),
         publisher: this.publisher,
         onThreadError: (error) => this.log.error({ runId: message.runId, error }, "engine thread error"),
+        // Said at once, before the slice's final batch can end the run without it.
+        onThreadLost: () => this.heartbeat(),
         join: message.join,
       });
       this.run = run;

@@ -9,6 +9,7 @@ export * from "./messages/change-load.js";
 export * from "./messages/clock-ping.js";
 export * from "./messages/error-message.js";
 export * from "./messages/live-messages.js";
+export * from "./messages/master-auth.js";
 export * from "./messages/retire.js";
 export * from "./messages/row-handover.js";
 export * from "./messages/run-accepted.js";

@@ -1,5 +1,6 @@
+import { readFileSync } from "node:fs";
 import { startMaster } from "@volley/master";
-import { intFlag, parseFlags } from "../args.js";
+import { intFlag, parseFlags, TOKEN_FLAGS, tokenFlag } from "../args.js";
 import { UsageError } from "../cli-error.js";
 import { localWorkerCommand } from "../worker-command.js";
 
@@ -16,6 +17,12 @@ Options:
   --token T              shared secret of workers and API clients (default VOLLEY_TOKEN);
                          required when listening beyond loopback; once set, every API
                          call needs it, on loopback too
+  --tls-cert F           serve HTTPS/WSS with this certificate (PEM); with --tls-key
+  --tls-key F            workers join with https:// and --master-ca or --master-fingerprint
+  --token-file F         read the token from F's first line (a --token shows in ps)
+  --env-from-master NAME a run's env may read NAME from this master's environment when
+                         the run does not send it (repeatable; default VOLLEY_ENV_FROM_MASTER);
+                         nothing else of the master's environment reaches a run
   --allowed-hosts LIST   host names (Host header) to answer besides loopback names, comma-
                          separated (default VOLLEY_ALLOWED_HOSTS); a loopback master answers
                          only its loopback names, so a rebound DNS name cannot reach it
@@ -40,12 +47,15 @@ export async function masterCommand(argv: string[]): Promise<number> {
     "local-workers": { type: "string" },
     threads: { type: "string" },
     "max-local-workers": { type: "string" },
-    token: { type: "string" },
+    ...TOKEN_FLAGS,
     "worker-host": { type: "string" },
     "allowed-hosts": { type: "string" },
     "worker-port": { type: "string" },
     "heartbeat-timeout": { type: "string" },
     webhook: { type: "string", multiple: true },
+    "env-from-master": { type: "string", multiple: true },
+    "tls-cert": { type: "string" },
+    "tls-key": { type: "string" },
     otlp: { type: "string" },
     "keep-seconds-days": { type: "string" },
     help: { type: "boolean", short: "h" },
@@ -64,7 +74,7 @@ export async function masterCommand(argv: string[]): Promise<number> {
     localWorkers: intFlag("local-workers", values["local-workers"], 0, 256),
     localWorkerThreads: intFlag("threads", values.threads, 1, 256),
     maxLocalWorkers: intFlag("max-local-workers", values["max-local-workers"], 0, 1024),
-    token: values.token,
+    token: tokenFlag(values),
     allowedHosts: values["allowed-hosts"]
       ?.split(",")
       .map((h) => h.trim())
@@ -75,6 +85,8 @@ export async function masterCommand(argv: string[]): Promise<number> {
     heartbeatTimeoutMs: (intFlag("heartbeat-timeout", values["heartbeat-timeout"], 1, 3600) ?? 5) * 1000,
     workerCommand: localWorkerCommand(),
     webhooks: values.webhook,
+    envFromMaster: values["env-from-master"],
+    tls: tlsFiles(values["tls-cert"], values["tls-key"]),
     otlpUrl: values.otlp,
     keepSecondsDays: intFlag("keep-seconds-days", values["keep-seconds-days"], 0, 36_500),
   });
@@ -82,6 +94,20 @@ export async function masterCommand(argv: string[]): Promise<number> {
   await waitForSignal();
   await master.close();
   return 0;
+}
+
+/** The master's certificate and key files, read (exit 2 when either is missing or unreadable). */
+function tlsFiles(cert: string | undefined, key: string | undefined) {
+  if (cert === undefined && key === undefined) return undefined;
+  if (cert === undefined || key === undefined) throw new UsageError("--tls-cert and --tls-key go together");
+  const read = (flag: string, file: string) => {
+    try {
+      return readFileSync(file, "utf8");
+    } catch (error) {
+      throw new UsageError(`--${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`);
+    }
+  };
+  return { cert: read("tls-cert", cert), key: read("tls-key", key) };
 }
 
 /**

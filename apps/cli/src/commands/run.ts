@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { startMaster } from "@volley/master";
@@ -15,7 +16,7 @@ import {
 } from "@volley/protocol";
 import { startWorker } from "@volley/worker";
 import { ApiClient } from "../api-client.js";
-import { intFlag, parseFlags } from "../args.js";
+import { intFlag, parseFlags, TOKEN_FLAGS, tokenFlag } from "../args.js";
 import { EXIT, UsageError } from "../cli-error.js";
 import { LiveView } from "../live-view.js";
 import { ensureRedis } from "../redis-launcher.js";
@@ -33,6 +34,7 @@ master with one local worker (data in ./data, Redis from REDIS_URL or a private 
 Options:
   --master URL   run on this master instead
   --token T      the master's token (default VOLLEY_TOKEN)
+  --token-file F read the token from F's first line (not shown in ps)
   --threads N    threads of the local worker (default: cores)
   --out FILE     write the report (the JSON of GET /api/runs/:id)
   --queue        when the master is busy, wait in its queue instead of failing
@@ -52,7 +54,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     argv,
     {
       master: { type: "string" },
-      token: { type: "string" },
+      ...TOKEN_FLAGS,
       threads: { type: "string" },
       out: { type: "string" },
       queue: { type: "boolean" },
@@ -78,10 +80,10 @@ export async function runCommand(argv: string[]): Promise<number> {
   const { input: scenario, scenario: parsed } = readScenario(file);
   const inputs = runInputs(parsed, file);
   const scripts = await scriptSources(parsed, file);
-  const token = values.token ?? (process.env.VOLLEY_TOKEN || undefined);
-
   const local = values.master ? null : await startLocal(threads);
   try {
+    // The in-process master has a token of its own that only this process knows.
+    const token = local ? local.token : tokenFlag(values);
     const api = new ApiClient(values.master ?? (local?.url as string), token);
     if (local) await waitForWorker(api);
     const created = await api.request<{
@@ -209,8 +211,12 @@ function readScenario(file: string): { input: unknown; scenario: Scenario } {
 /** An in-process master and worker, for a run without --master. */
 async function startLocal(threads: number | undefined) {
   const redis = await ensureRedis({ dataDir: "./data" });
+  // Any local process could otherwise stop the run (a CI job then passes on a cut-short run) or
+  // queue one of its own: the API and the worker socket answer only to this token.
+  const token = randomBytes(32).toString("base64url");
   const master = await startMaster({
     port: 0,
+    token,
     redisUrl: redis.url,
     logLevel: "warn",
     webRoot: null,
@@ -223,12 +229,14 @@ async function startLocal(threads: number | undefined) {
     masterUrl: master.url,
     threads,
     name: "local",
+    token,
     redisUrl: redis.url,
     local: true,
     logLevel: "warn",
   });
   return {
     url: master.url,
+    token,
     close: async () => {
       await worker.shutdown(5000);
       await master.close();

@@ -1,5 +1,6 @@
+import { readFileSync } from "node:fs";
 import { startWorker } from "@volley/worker";
-import { intFlag, parseFlags } from "../args.js";
+import { intFlag, parseFlags, TOKEN_FLAGS, tokenFlag } from "../args.js";
 import { UsageError } from "../cli-error.js";
 import { waitForSignal } from "./master.js";
 
@@ -10,6 +11,11 @@ Joins a master and runs the load it is given. Reconnects by itself.
 Options:
   --master URL   the master, e.g. http://10.0.0.5:8089 (required)
   --token T      the master's token (default VOLLEY_TOKEN)
+  --token-file F read the token from F's first line (not shown in ps)
+  --master-ca F  an https:// master's CA certificate (PEM file) to trust
+  --master-fingerprint SHA256
+                 pin an https:// master's certificate by its SHA-256 fingerprint
+                 (default VOLLEY_MASTER_FINGERPRINT)
   --threads N    engine threads (default: cores)
   --name NAME    name shown on the dashboard (default: hostname-pid)
   -h, --help     this help
@@ -19,8 +25,10 @@ Environment: REDIS_URL (where stats go; by default the one the master names, els
 export async function workerCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, {
     master: { type: "string" },
-    token: { type: "string" },
+    ...TOKEN_FLAGS,
     threads: { type: "string" },
+    "master-ca": { type: "string" },
+    "master-fingerprint": { type: "string" },
     name: { type: "string" },
     local: { type: "boolean" },
     help: { type: "boolean", short: "h" },
@@ -32,7 +40,11 @@ export async function workerCommand(argv: string[]): Promise<number> {
   if (!values.master) throw new UsageError("--master URL is required");
   const node = startWorker({
     masterUrl: values.master,
-    token: values.token,
+    token: tokenFlag(values),
+    masterTls: masterTls(
+      values["master-ca"],
+      values["master-fingerprint"] ?? (process.env.VOLLEY_MASTER_FINGERPRINT || undefined),
+    ),
     threads: intFlag("threads", values.threads, 1, 1024),
     name: values.name,
     local: values.local,
@@ -44,4 +56,18 @@ export async function workerCommand(argv: string[]): Promise<number> {
   });
   await Promise.race([signal, orphaned, node.whenStopped()]);
   return 0;
+}
+
+/** The TLS of an https:// master's link, from the flags; the CA file read here (exit 2 when it cannot be). */
+function masterTls(caFile: string | undefined, fingerprint: string | undefined) {
+  if (caFile === undefined && fingerprint === undefined) return undefined;
+  let ca: string | undefined;
+  if (caFile !== undefined) {
+    try {
+      ca = readFileSync(caFile, "utf8");
+    } catch (error) {
+      throw new UsageError(`--master-ca: cannot read ${caFile} (${(error as NodeJS.ErrnoException).code})`);
+    }
+  }
+  return { ca, fingerprint };
 }

@@ -1,4 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
+import { NONCE_RE, WORKER_NONCE_HEADER } from "@volley/protocol";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { DashboardSessions } from "./dashboard-sessions.js";
@@ -94,6 +95,9 @@ export const requestGuardPlugin = fp(
       const access = request.routeOptions.config?.access ?? "token";
       if (access === "public" || !token) return;
       if (access === "worker-token") {
+        // A worker proves it knows the token inside the socket (a nonce now, an HMAC in hello);
+        // a Bearer token is still taken from tools that send one.
+        if (NONCE_RE.test(String(request.headers[WORKER_NONCE_HEADER] ?? ""))) return;
         if (tokensEqual(bearerToken(request), token)) return;
         request.log.warn({ ip: request.ip }, "worker refused: wrong or missing token");
         return deny(reply, 401, "VOL_ERR_UNAUTHORIZED", "wrong or missing worker token");

@@ -12,6 +12,7 @@ import type { RunAggregator } from "../pipeline/run-aggregator.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import { CapacityJudge } from "./capacity/capacity-judge.js";
 import type { RowHandover } from "./row-handover.js";
+import type { RunHooks } from "./run-scripts.js";
 import { SaturationTracker } from "./saturation-tracker.js";
 
 /** The run's slice as sent at the start, and the split of the fleet now. */
@@ -65,7 +66,7 @@ export interface ActiveRun {
    */
   routes: Map<string, string | null>;
   /** The run's script bundles and setup() results, for teardown() once it ends (this master's runs). */
-  scripts?: { bundles: Record<string, string>; setupData: Record<string, string> };
+  scripts?: RunHooks & { setupData: Record<string, string> };
 }
 
 export function newActiveRun(
@@ -125,6 +126,15 @@ export function recordHeartbeat(
  * Marks lost the run's workers neither connected in this run nor done for longer than `graceMs`;
  * returns their ids.
  */
+/**
+ * The master could not look for `ms` (its event loop stalled): the run's marks for silence (the
+ * planned end, each worker last seen) move by that much, as if the time had not passed.
+ */
+export function creditStall(active: ActiveRun, ms: number): void {
+  active.deadline += ms;
+  for (const [workerId, seen] of active.seen) active.seen.set(workerId, seen + ms);
+}
+
 export function markAbsentWorkers(
   active: ActiveRun,
   registry: WorkerRegistry,

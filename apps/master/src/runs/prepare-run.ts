@@ -26,6 +26,7 @@ export async function prepareRun(
   db: Database,
   input: unknown,
   extras: RunExtras,
+  masterEnv: Record<string, string> = {},
 ): Promise<{ scenario: Scenario; inputs: RunInputs }> {
   const scenario = parseScenario(input);
   const sent = await withKeptFiles(
@@ -33,10 +34,15 @@ export async function prepareRun(
     { files: extras.files ?? {}, attachments: extras.attachments ?? {} },
     extras.filesFrom,
   );
-  const resolved = resolveRunInputs(scenario, sent.files, extras.env ?? {}, sent.attachments);
+  const resolved = resolveRunInputs(scenario, sent.files, extras.env ?? {}, sent.attachments, masterEnv);
   const scripts = await bundleRunScripts(scenario, { ...sent.scripts, ...extras.scripts });
   return {
     scenario,
-    inputs: { ...resolved, files: [...resolved.files, ...scripts.kept], scripts: scripts.bundles },
+    inputs: {
+      ...resolved,
+      files: [...resolved.files, ...scripts.kept],
+      scripts: scripts.bundles,
+      hooks: scripts.hooks,
+    },
   };
 }

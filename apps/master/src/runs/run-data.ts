@@ -16,6 +16,7 @@ import {
   ValidationError,
   type ValidationIssue,
 } from "@volley/protocol";
+import type { RunScripts } from "./run-scripts.js";
 
 /** What a run needs besides its scenario: feeder tables and env values, resolved at creation. */
 export interface RunInputs {
@@ -27,11 +28,13 @@ export interface RunInputs {
   files: RunFileContent[];
   /** Bundled scripts by the path the scenario names them (see `bundleRunScripts`). */
   scripts: Record<string, string>;
+  /** The lifecycle hooks each script exports. */
+  hooks: RunScripts["hooks"];
 }
 
 /**
  * Reads every feeder (files the client sent, inline rows) into tables and the scenario's `env`
- * names into values (the client's first, then the master's own environment). Throws a
+ * names into values (the client's first, then the master's allow-listed ones). Throws a
  * ValidationError naming each bad file, line, field or variable; nothing is written before.
  */
 export function resolveRunInputs(
@@ -39,7 +42,7 @@ export function resolveRunInputs(
   files: Record<string, string>,
   env: Record<string, string>,
   attachments: Record<string, string> = {},
-  masterEnv: NodeJS.ProcessEnv = process.env,
+  masterEnv: Record<string, string> = {},
 ): RunInputs {
   const issues: ValidationIssue[] = [];
   const sent: Record<string, string> = {};
@@ -111,11 +114,15 @@ export function resolveRunInputs(
   });
   const values: Record<string, string> = {};
   for (const name of scenario.env) {
-    const value = Object.hasOwn(env, name) ? env[name] : masterEnv[name];
+    const value = Object.hasOwn(env, name)
+      ? env[name]
+      : Object.hasOwn(masterEnv, name)
+        ? masterEnv[name]
+        : undefined;
     if (value === undefined) {
       issues.push({
         path: "env",
-        message: `${name} is not set (neither sent with the run nor in the master's environment)`,
+        message: `${name} is not set: send it with the run (volley run reads it from its shell), or let the master lend it (--env-from-master ${name})`,
       });
     } else {
       values[name] = value;
@@ -131,5 +138,6 @@ export function resolveRunInputs(
       : Object.fromEntries(Object.entries(values).filter(([name]) => usedEnv.has(name))),
     files: kept,
     scripts: {},
+    hooks: {},
   };
 }

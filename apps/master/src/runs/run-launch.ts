@@ -43,7 +43,8 @@ export async function openRun(
   run: Omit<QueuedRun, "id"> & { queuedId?: string },
 ): Promise<{ active: ActiveRun; launched: LaunchedRun; packedFiles: string | null }> {
   const { scenario, inputs } = run;
-  const setupData = await runSetups(scenario, inputs.scripts);
+  const hooks = { bundles: inputs.scripts, hooks: inputs.hooks, env: inputs.env };
+  const setupData = await runSetups(scenario, hooks);
   const packedFiles = await packRunFiles({
     data: inputs.data,
     attachments: inputs.attachments,
@@ -66,7 +67,7 @@ export async function openRun(
   options.pipeline.register(aggregator);
   options.ingest.open(id);
   const active = newActiveRun(id, scenario, startAt, aggregator, options.overrunMs ?? 30_000);
-  active.scripts = { bundles: inputs.scripts, setupData };
+  active.scripts = { ...hooks, setupData };
   active.launch = {
     input: run.input,
     env: inputs.env,

@@ -7,7 +7,8 @@ import {
   type WorkerHeartbeat,
 } from "@volley/protocol";
 import type { StatsAggregate } from "@volley/stats";
-import { type ActiveRun, recordHeartbeat } from "./active-run.js";
+import { LoopGap } from "../loop-gap.js";
+import { type ActiveRun, creditStall, recordHeartbeat } from "./active-run.js";
 import { orphanedRuns, takeOver } from "./orphaned-runs.js";
 import { prepareRun, type RunExtras } from "./prepare-run.js";
 import { runDetail, runStats } from "./run-details.js";
@@ -35,6 +36,7 @@ export class RunScheduler {
   private timer: NodeJS.Timeout | null = null;
   private lastRenewal = 0;
   private lastAdoption = 0;
+  private readonly gap = new LoopGap(1000);
 
   private readonly liveAggregators = () => this.options.ingest.liveAggregators();
 
@@ -72,7 +74,12 @@ export class RunScheduler {
    * `queue`, a run that cannot start now because another is active (or queued) waits its turn.
    */
   async create(input: unknown, extras: RunExtras = {}): Promise<{ id: string; status: string }> {
-    const { scenario, inputs } = await prepareRun(this.options.db, input, extras);
+    const { scenario, inputs } = await prepareRun(
+      this.options.db,
+      input,
+      extras,
+      this.options.masterEnv ?? {},
+    );
     if (this.active || this.creating || this.queue.size > 0) {
       if (extras.queue) {
         const queued = await this.queue.add({ input, scenario, inputs });
@@ -291,6 +298,14 @@ export class RunScheduler {
   private async watch(): Promise<void> {
     const active = this.active;
     const now = Date.now();
+    const blind = this.gap.tick(now);
+    if (active && blind > 0) {
+      creditStall(active, blind);
+      this.options.log.warn(
+        { runId: active.id, stalledMs: blind },
+        "this master's event loop stalled: silence during the stall is not held against the workers",
+      );
+    }
     if (now - this.lastRenewal >= this.options.lease.renewEveryMs && this.queue.size > 0) {
       await this.queue.renew(now);
       if (!active) this.lastRenewal = now;

@@ -1,12 +1,14 @@
 import type { RunFileContent } from "@volley/db";
 import { type Scenario, ValidationError } from "@volley/protocol";
-import { bundleScripts, ScriptBundleError } from "@volley/script/bundle";
+import { bundleScripts, type ScriptBundle, ScriptBundleError } from "@volley/script/bundle";
 import type { Logger } from "pino";
 import { runScriptHook, ScriptHookError } from "./script-lifecycle.js";
 
 /** The scripts a run ships (bundled, by path as written) and the sources it keeps. */
 export interface RunScripts {
   bundles: Record<string, string>;
+  /** The lifecycle hooks each script exports, as the bundler read them (nothing is run to know). */
+  hooks: Record<string, ScriptBundle["hooks"]>;
   /** The sources as sent, kept with the run ("Run again", and what ran is on record). */
   kept: RunFileContent[];
 }
@@ -21,15 +23,17 @@ export async function bundleRunScripts(
   sources: Record<string, string>,
 ): Promise<RunScripts> {
   const scripts = [...new Set(scenario.parts.flatMap((part) => (part.script === null ? [] : [part.script])))];
-  if (scripts.length === 0) return { bundles: {}, kept: [] };
+  if (scripts.length === 0) return { bundles: {}, hooks: {}, kept: [] };
   try {
-    const bundles = await bundleScripts(scripts, sources);
+    const bundled = await bundleScripts(scripts, sources);
+    const bundles = Object.fromEntries(Object.entries(bundled).map(([path, b]) => [path, b.code]));
+    const hooks = Object.fromEntries(Object.entries(bundled).map(([path, b]) => [path, b.hooks]));
     const kept = Object.entries(sources).map(([name, text]) => ({
       kind: "script" as const,
       name,
       content: Buffer.from(text, "utf8"),
     }));
-    return { bundles, kept };
+    return { bundles, hooks, kept };
   } catch (error) {
     if (!(error instanceof ScriptBundleError)) throw error;
     throw new ValidationError(
@@ -48,20 +52,25 @@ function scriptField(scenario: Scenario, script: string): string {
   return part?.name ? `scenarios.${part.name}.script` : "script";
 }
 
+/** What a run's scripts need for their hooks: the bundles, which hooks each has, the run's env values. */
+export interface RunHooks {
+  bundles: Record<string, string>;
+  hooks: Record<string, ScriptBundle["hooks"]>;
+  env: Record<string, string>;
+}
+
 /**
- * Each script's setup(), once, in a thread of its own: the JSON it returns, by script path. A
- * setup() that throws, times out or returns too much refuses the run (a ValidationError on the
- * part's `script`), before anything is written or sent.
+ * Each script's setup(), once, in a sandboxed process of its own (see runScriptHook): the JSON
+ * it returns, by script path. A setup() that throws, times out or returns too much refuses the
+ * run (a ValidationError on the part's `script`), before anything is written or sent.
  */
-export async function runSetups(
-  scenario: Scenario,
-  bundles: Record<string, string>,
-): Promise<Record<string, string>> {
+export async function runSetups(scenario: Scenario, scripts: RunHooks): Promise<Record<string, string>> {
   const results: Record<string, string> = {};
-  for (const [script, bundle] of Object.entries(bundles)) {
+  for (const [script, bundle] of Object.entries(scripts.bundles)) {
+    if (!scripts.hooks[script]?.setup) continue;
     try {
-      const json = await runScriptHook(bundle, "setup");
-      if (json !== undefined && json !== null) results[script] = json;
+      const json = await runScriptHook(bundle, "setup", scripts.env);
+      if (json !== null) results[script] = json;
     } catch (error) {
       if (!(error instanceof ScriptHookError)) throw error;
       throw new ValidationError("scenario", [
@@ -74,13 +83,14 @@ export async function runSetups(
 
 /** Each script's teardown(setupData) once the run ended; failures are logged, never block anything. */
 export async function runTeardowns(
-  scripts: { bundles: Record<string, string>; setupData: Record<string, string> },
+  scripts: RunHooks & { setupData: Record<string, string> },
   runId: string,
   log: Logger,
 ): Promise<void> {
   for (const [script, bundle] of Object.entries(scripts.bundles)) {
+    if (!scripts.hooks[script]?.teardown) continue;
     try {
-      await runScriptHook(bundle, "teardown", scripts.setupData[script] ?? "null");
+      await runScriptHook(bundle, "teardown", scripts.env, scripts.setupData[script] ?? "null");
     } catch (error) {
       log.warn({ runId, script, err: (error as Error).message }, "the script's teardown() failed");
     }

@@ -23,6 +23,8 @@ export interface RunSchedulerOptions {
   finishingWaitMs?: number;
   /** Extra time past the planned end before workers are told again to stop, then given up on. @defaultValue 30000 */
   overrunMs?: number;
+  /** The master's environment values a run's `env` may fall back on (the operator's allow-list). @defaultValue none */
+  masterEnv?: Record<string, string>;
   /** Hears each run this master ended, with its final report (webhooks). */
   onRunEnded?: (run: RunDetail) => void;
 }

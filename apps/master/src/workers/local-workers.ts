@@ -12,6 +12,8 @@ export interface LocalWorkersOptions {
   /** The URL local workers connect to (known once the master listens). */
   masterUrl: () => string;
   token?: string;
+  /** The master's certificate fingerprint, when it serves HTTPS: local workers pin it. */
+  masterFingerprint?: string;
   /** Most local workers at once. @defaultValue the machine's cores */
   max: number;
   log: Logger;
@@ -62,7 +64,11 @@ export class LocalWorkers {
           "--local",
         ],
         {
-          env: { ...process.env, VOLLEY_TOKEN: this.options.token ?? "" },
+          env: {
+            ...process.env,
+            VOLLEY_TOKEN: this.options.token ?? "",
+            VOLLEY_MASTER_FINGERPRINT: this.options.masterFingerprint ?? "",
+          },
           // The IPC channel is the worker's lifeline: it closes when the master dies, however it
           // dies, and the worker then stops (no orphans even after a SIGKILL).
           stdio: ["ignore", "inherit", "inherit", "ipc"],

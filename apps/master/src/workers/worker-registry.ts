@@ -1,4 +1,8 @@
 import type { MasterToWorker, WorkerHeartbeat, WorkerHello, WorkerInfo } from "@volley/protocol";
+import { LoopGap } from "../loop-gap.js";
+
+/** How often silence is judged. */
+const SWEEP_INTERVAL_MS = 250;
 
 /** What the registry needs of a worker's socket. */
 export interface WorkerChannel {
@@ -43,11 +47,12 @@ export interface WorkerRegistryOptions {
 export class WorkerRegistry {
   private readonly entries = new Map<string, WorkerEntry>();
   private timer: NodeJS.Timeout | null = null;
+  private readonly gap = new LoopGap(SWEEP_INTERVAL_MS);
 
   constructor(private readonly options: WorkerRegistryOptions) {}
 
   start(): void {
-    this.timer = setInterval(() => this.sweep(Date.now()), 250);
+    this.timer = setInterval(() => this.sweep(Date.now()), SWEEP_INTERVAL_MS);
   }
 
   stop(): void {
@@ -226,9 +231,14 @@ export class WorkerRegistry {
     return 2 * (this.options.heartbeatIntervalMs ?? 1000);
   }
 
-  private sweep(now: number): void {
+  /** Judges silence; public for tests that drive the clock. */
+  sweep(now: number): void {
     const retention = this.options.lostRetentionMs ?? 600_000;
+    // Heartbeats that came while this master could not run sit unread in the sockets: the
+    // time it was stalled is nobody's silence (a 5 s stall once lost every worker of a run).
+    const blind = this.gap.tick(now);
     for (const [id, entry] of this.entries) {
+      entry.lastSeen += blind;
       // Run records keep their own copy of each worker; the live list forgets the long gone.
       if (entry.info.state === "lost" && now - entry.lastSeen > retention && !this.options.keep?.(id)) {
         this.entries.delete(id);

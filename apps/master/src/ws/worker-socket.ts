@@ -1,4 +1,5 @@
 import { formatIssues, type MasterToWorker, workerToMasterSchema } from "@volley/protocol";
+import { linkProof, newNonce, proofMatches } from "@volley/protocol/worker-auth";
 import type { Logger } from "pino";
 import type { WebSocket } from "ws";
 import type { RunScheduler } from "../runs/run-scheduler.js";
@@ -12,19 +13,33 @@ export interface WorkerSocketDeps {
   /** Redis URL handed to workers that were started without one. */
   redisUrlForWorkers: string | null;
   queuePrefix: string;
+  /** The token workers must prove they know; undefined when none is set. */
+  token: string | undefined;
 }
 
 /** Bad messages a worker may send before the master closes its socket. */
 const MAX_BAD_MESSAGES = 20;
+/** A socket that has not said a valid hello by then is closed. */
+export const HELLO_TIMEOUT_MS = 10_000;
+/** Messages a worker may send in a burst, and per second after it (heartbeats come once a second). */
+const MESSAGE_BURST = 1000;
+const MESSAGES_PER_SECOND = 200;
 
 /**
  * One worker's socket on `/ws/worker`: every message is checked against the shared schema; a
  * malformed or unknown one is answered with an error message and logged, never thrown.
  */
-export function handleWorkerSocket(socket: WebSocket, remoteHost: string, deps: WorkerSocketDeps): void {
+export function handleWorkerSocket(
+  socket: WebSocket,
+  remoteHost: string,
+  deps: WorkerSocketDeps,
+  workerNonce: string | null,
+): void {
   const { registry, scheduler, log } = deps;
   let workerId: string | null = null;
   let badMessages = 0;
+  let allowance = MESSAGE_BURST;
+  let lastRefill = Date.now();
   const channel: WorkerChannel = {
     send: (message: MasterToWorker) => {
       if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
@@ -38,7 +53,26 @@ export function handleWorkerSocket(socket: WebSocket, remoteHost: string, deps: 
     if (badMessages >= MAX_BAD_MESSAGES) socket.close(1008, "too many bad messages");
   };
 
+  // Opened with a nonce: the master proves it knows the token before the worker says anything,
+  // and expects the worker's proof in its hello (opened with the Bearer token: proved already).
+  const masterNonce = workerNonce === null ? null : newNonce();
+  if (workerNonce !== null && masterNonce !== null) {
+    const proof = deps.token ? linkProof(deps.token, "master", workerNonce, masterNonce) : null;
+    channel.send({ type: "auth", nonce: masterNonce, proof });
+  }
+  const helloTimer = setTimeout(() => {
+    log.warn({ remoteHost }, "worker socket closed: no hello in time");
+    socket.close(1008, "no hello in time");
+  }, HELLO_TIMEOUT_MS);
+
   socket.on("message", (data, isBinary) => {
+    const now = Date.now();
+    allowance = Math.min(MESSAGE_BURST, allowance + ((now - lastRefill) / 1000) * MESSAGES_PER_SECOND);
+    lastRefill = now;
+    if (--allowance < 0) {
+      log.warn({ workerId, remoteHost }, "worker socket closed: too many messages");
+      return socket.close(1008, "too many messages");
+    }
     if (isBinary) return refuse("binary messages are not part of the protocol");
     let json: unknown;
     try {
@@ -61,6 +95,21 @@ export function handleWorkerSocket(socket: WebSocket, remoteHost: string, deps: 
         refuse(`this socket is worker ${workerId} already; a second "hello" is not allowed`);
         return socket.close(1008, "one worker per connection");
       }
+      if (workerNonce !== null && masterNonce !== null && deps.token) {
+        if (!proofMatches(message.proof, linkProof(deps.token, "worker", workerNonce, masterNonce))) {
+          log.warn(
+            { workerId: message.workerId, remoteHost },
+            "worker refused: wrong or missing proof of the token",
+          );
+          channel.send({
+            type: "error",
+            code: "VOL_ERR_UNAUTHORIZED",
+            message: "wrong or missing worker token",
+          });
+          return socket.close(4003, "wrong token");
+        }
+      }
+      clearTimeout(helloTimer);
       if (!registry.connect(message, channel, remoteHost)) {
         log.warn(
           { workerId: message.workerId, remoteHost },
@@ -117,6 +166,7 @@ export function handleWorkerSocket(socket: WebSocket, remoteHost: string, deps: 
     }
   });
   socket.on("close", () => {
+    clearTimeout(helloTimer);
     if (workerId) registry.disconnected(workerId, channel);
   });
   socket.on("error", (error) => log.warn({ workerId, err: error.message }, "worker socket error"));

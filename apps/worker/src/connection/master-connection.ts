@@ -1,10 +1,13 @@
 import {
   formatIssues,
   MAX_MASTER_MESSAGE_BYTES,
+  type MasterAuth,
   type MasterToWorker,
   masterToWorkerSchema,
+  WORKER_NONCE_HEADER,
   type WorkerToMaster,
 } from "@volley/protocol";
+import { linkProof, newNonce, proofMatches } from "@volley/protocol/worker-auth";
 import type { Logger } from "pino";
 import WebSocket from "ws";
 
@@ -20,19 +23,34 @@ export interface MasterConnectionOptions {
   baseDelayMs?: number;
   /** @defaultValue 10000 */
   maxDelayMs?: number;
+  /** TLS of a `https://` master: the CA to trust, or the SHA-256 fingerprint of its certificate. */
+  tls?: MasterTls;
 }
+
+export interface MasterTls {
+  /** PEM of the CA (or the master's own certificate) to trust instead of the system's. */
+  ca?: string;
+  /** SHA-256 fingerprint of the master's certificate (hex, colons optional): pinned, any issuer. */
+  fingerprint?: string;
+}
+
+/** How long the master has to prove it knows the token once the socket is open. */
+const AUTH_TIMEOUT_MS = 5000;
 
 /** The worker's socket to the master, reconnecting by itself with jittered exponential backoff. */
 export class MasterConnection {
   private socket: WebSocket | null = null;
+  /** The socket's nonces once the master proved itself; null until then (nothing is sent). */
+  private link: { workerNonce: string; masterNonce: string } | null = null;
   private attempts = 0;
   private stopped = false;
   private retryTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: MasterConnectionOptions) {}
 
+  /** Open, and the master proved it knows the token. */
   get connected(): boolean {
-    return this.socket?.readyState === WebSocket.OPEN;
+    return this.socket?.readyState === WebSocket.OPEN && this.link !== null;
   }
 
   start(): void {
@@ -41,8 +59,13 @@ export class MasterConnection {
   }
 
   send(message: WorkerToMaster): boolean {
-    if (!this.connected) return false;
-    this.socket?.send(JSON.stringify(message));
+    if (!this.connected || this.link === null) return false;
+    const { token } = this.options;
+    const signed =
+      message.type === "hello" && token
+        ? { ...message, proof: linkProof(token, "worker", this.link.workerNonce, this.link.masterNonce) }
+        : message;
+    this.socket?.send(JSON.stringify(signed));
     return true;
   }
 
@@ -56,16 +79,47 @@ export class MasterConnection {
   private connect(): void {
     const url = new URL("/ws/worker", this.options.masterUrl);
     url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    const workerNonce = newNonce();
+    const tls = this.options.tls;
     const socket = new WebSocket(url, {
-      headers: this.options.token ? { authorization: `Bearer ${this.options.token}` } : {},
+      // A nonce, never the token: the master proves itself first (see onAuth).
+      headers: { [WORKER_NONCE_HEADER]: workerNonce },
       maxPayload: MAX_MASTER_MESSAGE_BYTES,
       handshakeTimeout: 5000,
+      ...(tls?.ca ? { ca: tls.ca } : {}),
+      // A pinned certificate is checked by its fingerprint below, whoever issued it.
+      ...(tls?.fingerprint ? { rejectUnauthorized: false } : {}),
     });
     this.socket = socket;
+    this.link = null;
+    let authTimer: NodeJS.Timeout | null = null;
+    socket.on("upgrade", (response) => {
+      const pinned = tls?.fingerprint;
+      if (!pinned) return;
+      const peer = (response.socket as import("node:tls").TLSSocket).getPeerCertificate?.();
+      if (
+        !peer?.fingerprint256 ||
+        normalizeFingerprint(peer.fingerprint256) !== normalizeFingerprint(pinned)
+      ) {
+        this.options.log.error(
+          { master: this.options.masterUrl, fingerprint: peer?.fingerprint256 ?? null },
+          "cannot join the master: its certificate does not match --master-fingerprint",
+        );
+        socket.terminate();
+      }
+    });
     socket.on("open", () => {
-      this.attempts = 0;
-      this.options.log.info({ master: this.options.masterUrl }, "connected to the master");
-      this.options.onOpen();
+      this.options.log.debug(
+        { master: this.options.masterUrl },
+        "socket open: waiting for the master's proof",
+      );
+      authTimer = setTimeout(() => {
+        this.options.log.error(
+          { master: this.options.masterUrl },
+          "cannot join the master: it did not prove it knows the token",
+        );
+        socket.terminate();
+      }, AUTH_TIMEOUT_MS);
     });
     socket.on("unexpected-response", (_request, response) => {
       const why =
@@ -89,15 +143,56 @@ export class MasterConnection {
         this.options.log.warn("ignored a message from the master that is not JSON");
         return;
       }
+      if (this.socket !== socket) return;
+      if (this.link === null) {
+        if (authTimer) clearTimeout(authTimer);
+        if (message.type !== "auth") {
+          this.options.log.error(
+            { master: this.options.masterUrl, first: message.type },
+            "cannot join the master: it did not prove it knows the token",
+          );
+          return void socket.terminate();
+        }
+        if (!this.authenticates(message, workerNonce)) return void socket.terminate();
+        this.link = { workerNonce, masterNonce: message.nonce };
+        this.attempts = 0;
+        this.options.log.info({ master: this.options.masterUrl }, "connected to the master");
+        this.options.onOpen();
+        return;
+      }
+      if (message.type === "auth") return; // once per socket
       this.options.onMessage(message);
     });
     socket.on("error", (error) => this.options.log.debug({ err: error.message }, "master socket error"));
-    socket.on("close", () => {
+    socket.on("close", (code) => {
+      if (authTimer) clearTimeout(authTimer);
+      if (code === 4003) {
+        this.options.log.error(
+          { master: this.options.masterUrl },
+          "cannot join the master: it refused the token",
+        );
+      }
       if (this.socket !== socket) return;
+      const joined = this.link !== null;
       this.socket = null;
-      this.options.onClose();
+      this.link = null;
+      if (joined) this.options.onClose();
       if (!this.stopped) this.scheduleReconnect();
     });
+  }
+
+  /** Whether the master's first message proves it knows our token (any master, without one). */
+  private authenticates(message: MasterAuth, workerNonce: string): boolean {
+    const { token, log, masterUrl } = this.options;
+    if (!token) return true;
+    if (proofMatches(message.proof, linkProof(token, "master", workerNonce, message.nonce))) return true;
+    log.error(
+      { master: masterUrl },
+      message.proof === null
+        ? "cannot join the master: it has no token, this worker has one (is --master the right address?)"
+        : "cannot join the master: it does not know the token (is --master the right address?)",
+    );
+    return false;
   }
 
   private scheduleReconnect(): void {
@@ -108,4 +203,8 @@ export class MasterConnection {
     const delay = ceiling / 2 + Math.random() * (ceiling / 2);
     this.retryTimer = setTimeout(() => this.connect(), delay);
   }
+}
+
+function normalizeFingerprint(text: string): string {
+  return text.replace(/:/g, "").toLowerCase();
 }

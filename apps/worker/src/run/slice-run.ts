@@ -23,6 +23,8 @@ export interface SliceRunOptions {
   startAtLocal: number;
   publisher: StatsPublisher;
   onThreadError: (message: string) => void;
+  /** A running engine thread is gone (blocked and stopped, or died): told before the final batch. */
+  onThreadLost: (message: string) => void;
   /** Set when the worker joins a run already going. */
   join?: JoinRun;
 }
@@ -33,7 +35,7 @@ export class SliceRun {
   private readonly runner: EngineRunner;
   private lastSeq = -1;
   stopping = false;
-  /** Why an engine thread was stopped as blocked, for the heartbeat (the master stops the run). */
+  /** Why an engine thread was lost (blocked and stopped, or died), for the heartbeat (the master stops the run). */
   blocked: string | undefined;
   /** The final batch is queued: the master may already have released this worker. */
   finalPublished = false;
@@ -55,9 +57,10 @@ export class SliceRun {
       onThreadError: options.onThreadError,
       stallMs: options.stallMs,
       join: options.join,
-      onThreadBlocked: (message) => {
+      onThreadLost: (message) => {
         this.blocked ??= message;
         options.onThreadError(message);
+        options.onThreadLost(message);
       },
     });
   }

@@ -1,4 +1,3 @@
-import { Worker } from "node:worker_threads";
 import {
   type FeederTable,
   type JoinRun,
@@ -11,9 +10,10 @@ import {
   runPeakVus,
 } from "@volley/protocol";
 import { threadTables } from "../feeders/thread-tables.js";
+import { EngineThread } from "./engine-thread.js";
 import { PeriodMerger } from "./period-merger.js";
 import type { SlicePeriod } from "./slice-engine.js";
-import type { FromThread, ThreadStart, ToThread } from "./thread-messages.js";
+import type { ThreadStart } from "./thread-messages.js";
 
 /**
  * A thread with many VUs caps its young generation: V8's default lets each isolate grow it to
@@ -47,10 +47,12 @@ export interface EngineRunnerOptions {
   /** A thread's error; the slice goes on in the other threads. */
   onThreadError?: (message: string) => void;
   /**
-   * A thread that sent nothing for `stallMs` while its slice runs is blocked (a script that never
-   * awaits): it is terminated (what it measured since its last second is lost) and this says why.
+   * A running thread is gone before its slice was done, and what it measured since its last
+   * second with it: one that sent nothing for `stallMs` (a script that never awaits: it is
+   * terminated), one that died (`process.exit()`, an uncaught error), one that sent garbage.
+   * Called before the slice's final period, so the worker can say so first.
    */
-  onThreadBlocked?: (message: string) => void;
+  onThreadLost?: (message: string) => void;
   /** @defaultValue 10000 */
   stallMs?: number;
   /** Set when this worker joins a run already going: its share counts from `join.atMs`. */
@@ -60,22 +62,18 @@ export interface EngineRunnerOptions {
 /** A thread posts a period every second while it runs: this much silence means it is blocked. */
 const DEFAULT_STALL_MS = 10_000;
 
-const THREAD_ENTRY = new URL("./thread-main.js", import.meta.url);
-
 /**
  * Runs a worker's slice in `threads` worker threads (one event loop per core) and merges their
  * per-second statistics. Threads get disjoint VU numbers from the partition.
  */
 export class EngineRunner {
   readonly threadCount: number;
-  private readonly threads: Worker[] = [];
+  private readonly threads: EngineThread[] = [];
   private readonly readiness: Promise<void>[] = [];
   private readonly merger: PeriodMerger;
   private readonly finished: Promise<void>;
   private lastVus = 0;
   private lastLoopDelayMs = 0;
-  /** When each thread was last heard from (epoch ms); -1 once it exited. */
-  private readonly lastHeard: number[] = [];
   private readonly watchdog: NodeJS.Timeout;
   /** Row releases waiting for their threads' answers, by id. */
   private readonly releases = new Map<number, (thread: number, rows: Record<string, RowRange[]>) => void>();
@@ -126,36 +124,29 @@ export class EngineRunner {
         ...(options.join ? { join: options.join } : {}),
       };
       const many = vus / this.threadCount >= MANY_VUS_PER_THREAD;
-      const thread = new Worker(THREAD_ENTRY, {
-        workerData: data,
-        resourceLimits: many ? MANY_VUS_LIMITS : {},
-      });
       let started!: { resolve: () => void; reject: (error: Error) => void };
       const readiness = new Promise<void>((resolve, reject) => {
         started = { resolve, reject };
       });
       // Settled once; whoever awaits ready() sees the outcome, nobody else needs to.
       readiness.catch(() => {});
-      this.lastHeard.push(Date.now());
-      thread.on("message", (message: FromThread) => {
-        if (this.lastHeard[index] >= 0) this.lastHeard[index] = Date.now();
-        if (message.type === "period") this.merger.add(index, message.period);
-        else if (message.type === "ready") started.resolve();
-        else if (message.type === "rows-released") this.releases.get(message.id)?.(index, message.rows);
-        else if (message.type === "failed") {
-          started.reject(new Error(message.message));
-          options.onThreadError?.(message.message);
-        }
-      });
-      thread.on("error", (error) => options.onThreadError?.(error.message));
-      thread.on("exit", () => {
-        this.lastHeard[index] = -1;
-        started.reject(new Error("an engine thread exited before it was ready"));
-        this.merger.threadEnded(index);
-        if (++exited === this.threadCount) {
-          clearInterval(this.watchdog);
-          resolveFinished();
-        }
+      const thread = new EngineThread(index, data, many ? MANY_VUS_LIMITS : {}, {
+        onReady: () => started.resolve(),
+        onPeriod: (period) => this.merger.add(index, period),
+        onRowsReleased: (id, rows) => this.releases.get(id)?.(index, rows),
+        onFailed: (message) => {
+          started.reject(new Error(message));
+          options.onThreadError?.(message);
+        },
+        onExit: (lost) => {
+          started.reject(new Error("an engine thread exited before it was ready"));
+          if (lost !== null) options.onThreadLost?.(lost);
+          this.merger.threadEnded(index);
+          if (++exited === this.threadCount) {
+            clearInterval(this.watchdog);
+            resolveFinished();
+          }
+        },
       });
       this.threads.push(thread);
       this.readiness.push(readiness);
@@ -163,15 +154,13 @@ export class EngineRunner {
     const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
     this.watchdog = setInterval(() => {
       const now = Date.now();
-      this.lastHeard.forEach((heard, index) => {
+      for (const thread of this.threads) {
         // Before the start a thread is silent by design: the clock runs from the start on.
-        if (heard < 0 || now - Math.max(heard, options.startAtEpochMs) <= stallMs) return;
-        this.lastHeard[index] = -1;
-        options.onThreadBlocked?.(
-          `engine thread ${index + 1} sent nothing for ${Math.round(stallMs / 1000)} s and was stopped: a script that never awaits (a busy loop) blocks its thread`,
+        if (!thread.running || now - Math.max(thread.lastHeard, options.startAtEpochMs) <= stallMs) continue;
+        thread.kill(
+          `engine thread ${thread.index + 1} sent nothing for ${Math.round(stallMs / 1000)} s and was stopped: a script that never awaits (a busy loop) blocks its thread`,
         );
-        void this.threads[index].terminate();
-      });
+      }
     }, 1000);
     this.watchdog.unref();
   }
@@ -183,7 +172,7 @@ export class EngineRunner {
 
   /** Graceful stop of every thread. */
   stop(): void {
-    for (const thread of this.threads) thread.postMessage({ type: "stop" } satisfies ToThread);
+    for (const thread of this.threads) thread.post({ type: "stop" });
   }
 
   /**
@@ -194,7 +183,7 @@ export class EngineRunner {
     const slice = new Partition([workerStep]);
     this.threads.forEach((thread, index) => {
       const partition = slice.child(Array(this.threadCount).fill(1), index).steps;
-      thread.postMessage({ type: "rebalance", atMs, partition } satisfies ToThread);
+      thread.post({ type: "rebalance", atMs, partition });
     });
   }
 
@@ -205,7 +194,7 @@ export class EngineRunner {
    */
   releaseRows(share: number, timeoutMs = 2000): Promise<Record<string, RowRange[]>> {
     const id = ++this.releaseId;
-    const running = this.threads.filter((_, index) => this.lastHeard[index] >= 0);
+    const running = this.threads.filter((thread) => thread.running);
     const released: Record<string, RowRange[]> = {};
     return new Promise((resolve) => {
       let waiting = running.length;
@@ -221,14 +210,13 @@ export class EngineRunner {
         if (--waiting === 0) finish();
       });
       if (waiting === 0) return finish();
-      for (const thread of running)
-        thread.postMessage({ type: "release-rows", id, share } satisfies ToThread);
+      for (const thread of running) thread.post({ type: "release-rows", id, share });
     });
   }
 
   /** A load change for every thread; each takes its share through its partition. */
   changeLoad(change: LoadChange): void {
-    for (const thread of this.threads) thread.postMessage({ type: "load", change } satisfies ToThread);
+    for (const thread of this.threads) thread.post({ type: "load", change });
   }
 
   /** Resolves once every thread has exited (the final period has been delivered). */

@@ -1,14 +1,17 @@
-import { parentPort, workerData } from "node:worker_threads";
+import { type MessagePort, workerData } from "node:worker_threads";
 import { Partition, parseScenario } from "@volley/protocol";
 import { loadScripts } from "../script/load-scripts.js";
 import { SliceEngine } from "./slice-engine.js";
 import type { FromThread, ThreadStart, ToThread } from "./thread-messages.js";
 
-// Entry of one engine thread: runs its slice and posts one message a second to the worker.
-const port = parentPort;
-if (!port) throw new Error("thread-main must run in a worker thread");
+// Entry of one engine thread: runs its slice and posts one message a second to the worker, on
+// the private port of its start data. The port is taken out of the start data before any script
+// loads: a script can reach parentPort and workerData, not this port.
+const start = workerData as ThreadStart & { port?: MessagePort };
+const port = start.port;
+if (!port) throw new Error("thread-main must run in an engine thread");
+delete start.port;
 const post = (message: FromThread) => port.postMessage(message);
-const start = workerData as ThreadStart;
 
 try {
   const engine = new SliceEngine({

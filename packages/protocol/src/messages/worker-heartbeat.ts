@@ -13,7 +13,7 @@ export const workerHeartbeatSchema = z.strictObject({
   eventLoopDelayMs: z.number().min(0),
   /** How far this worker's estimate of the master's clock can be off, ms (half its best round trip). */
   clockUncertaintyMs: z.number().min(0).max(3_600_000).optional(),
-  /** An engine thread of the run was blocked (a script that never awaits) and stopped: why. */
+  /** An engine thread of the run was lost: blocked (a script that never awaits) and stopped, or died: why. */
   blocked: z.string().max(500).optional(),
   /** The aggregator partition the run's batches go through (absent: the run's queue). */
   aggregator: partitionIdSchema.optional(),

@@ -12,5 +12,10 @@ export const workerHelloSchema = z.strictObject({
   pid: z.int().min(0),
   local: z.boolean(),
   activeRunId: z.string().max(64).nullable(),
+  /** The worker's proof that it knows the token (see `auth`), on a socket opened with a nonce. */
+  proof: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
 });
 export type WorkerHello = z.infer<typeof workerHelloSchema>;

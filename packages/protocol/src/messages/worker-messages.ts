@@ -2,6 +2,7 @@ import { z } from "zod";
 import { changeLoadSchema, rebalanceRunSchema } from "./change-load.js";
 import { clockPingSchema, clockPongSchema } from "./clock-ping.js";
 import { errorMessageSchema } from "./error-message.js";
+import { masterAuthSchema } from "./master-auth.js";
 import { retireSchema } from "./retire.js";
 import { releaseRowsSchema, rowsReleasedSchema } from "./row-handover.js";
 import { runAcceptedSchema } from "./run-accepted.js";
@@ -28,6 +29,7 @@ export type WorkerToMaster = z.infer<typeof workerToMasterSchema>;
 
 /** Everything the master may send to a worker. */
 export const masterToWorkerSchema = z.discriminatedUnion("type", [
+  masterAuthSchema,
   welcomeSchema,
   clockPongSchema,
   startRunSchema,

@@ -37,6 +37,14 @@ function project(): string {
 }
 
 describe("scripts: collected where they are, bundled by the master", () => {
+  it("names the lifecycle hooks a script exports without running it", async () => {
+    const source =
+      "globalThis.ran = true;\nexport function setup() {}\nexport const teardown = () => {};\nexport default () => {};\n";
+    const { "a.ts": bundled } = await bundleScripts(["a.ts"], { "a.ts": source });
+    expect(bundled.hooks).toEqual({ setup: true, teardown: true });
+    expect((globalThis as { ran?: boolean }).ran).toBeUndefined();
+  });
+
   it("collects a script with a file above it and an npm package beside it, and bundles one module", async () => {
     const dir = project();
     const files = await collectScriptSources(dir, ["flow.ts"]);
@@ -46,8 +54,10 @@ describe("scripts: collected where they are, bundled by the master", () => {
       "node_modules/left-pad/index.js",
       "node_modules/left-pad/package.json",
     ]);
-    const { "flow.ts": bundle } = await bundleScripts(["flow.ts"], files);
+    const { "flow.ts": bundled } = await bundleScripts(["flow.ts"], files);
+    const bundle = bundled.code;
     expect(bundle).toContain("sourceMappingURL=data:application/json;base64,");
+    expect(bundled.hooks).toEqual({ setup: false, teardown: false });
     // The bundle runs on its own: nothing left to resolve but Node's built-ins.
     const out = mkdtempSync(join(tmpdir(), "volley-bundle-out-"));
     writeFileSync(join(out, "b.mjs"), bundle);
@@ -72,6 +82,20 @@ describe("scripts: collected where they are, bundled by the master", () => {
     await expect(
       bundleScripts(["a.ts"], { "a.ts": "export default () => {}", "/etc/passwd": "x" }),
     ).rejects.toThrow(/must stay relative/);
+    // Imports reach only the files sent: never the bundling machine's own disk.
+    for (const spec of ["/etc/passwd", "../../../../../../../etc/passwd", "file:///etc/passwd"]) {
+      const source = `import pw from ${JSON.stringify(spec)} with { type: "text" };\nexport default () => pw;\n`;
+      const refused = await bundleScripts(["a.ts"], { "a.ts": source }).then(
+        () => null,
+        (error: ScriptBundleError) => error.problems[0]?.message ?? "",
+      );
+      expect(refused, spec).toMatch(/^a\.ts:1:\d+: .*(not among the files sent|Could not resolve)/);
+      expect(refused, spec).not.toContain("root:");
+    }
+    // A package the master has installed (esbuild itself) is not one the run sent.
+    await expect(
+      bundleScripts(["a.ts"], { "a.ts": 'import * as e from "esbuild";\nexport default () => e;\n' }),
+    ).rejects.toThrow(/esbuild/);
     await expect(collectScriptSources(mkdtempSync(join(tmpdir(), "v-")), ["none.ts"])).rejects.toThrow(
       /cannot read none\.ts/,
     );

@@ -1,7 +1,8 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join, normalize, relative, sep } from "node:path";
-import { build, type Message } from "esbuild";
+import { dirname, isAbsolute, join, normalize, relative, sep } from "node:path";
+import { build, type Message, type Plugin } from "esbuild";
 
 /** A script that does not bundle: where and what, for a 400 / exit 2. */
 export interface ScriptProblem {
@@ -18,6 +19,12 @@ export class ScriptBundleError extends Error {
   }
 }
 
+/** A bundled script: one ES module, and the lifecycle hooks it exports (read from the bundler, not by running it). */
+export interface ScriptBundle {
+  code: string;
+  hooks: { setup: boolean; teardown: boolean };
+}
+
 /** Most bytes of sources a run may send for its scripts. */
 export const MAX_SCRIPT_SOURCE_BYTES = 20 * 1024 * 1024;
 
@@ -31,7 +38,7 @@ export const MAX_SCRIPT_SOURCE_BYTES = 20 * 1024 * 1024;
 export async function bundleScripts(
   scripts: readonly string[],
   files: Record<string, string>,
-): Promise<Record<string, string>> {
+): Promise<Record<string, ScriptBundle>> {
   const bytes = Object.values(files).reduce((sum, text) => sum + Buffer.byteLength(text), 0);
   if (bytes > MAX_SCRIPT_SOURCE_BYTES) {
     throw new ScriptBundleError([
@@ -41,7 +48,8 @@ export async function bundleScripts(
       },
     ]);
   }
-  const root = await mkdtemp(join(tmpdir(), "volley-bundle-"));
+  // The real path: resolved imports are compared against it (a symlinked tmpdir must not look outside).
+  const root = await realpath(await mkdtemp(join(tmpdir(), "volley-bundle-")));
   try {
     // Files may sit above the scenario's folder (../lib/x.ts): the folder is nested deep enough
     // inside the temporary root that every one of them still lands inside it.
@@ -55,7 +63,7 @@ export async function bundleScripts(
       await mkdir(dirname(target), { recursive: true });
       await writeFile(target, text);
     }
-    const bundles: Record<string, string> = {};
+    const bundles: Record<string, ScriptBundle> = {};
     const problems: ScriptProblem[] = [];
     for (const script of scripts) {
       const entry = inside(root, base, script);
@@ -64,7 +72,7 @@ export async function bundleScripts(
         continue;
       }
       try {
-        bundles[script] = await bundleOne(base, entry, script);
+        bundles[script] = await bundleOne(root, base, entry, script);
       } catch (error) {
         const messages = (error as { errors?: Message[] }).errors;
         if (!messages) throw error;
@@ -78,8 +86,45 @@ export async function bundleScripts(
   }
 }
 
-async function bundleOne(base: string, entry: string, script: string): Promise<string> {
+const BUILTINS = new Set(builtinModules);
+const CONFINED = Symbol("confined");
+
+/**
+ * Every import must resolve to a file that was sent with the run (written under `root`), or be
+ * one of Node's built-ins: an absolute path or a package beside the master would put the
+ * master's own files into the bundle (`import pw from "/etc/passwd" with { type: "text" }`).
+ */
+function confineTo(root: string): Plugin {
+  return {
+    name: "volley-confine",
+    setup(bundler) {
+      bundler.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.pluginData === CONFINED || args.kind === "entry-point") return undefined;
+        const name = args.path.startsWith("node:") ? args.path.slice(5) : args.path;
+        if (BUILTINS.has(name)) return { path: args.path, external: true };
+        const resolved = await bundler.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          with: args.with,
+          pluginData: CONFINED,
+        });
+        if (resolved.errors.length > 0) return { errors: resolved.errors };
+        const rel = relative(root, resolved.path);
+        if (resolved.external || rel.startsWith("..") || isAbsolute(rel)) {
+          return {
+            errors: [{ text: `imports "${args.path}", which is not among the files sent with the run` }],
+          };
+        }
+        return { ...resolved, errors: undefined, warnings: undefined, external: false };
+      });
+    },
+  };
+}
+
+async function bundleOne(root: string, base: string, entry: string, script: string): Promise<ScriptBundle> {
   const result = await build({
+    plugins: [confineTo(root)],
     absWorkingDir: base,
     entryPoints: [entry],
     bundle: true,
@@ -104,7 +149,10 @@ async function bundleOne(base: string, entry: string, script: string): Promise<s
       errors: [{ text: `${script} has no default export: export default async function (vu) { ... }` }],
     };
   }
-  return result.outputFiles[0].text;
+  return {
+    code: result.outputFiles[0].text,
+    hooks: { setup: output.exports.includes("setup"), teardown: output.exports.includes("teardown") },
+  };
 }
 
 function describe(message: Message): string {

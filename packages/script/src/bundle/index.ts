@@ -1,6 +1,7 @@
 export {
   bundleScripts,
   MAX_SCRIPT_SOURCE_BYTES,
+  type ScriptBundle,
   ScriptBundleError,
   type ScriptProblem,
 } from "./bundle-scripts.js";

@@ -1,21 +1,33 @@
+import { NONCE_RE, WORKER_NONCE_HEADER } from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
 import { WORKER_ROUTE } from "../../plugins/route-access.js";
 import { toListItem, toTimeseries } from "../../runs/run-views.js";
 import { handleWorkerSocket } from "../../ws/worker-socket.js";
 
-/** WS /ws/worker: worker nodes. With a token set, a wrong or missing one gets 401 before the upgrade. */
+/**
+ * WS /ws/worker: worker nodes. With a token set, an upgrade with neither the token nor a nonce
+ * gets 401; a nonce socket proves the token inside (see handleWorkerSocket).
+ */
 export async function workerSocketRoutes(app: FastifyInstance): Promise<void> {
   const { config } = app.services;
   app.get("/ws/worker", { websocket: true, config: WORKER_ROUTE }, (socket, request) => {
     const { registry, scheduler, log } = app.services;
-    handleWorkerSocket(socket, request.ip, {
-      registry,
-      scheduler,
-      log,
-      heartbeatIntervalMs: config.heartbeatIntervalMs,
-      redisUrlForWorkers: config.redisUrlForWorkers,
-      queuePrefix: config.queuePrefix,
-    });
+    const nonce = request.headers[WORKER_NONCE_HEADER];
+    handleWorkerSocket(
+      socket,
+      request.ip,
+      {
+        registry,
+        scheduler,
+        log,
+        heartbeatIntervalMs: config.heartbeatIntervalMs,
+        redisUrlForWorkers: config.redisUrlForWorkers,
+        queuePrefix: config.queuePrefix,
+        token: config.token,
+      },
+      // The guard let a nonce through only in its form; a Bearer socket has none.
+      typeof nonce === "string" && NONCE_RE.test(nonce) ? nonce : null,
+    );
   });
 }
 
