@@ -91,8 +91,10 @@ export class EngineThread {
     if (this.running) this.lastHeard = Date.now();
     const message = raw as FromThread;
     const problem = shapeProblem(message);
-    if (problem !== null)
-      return this.fail(`engine thread ${this.index + 1} sent a malformed message (${problem})`);
+    if (problem !== null) {
+      this.fail(`engine thread ${this.index + 1} sent a malformed message (${problem})`);
+      return;
+    }
     try {
       if (message.type === "period") this.handlers.onPeriod(message.period);
       else if (message.type === "ready") {
