@@ -34,7 +34,13 @@ export async function prepareRun(
     { files: extras.files ?? {}, attachments: extras.attachments ?? {} },
     extras.filesFrom,
   );
-  const resolved = resolveRunInputs(scenario, sent.files, extras.env ?? {}, sent.attachments, masterEnv);
+  const resolved = await resolveRunInputs(
+    scenario,
+    sent.files,
+    extras.env ?? {},
+    sent.attachments,
+    masterEnv,
+  );
   const scripts = await bundleRunScripts(scenario, { ...sent.scripts, ...extras.scripts });
   return {
     scenario,

@@ -1,6 +1,5 @@
 import {
   dealRanges,
-  type FeederTable,
   type GrantedRows,
   joinRanges,
   MAX_GRANTED_RANGES,
@@ -57,12 +56,12 @@ export class RowHandover {
   /** The run's handover, or null when it has no unique feeder. */
   static forRun(
     scenario: Scenario,
-    tables: Record<string, FeederTable>,
+    tables: Record<string, { rowCount: number }>,
     plan: Array<{ workerId: string; partition: PartitionStep[] }>,
   ): RowHandover | null {
     const unique = Object.entries(scenario.data)
       .filter(([name, config]) => config.mode === "unique" && tables[name])
-      .map(([name]): [string, number] => [name, tables[name].rows.length]);
+      .map(([name]): [string, number] => [name, tables[name].rowCount]);
     return unique.length === 0 ? null : new RowHandover(Object.fromEntries(unique), plan);
   }
 

@@ -1,26 +1,23 @@
 import type { RunFileContent } from "@volley/db";
 import {
-  DataFileError,
-  type FeederTable,
   feederPath,
   forEachTemplate,
   formatPath,
   MAX_DATA_BYTES,
   multipartFiles,
-  parseDataFile,
   parseTemplate,
   type Scenario,
-  tableFromRows,
   templateDataFields,
   templateEnvNames,
   ValidationError,
   type ValidationIssue,
 } from "@volley/protocol";
+import { type FeederData, inlineFeeder, readFeederFiles } from "./feeder-data.js";
 import type { RunScripts } from "./run-scripts.js";
 
 /** What a run needs besides its scenario: feeder tables and env values, resolved at creation. */
 export interface RunInputs {
-  data: Record<string, FeederTable>;
+  data: Record<string, FeederData>;
   /** Files of multipart bodies, base64. */
   attachments: Record<string, string>;
   env: Record<string, string>;
@@ -37,13 +34,13 @@ export interface RunInputs {
  * names into values (the client's first, then the master's allow-listed ones). Throws a
  * ValidationError naming each bad file, line, field or variable; nothing is written before.
  */
-export function resolveRunInputs(
+export async function resolveRunInputs(
   scenario: Scenario,
   files: Record<string, string>,
   env: Record<string, string>,
   attachments: Record<string, string> = {},
   masterEnv: Record<string, string> = {},
-): RunInputs {
+): Promise<RunInputs> {
   const issues: ValidationIssue[] = [];
   const sent: Record<string, string> = {};
   scenario.requests.forEach((request, index) => {
@@ -58,7 +55,8 @@ export function resolveRunInputs(
       }
     }
   });
-  const data: Record<string, FeederTable> = {};
+  const data: Record<string, FeederData> = {};
+  const toRead: Array<{ name: string; file: string; text: string }> = [];
   const kept: RunFileContent[] = Object.entries(sent).map(([name, base64]) => ({
     kind: "attachment",
     name,
@@ -67,7 +65,7 @@ export function resolveRunInputs(
   let bytes = 0;
   for (const [name, feeder] of Object.entries(scenario.data)) {
     if (feeder.rows) {
-      data[name] = tableFromRows(feeder.rows);
+      data[name] = inlineFeeder(feeder.rows);
       continue;
     }
     const file = feeder.file as string;
@@ -83,12 +81,12 @@ export function resolveRunInputs(
     if (!kept.some((f) => f.kind === "feeder" && f.name === file)) {
       kept.push({ kind: "feeder", name: file, content: Buffer.from(text, "utf8") });
     }
-    try {
-      data[name] = parseDataFile(file, text);
-    } catch (error) {
-      if (!(error instanceof DataFileError)) throw error;
-      issues.push({ path: `${feederPath(scenario, name)}.file`, message: error.message });
-    }
+    toRead.push({ name, file, text });
+  }
+  for (const answer of await readFeederFiles(toRead)) {
+    if ("error" in answer)
+      issues.push({ path: `${feederPath(scenario, answer.name)}.file`, message: answer.error });
+    else data[answer.name] = { columns: answer.columns, rowCount: answer.rowCount, json: answer.json };
   }
   for (const content of Object.values(sent)) bytes += (content.length * 3) / 4;
   if (bytes > MAX_DATA_BYTES) {

@@ -179,6 +179,8 @@ export class RunScheduler {
 
   private async adoptOrphans(): Promise<void> {
     this.lastAdoption = Date.now();
+    // A queued run being started is out of the queue and not active yet: it is no orphan.
+    if (this.creating) return;
     const mine = [...(this.active ? [this.active.id] : []), ...this.queue.ids()];
     for (const run of await orphanedRuns(this.options.db, this.options.lease, mine)) {
       if (this.active || this.creating) continue;
