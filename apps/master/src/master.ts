@@ -1,7 +1,7 @@
 import { randomBytes, X509Certificate } from "node:crypto";
 import { hostname } from "node:os";
 import { openDatabase, redact } from "@volley/db";
-import { type RunDetail, VOLLEY_VERSION } from "@volley/protocol";
+import { type RunDetail, VOLLEY_VERSION, withTimeout } from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { pino } from "pino";
@@ -20,6 +20,9 @@ import type { Services } from "./services.js";
 import { LocalWorkers } from "./workers/local-workers.js";
 import { WorkerRegistry } from "./workers/worker-registry.js";
 import { LiveHub } from "./ws/live-hub.js";
+
+/** Longest the last checkpoint may take at shutdown. */
+const SHUTDOWN_FLUSH_MS = 10_000;
 
 export interface RunningMaster {
   /** Base URL of the API and dashboard. */
@@ -191,7 +194,14 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
       await Promise.all(apps.map((app) => app.close()));
       await localWorkers.stopAll();
       await consumers.closeAll();
-      await pipeline.stop();
+      // Bounded: a database that does not take the last checkpoint must not keep the master up.
+      // What was not written stays in Redis (its jobs were never completed) for the next start.
+      await withTimeout(pipeline.stop(), SHUTDOWN_FLUSH_MS).catch((error: Error) =>
+        log.error(
+          { err: error.message },
+          "the last checkpoint was not written; the next start resumes from Redis",
+        ),
+      );
       await db.close();
       redis.disconnect();
       log.info("master stopped");

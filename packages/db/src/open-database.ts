@@ -1,7 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
@@ -10,6 +9,7 @@ import { PrismaClient as PostgresClient } from "./generated/postgresql/client.js
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client.js";
 import { applyMigrations, loadMigrations, type MigrationConnection } from "./migrate.js";
 import { createRepositories, type DbClient, type Repositories } from "./repositories/index.js";
+import { sqliteAdapter } from "./sqlite-adapter.js";
 
 export type DatabaseProvider = "sqlite" | "postgresql";
 
@@ -85,7 +85,7 @@ async function openSqlite(
   await applyMigrations(connection, migrations);
   raw.close();
   // No busy timeout: a locked database must not block the event loop (see busy-retry.ts).
-  const client = new SqliteClient({ adapter: new PrismaBetterSQLite3({ url: `file:${file}`, timeout: 0 }) });
+  const client = new SqliteClient({ adapter: sqliteAdapter(`file:${file}`) });
   await client.$executeRawUnsafe("PRAGMA foreign_keys = ON");
   const database = wrap("sqlite", file, client as unknown as DbClient, {
     sizeBytes: async () => {

@@ -76,6 +76,14 @@ export class StatsConsumers {
     await entry.queue.close();
   }
 
+  /** Batches in one run's queue not merged yet (0 when this master does not consume it). */
+  async pending(runId: string): Promise<number> {
+    const entry = this.consumers.get(runId);
+    if (!entry) return 0;
+    const counts = await entry.queue.getJobCounts("waiting", "active", "delayed", "prioritized");
+    return Object.values(counts).reduce((a, b) => a + b, 0);
+  }
+
   /** Batches waiting in the queues of this master's runs. */
   async depth(): Promise<number> {
     let total = 0;

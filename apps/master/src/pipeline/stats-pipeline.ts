@@ -101,6 +101,11 @@ export class StatsPipeline {
     if (aggregator) await this.checkpoint(aggregator);
   }
 
+  /** Asks again whether a run is complete (its completion was put off). */
+  recheck(runId: string): void {
+    this.completed.delete(runId);
+  }
+
   /** Drops a finished run from memory. */
   forget(runId: string): void {
     if (!this.waiting.get(runId)?.length) this.aggregators.delete(runId);

@@ -47,6 +47,8 @@ export interface ActiveRun {
   /** The worst clock uncertainty each worker reported during the run, ms. */
   clockUncertainty: Map<string, { name: string; ms: number }>;
   finishing: boolean;
+  /** Until when completing waits for batches still queued (set once a lost worker made it complete). */
+  drainUntil?: number;
   /** Changes of the load made while it runs, oldest first (kept in the run's row too). */
   loadChanges: LoadChangeRecord[];
   /** A capacity search's judge, fed each merged second; null for other executors. */

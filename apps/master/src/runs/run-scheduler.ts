@@ -28,6 +28,9 @@ export type { RunIngest, RunSchedulerOptions } from "./scheduler-options.js";
  * stops them, and writes the final status once every batch is merged. One run at a time; runs
  * asked to wait queue behind it and start in order.
  */
+/** Longest a run with lost workers waits for the batches still in its queue. */
+const QUEUE_DRAIN_MS = 30_000;
+
 export class RunScheduler {
   private active: ActiveRun | null = null;
   private readonly queue: RunQueue;
@@ -259,6 +262,11 @@ export class RunScheduler {
     const active = this.active?.id === runId ? this.active : null;
     if (!active || active.finishing) return;
     active.finishing = true;
+    if (await this.batchesStillQueued(active)) {
+      active.finishing = false;
+      this.options.pipeline.recheck(runId);
+      return;
+    }
     // No batch may be merged once the final figures are computed: stop consuming first.
     await this.options.ingest.close(runId, false);
     let ended: boolean;
@@ -282,6 +290,19 @@ export class RunScheduler {
       if (report) this.options.onRunEnded(report);
     }
     if (!this.active && !this.creating) await this.startQueued();
+  }
+
+  /**
+   * A run whose figures are complete only because workers were given up as lost is not judged
+   * while its queue still holds batches (a master that was down or frozen finds them there on
+   * its return): they are merged first, for up to QUEUE_DRAIN_MS.
+   */
+  private async batchesStillQueued(active: ActiveRun): Promise<boolean> {
+    if (!active.aggregator.workerList().some((w) => w.lost)) return false;
+    active.drainUntil ??= Date.now() + QUEUE_DRAIN_MS;
+    if (Date.now() >= active.drainUntil) return false;
+    const queued = await this.options.ingest.pending(active.id).catch(() => 0);
+    return queued > 0;
   }
 
   /** Another master took the run over (this one could not renew its lease in time): let it go. */

@@ -35,4 +35,6 @@ export interface RunIngest {
   liveAggregators(): Promise<LiveAggregators>;
   /** `discard`: the run has its final status; what is left in its queue must not count. */
   close(runId: string, discard: boolean): Promise<void>;
+  /** Batches in the run's queue not merged yet (waiting, delayed, or held by a consumer). */
+  pending(runId: string): Promise<number>;
 }
