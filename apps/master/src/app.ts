@@ -25,13 +25,22 @@ import type { Services } from "./services.js";
 /** The master's HTTP side: API, sockets, dashboard. `workersOnly` builds the separate worker listener. */
 export async function buildApp(services: Services, workersOnly = false): Promise<FastifyInstance> {
   const { tls } = services.config;
+  // Request timeouts are checked this often (Node's default, 30 s, would let a silent socket live
+  // that much past the timeout).
+  const serverOptions = {
+    connectionsCheckingInterval: 1000,
+    headersTimeout: Math.min(60_000, services.config.requestTimeoutMs),
+  };
   const app = Fastify({
-    ...(tls ? { https: { cert: tls.cert, key: tls.key } } : {}),
+    ...(tls ? { https: { cert: tls.cert, key: tls.key, ...serverOptions } } : { http: serverOptions }),
     loggerInstance: services.log.child({
       component: workersOnly ? "worker-listener" : "http",
     }) as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: services.config.bodyLimit,
+    // Slow or silent connections are closed: 15,000 held idle ones once sat on the master for good.
+    requestTimeout: services.config.requestTimeoutMs,
+    keepAliveTimeout: 10_000,
     trustProxy: false,
     // Errors raised before routing (a malformed percent-encoding, say) keep the API's error shape.
     frameworkErrors: (error, _request, reply: FastifyReply) => {

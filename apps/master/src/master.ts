@@ -151,6 +151,7 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
       allowedHosts: opts.allowedHosts,
       workerUrl: "",
       tls: opts.tls,
+      requestTimeoutMs: opts.requestTimeoutMs,
       heartbeatIntervalMs: opts.heartbeatIntervalMs,
       redisUrlForWorkers: isLoopback(new URL(opts.redisUrl).hostname) ? null : opts.redisUrl,
       queuePrefix: opts.queuePrefix,

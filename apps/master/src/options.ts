@@ -14,6 +14,11 @@ export interface MasterOptions {
    */
   workerListener?: { host: string; port: number };
   /**
+   * Longest an HTTP request may take to arrive whole (head and body); a connection that sends
+   * nothing, or a body byte by byte, is closed then. WebSockets are not affected. @defaultValue 120000
+   */
+  requestTimeoutMs?: number;
+  /**
    * Serve HTTPS and WSS (API, dashboard and the worker link) with this certificate and key (PEM).
    * Workers then join with `https://` and `--master-ca` or `--master-fingerprint`. @defaultValue none (plain HTTP)
    */
@@ -116,6 +121,7 @@ export function resolveMasterOptions(options: MasterOptions, env = process.env):
     host: options.host ?? "127.0.0.1",
     workerListener: options.workerListener,
     tls: options.tls,
+    requestTimeoutMs: options.requestTimeoutMs ?? 120_000,
     allowedHosts:
       options.allowedHosts ??
       (env.VOLLEY_ALLOWED_HOSTS ?? "")

@@ -31,6 +31,8 @@ export interface MasterConfig {
   webRoot: string | null;
   /** Largest API request body in bytes. */
   bodyLimit: number;
+  /** Longest an HTTP request may take to arrive whole, ms. */
+  requestTimeoutMs: number;
   /** Certificate and key when the master serves HTTPS/WSS. */
   tls: { cert: string; key: string } | undefined;
   /** Days per-second statistics of finished runs are kept (0: forever). */

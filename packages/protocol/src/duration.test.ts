@@ -34,3 +34,11 @@ describe("formatDuration", () => {
     [3_661_000, "1h1m1s"],
   ])("%d ms is %s", (ms, text) => expect(formatDuration(ms)).toBe(text));
 });
+
+describe("durations are bounded", () => {
+  it("refuses one longer than a year, and a text longer than 100 characters", () => {
+    expect(durationSchema.safeParse("8784h").success).toBe(true);
+    expect(durationSchema.safeParse("3000000000h").error?.issues[0].message).toContain("longer than a year");
+    expect(durationSchema.safeParse("1s".repeat(60)).success).toBe(false);
+  });
+});

@@ -30,15 +30,26 @@ export function formatDuration(ms: number): string {
   return `${hours ? `${hours}h` : ""}${minutes ? `${minutes}m` : ""}${seconds || (!hours && !minutes) ? `${seconds}s` : ""}`;
 }
 
+/** Longest duration a scenario may give (a year): anything longer is a typo, and overflows timers. */
+export const MAX_DURATION_MS = 366 * 24 * 3_600_000;
+
 /** A duration string, turned into milliseconds by validation. */
 export const durationSchema = z
   .string({ error: 'expected a duration such as "500ms", "10s", "2m" or "1h"' })
+  .max(100)
   .transform((text, ctx) => {
     const ms = parseDuration(text);
     if (ms === undefined) {
       ctx.addIssue({
         code: "custom",
         message: `"${text}" is not a duration: use a number and a unit (us, ms, s, m, h), such as "10s"`,
+      });
+      return z.NEVER;
+    }
+    if (ms > MAX_DURATION_MS) {
+      ctx.addIssue({
+        code: "custom",
+        message: `"${text}" is longer than a year (366 days), the longest a scenario may give`,
       });
       return z.NEVER;
     }

@@ -10,6 +10,41 @@ export type HttpMethod = (typeof HTTP_METHODS)[number];
 export type StatusRange = [number, number];
 
 const VARIABLE_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** An HTTP field name (RFC 9110 token). */
+const HEADER_NAME_RE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+const HEADER_VALUE_BAD_RE = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+
+/** A header a request sends: a token name; a value without CR, LF or NUL (a CR/LF would start a header of its own). */
+const headersSchema = z
+  .record(
+    z.string().min(1).max(200),
+    z
+      .string()
+      .max(16_384)
+      .refine((value) => !HEADER_VALUE_BAD_RE.test(value), {
+        error: "a header value must not hold CR, LF or other control characters",
+      }),
+  )
+  .superRefine((headers, ctx) => {
+    const names = Object.keys(headers);
+    if (names.length > 100) ctx.addIssue({ code: "custom", message: "at most 100 headers" });
+    for (const name of names) {
+      if (!HEADER_NAME_RE.test(name)) {
+        ctx.addIssue({
+          code: "custom",
+          path: [name],
+          message: "a header name must be an HTTP token (letters, digits, -)",
+        });
+      }
+    }
+  });
+/** A multipart part's content type or file name: one line of text. */
+const partLineSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((text) => !CONTROL_RE.test(text), { error: "must not hold CR, LF or other control characters" });
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
 export const CONTROL_RE = /[\u0000-\u001f\u007f]/;
 
@@ -73,7 +108,7 @@ export const requestSchema = z.strictObject({
     .refine((url) => !CONTROL_RE.test(url), { error: "percent-encode control characters in a url" })
     .optional(),
   query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
-  headers: z.record(z.string().min(1), z.string()).optional(),
+  headers: headersSchema.optional(),
   /** An object or array is sent as JSON; a string as it is. */
   body: z
     .union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())])
@@ -93,15 +128,15 @@ export const requestSchema = z.strictObject({
   /** Sent as multipart/form-data: text fields (templates allowed) and files (read once, sent from memory). */
   multipart: z
     .record(
-      z.string().min(1).max(200),
+      partLineSchema,
       z.union([
         z.string(),
         z.number(),
         z.boolean(),
         z.strictObject({
           file: z.string().min(1).max(500),
-          contentType: z.string().min(1).max(200).default("application/octet-stream"),
-          filename: z.string().min(1).max(200).optional(),
+          contentType: partLineSchema.default("application/octet-stream"),
+          filename: partLineSchema.optional(),
         }),
       ]),
     )

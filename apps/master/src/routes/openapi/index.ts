@@ -236,6 +236,14 @@ export function buildOpenApi(): Record<string, unknown> {
           },
         },
       },
+      "/api/runs/{id}/files": {
+        get: {
+          summary:
+            "The files a run was sent, by kind: feeders, multipart attachments and scripts (name and size, never the content)",
+          parameters: idParam,
+          responses: { 200: answer("{ files: [{ kind, name, bytes }] }"), 404: failure("no such run") },
+        },
+      },
       "/api/runs/{id}/scripts": {
         get: {
           summary: "The sources a scripted run was sent",
