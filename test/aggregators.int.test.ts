@@ -221,6 +221,37 @@ describe("aggregators", () => {
     }
   });
 
+  it("lose nothing when the only aggregator is killed mid-run: what its stream held is merged by the master", async () => {
+    const target = await startTargetServer();
+    try {
+      const setup = isolatedSetup();
+      const masterProcess = await startMasterProcess(setup);
+      const solo = startAggregator("only", setup.queuePrefix);
+      await waitForAggregatorsOf(setup.queuePrefix, ["only"]);
+      await startWorkerProcess(masterProcess.url, { name: "alpha" });
+      await startWorkerProcess(masterProcess.url, { name: "beta" });
+      const created = await sendJson("POST", `${masterProcess.url}/api/runs`, {
+        scenario: {
+          name: "aggregator gone",
+          target: target.url,
+          load: { executor: "constant-vus", vus: 4, duration: "16s" },
+          requests: [{ name: "hello", path: "/hello" }],
+          thinkTime: "5ms",
+        },
+      });
+      expect(created.status).toBe(201);
+      await waitFor(() => target.total() > 300, { what: "load to flow" });
+      solo.signal("SIGKILL");
+      const run = await waitForRunEnd<RunDetail>(masterProcess.url, created.body.id as string, 90_000);
+      expect(masterProcess.output.join("")).toContain("batches left in a dead aggregator's stream merged");
+      expect(run.status).toBe("finished");
+      expect(run.summary?.total.requests).toBe(target.total());
+      expect(run.warnings.filter((w) => w.kind === "worker-lost" || w.kind === "lost-batches")).toEqual([]);
+    } finally {
+      await target.close();
+    }
+  });
+
   it("refuse a bad partition or intake with exit code 2, naming the option", async () => {
     const partition = spawnCli(["aggregator", "--partition", "a b"]);
     expect(await partition.exited).toBe(2);

@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import { AggregatorDirectory, type LiveAggregators } from "./aggregator-directory.js";
 import type { BatchIntake } from "./batch-intake.js";
 import { StatsConsumer } from "./stats-consumer.js";
+import { drainStrandedStream } from "./stranded-stream.js";
 
 export interface StatsConsumersOptions {
   /** For queue administration (depth, discarding a finished run's queue). */
@@ -24,6 +25,8 @@ export class StatsConsumers {
   readonly counts = { consumed: 0, rejected: 0 };
   private readonly consumers = new Map<string, { consumer: StatsConsumer; queue: Queue }>();
   private readonly aggregators: AggregatorDirectory;
+  /** Stranded streams being read, by partition and run. */
+  private readonly draining = new Map<string, Promise<unknown>>();
 
   constructor(private readonly options: StatsConsumersOptions) {
     this.aggregators = new AggregatorDirectory(options.redis, options.prefix);
@@ -76,10 +79,27 @@ export class StatsConsumers {
     await entry.queue.close();
   }
 
-  /** Batches in one run's queue not merged yet (0 when this master does not consume it). */
+  /**
+   * Merges a run's batches left in the stream of a partition that died with no replacement (see
+   * drainStrandedStream); in the background, once per partition and run.
+   */
+  drainPartition(partition: string, runId: string): void {
+    const key = `${partition}\n${runId}`;
+    if (this.draining.has(key)) return;
+    const { redis, prefix, intake, log } = this.options;
+    const drain = drainStrandedStream({ redis, prefix, intake, log }, partition, runId)
+      .catch((error: Error) =>
+        log.error({ runId, partition, err: error.message }, "could not read a dead aggregator's stream"),
+      )
+      .finally(() => this.draining.delete(key));
+    this.draining.set(key, drain);
+  }
+
+  /** Batches in one run's queue not merged yet, and stranded ones still being read (0 when this master does not consume it). */
   async pending(runId: string): Promise<number> {
     const entry = this.consumers.get(runId);
     if (!entry) return 0;
+    for (const key of this.draining.keys()) if (key.endsWith(`\n${runId}`)) return 1;
     const counts = await entry.queue.getJobCounts("waiting", "active", "delayed", "prioritized");
     return Object.values(counts).reduce((a, b) => a + b, 0);
   }

@@ -353,6 +353,7 @@ export class RunScheduler {
         ...this.options,
         stopRun: (id, reason) => this.stopRun(id, reason),
         liveAggregators: this.liveAggregators,
+        drainPartition: (partition, runId) => this.options.ingest.drainPartition(partition, runId),
       },
       now,
     );

@@ -17,6 +17,8 @@ export interface SupervisionDeps {
   stopRun: (runId: string, reason: string) => Promise<unknown>;
   /** Aggregator partitions alive now. */
   liveAggregators: () => Promise<LiveAggregators>;
+  /** Merges what a dead partition's stream holds of the run, when no live partition takes its workers. */
+  drainPartition: (partition: string, runId: string) => void;
 }
 
 /**
@@ -92,6 +94,8 @@ async function rerouteWorkers(active: ActiveRun, deps: SupervisionDeps): Promise
     if (from === null || live.has(from)) continue;
     const to = routeWorkers([worker.workerId], live, active.routes.values()).get(worker.workerId) ?? null;
     active.routes.set(worker.workerId, to);
+    // Nobody is left to read what the worker sent through the dead partition: the master does.
+    if (to === null) deps.drainPartition(from, active.id);
     deps.registry.send(worker.workerId, {
       type: "stats-route",
       runId: active.id,

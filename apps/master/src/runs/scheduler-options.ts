@@ -35,6 +35,8 @@ export interface RunIngest {
   liveAggregators(): Promise<LiveAggregators>;
   /** `discard`: the run has its final status; what is left in its queue must not count. */
   close(runId: string, discard: boolean): Promise<void>;
+  /** Reads a run's batches left in a dead aggregator partition's stream (no live one to take them). */
+  drainPartition(partition: string, runId: string): void;
   /** Batches in the run's queue not merged yet (waiting, delayed, or held by a consumer). */
   pending(runId: string): Promise<number>;
 }
