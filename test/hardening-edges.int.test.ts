@@ -1,8 +1,12 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { RunningMaster } from "@volley/master";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
 import { startTestMaster } from "./support/in-process.js";
-import { sendJson } from "./support/processes.js";
+import { isolatedSetup, sendJson, spawnCli, waitFor } from "./support/processes.js";
 
 // Edges an attack run found open: unbounded durations, CR/LF in headers and multipart parts,
 // connections that never finish a request.
@@ -90,7 +94,6 @@ describe("bad input at the edge", () => {
 
 describe("the request timeout and sockets", () => {
   it("leaves an open /ws/live socket alone however long it lasts", async () => {
-    const { default: WebSocket } = await import("ws");
     const socket = new WebSocket(`${master.url.replace("http", "ws")}/ws/live`);
     let messages = 0;
     socket.on("message", () => messages++);
@@ -104,5 +107,40 @@ describe("the request timeout and sockets", () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     expect(messages).toBe(2);
     socket.close();
+  });
+});
+
+describe("tokens kept off the command line", () => {
+  it("--token-file is read (its first line), refused naming the flag when missing; --tls-cert needs --tls-key", async () => {
+    const missing = spawnCli([
+      "worker",
+      "--master",
+      "http://127.0.0.1:9",
+      "--token-file",
+      "/nonexistent/token",
+    ]);
+    expect(await missing.exited).toBe(2);
+    expect(missing.output.join("")).toContain("--token-file: cannot read /nonexistent/token (ENOENT)");
+    const half = spawnCli(["master", "--port", "0", "--tls-cert", "/nonexistent/cert.pem"]);
+    expect(await half.exited).toBe(2);
+    expect(half.output.join("")).toContain("--tls-cert and --tls-key go together");
+    const file = join(mkdtempSync(join(tmpdir(), "volley-token-")), "token");
+    writeFileSync(file, "file-token-0123456789\nignored second line\n");
+    const setup = isolatedSetup();
+    const master = spawnCli(["master", "--port", "0", "--token-file", file], {
+      DATABASE_URL: setup.databaseUrl,
+      VOLLEY_QUEUE_PREFIX: setup.queuePrefix,
+    });
+    const url = await waitFor(() => /Volley master on (\S+)/.exec(master.output.join(""))?.[1], {
+      what: "the master to start",
+      failIf: () => master.child.exitCode !== null,
+    });
+    expect((await fetch(`${url}/api/runs`)).status).toBe(401);
+    const runs = await fetch(`${url}/api/runs`, {
+      headers: { authorization: "Bearer file-token-0123456789" },
+    });
+    expect(runs.status).toBe(200);
+    master.signal("SIGTERM");
+    await master.exited;
   });
 });
