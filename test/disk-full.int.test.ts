@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunDetail } from "@volley/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { processSuite } from "./support/process-suite.js";
 import {
   isolatedSetup,
-  killAll,
   sendJson,
   startMasterProcess,
   startWorkerProcess,
@@ -14,29 +14,25 @@ import {
   waitForRunEnd,
 } from "./support/processes.js";
 import { freePort } from "./support/redis-server.js";
-import { startTargetServer, type TargetServer } from "./support/target-server.js";
 
 // SQLite on a small file system that fills up mid-run and is freed again: checkpoints resume,
 // the run ends with the target's exact count, the next run starts, and SIGTERM stops the master.
 // The file system is a tmpfs this test mounts (CI runs as root, as the machines do).
-let target: TargetServer;
+const suite = processSuite();
 let mountPoint: string;
 
-beforeAll(async () => {
-  target = await startTargetServer();
+beforeAll(() => {
   mountPoint = mkdtempSync(join(tmpdir(), "volley-full-"));
   execFileSync("mount", ["-t", "tmpfs", "-o", "size=24m", "tmpfs", mountPoint]);
 });
-afterAll(async () => {
-  await killAll();
-  await target.close();
+afterAll(() => {
   execFileSync("umount", ["-l", mountPoint]);
   rmSync(mountPoint, { recursive: true, force: true });
 });
 
 const scenario = (name: string, duration: string) => ({
   name,
-  target: target.url,
+  target: suite.target.url,
   load: { executor: "constant-vus", vus: 4, duration },
   requests: [
     { name: "hello", path: "/hello" },
@@ -64,20 +60,20 @@ describe("SQLite on a full disk", () => {
     const created = await sendJson("POST", `${master.url}/api/runs`, { scenario: scenario("full", "10s") });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
-    await waitFor(() => target.total() > 100, { what: "load to flow" });
+    await waitFor(() => suite.target.total() > 100, { what: "load to flow" });
     const filler = fill();
     await waitFor(() => /SQLITE_FULL|disk is full/.test(master.output.join("")), {
       what: `a checkpoint to fail for the full disk (${master.output.join("").slice(-2000)})`,
       timeoutMs: 20_000,
     });
-    const seen = target.total();
-    await waitFor(() => target.total() > seen + 200, { what: "load to go on meanwhile" });
+    const seen = suite.target.total();
+    await waitFor(() => suite.target.total() > seen + 200, { what: "load to go on meanwhile" });
     rmSync(filler);
     writeFileSync(join(mountPoint, "freed"), "");
     const run = await waitForRunEnd<RunDetail>(master.url, id, 90_000);
     expect(run.status).toBe("finished");
-    expect(run.summary.total.requests).toBe(target.total());
-    target.reset();
+    expect(run.summary.total.requests).toBe(suite.target.total());
+    suite.target.reset();
     const next = await sendJson("POST", `${master.url}/api/runs`, {
       scenario: {
         ...scenario("after", "1s"),
@@ -87,7 +83,7 @@ describe("SQLite on a full disk", () => {
     expect(next.status, JSON.stringify(next.body)).toBe(201);
     const after = await waitForRunEnd<RunDetail>(master.url, next.body.id as string, 30_000);
     expect(after.summary.total.requests).toBe(20);
-    expect(target.total()).toBe(20);
+    expect(suite.target.total()).toBe(20);
     const stopped = Date.now();
     master.signal("SIGTERM");
     await waitFor(() => master.child.exitCode !== null, { what: "the master to exit", timeoutMs: 30_000 });
@@ -95,7 +91,7 @@ describe("SQLite on a full disk", () => {
   });
 
   it("killed while the disk is full and restarted once it is freed: the run ends with the exact count", async () => {
-    target.reset();
+    suite.target.reset();
     const setup = { ...isolatedSetup(), databaseUrl: `file:${join(mountPoint, "restart.db")}` };
     const port = String(await freePort());
     const env = { VOLLEY_INSTANCE_ID: "full-master" };
@@ -106,7 +102,7 @@ describe("SQLite on a full disk", () => {
     });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
-    await waitFor(() => target.total() > 100, { what: "load to flow" });
+    await waitFor(() => suite.target.total() > 100, { what: "load to flow" });
     const filler = fill();
     await waitFor(() => /SQLITE_FULL|disk is full/.test(first.output.join("")), {
       what: "a checkpoint to fail for the full disk",
@@ -117,6 +113,6 @@ describe("SQLite on a full disk", () => {
     const second = await startMasterProcess(setup, ["--port", port], env);
     const run = await waitForRunEnd<RunDetail>(second.url, id, 90_000);
     expect(run.status).toBe("finished");
-    expect(run.summary.total.requests).toBe(target.total());
+    expect(run.summary.total.requests).toBe(suite.target.total());
   });
 });

@@ -1,32 +1,23 @@
 import type { RunDetail } from "@volley/protocol";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { processSuite } from "./support/process-suite.js";
 import {
   isolatedSetup,
-  killAll,
   sendJson,
   startMasterProcess,
   startWorkerProcess,
   waitFor,
   waitForRunEnd,
 } from "./support/processes.js";
-import { startTargetServer, type TargetServer } from "./support/target-server.js";
 
 // A master whose event loop stops for longer than the heartbeat timeout (kill -STOP, a huge
 // request to parse) heard nothing meanwhile: that silence is not the workers'. The run goes on
 // to its end and its report equals the target's count; the next queued run starts as it should.
-let target: TargetServer;
-beforeAll(async () => {
-  target = await startTargetServer();
-});
-afterAll(() => target.close());
-afterEach(async () => {
-  await killAll();
-  target.reset();
-});
+const suite = processSuite();
 
 const scenario = (name: string, duration: string) => ({
   name,
-  target: target.url,
+  target: suite.target.url,
   load: { executor: "constant-vus", vus: 4, duration },
   requests: [{ name: "hello", path: "/hello" }],
   thinkTime: "5ms",
@@ -51,12 +42,12 @@ describe("a stalled master", () => {
     await startWorkerProcess(master.url, { name: "a" });
     await startWorkerProcess(master.url, { name: "b" });
     const id = await startRun(master.url, { scenario: scenario("stopped", "8s") });
-    await waitFor(() => target.total() > 50, { what: "load to flow" });
+    await waitFor(() => suite.target.total() > 50, { what: "load to flow" });
     master.signal("SIGSTOP");
     await new Promise((resolve) => setTimeout(resolve, 7000));
     master.signal("SIGCONT");
     const run = await waitForRunEnd(master.url, id, 60_000);
-    expectWhole(run, target.total());
+    expectWhole(run, suite.target.total());
     expect(run.summary.total.requests).toBeGreaterThan(500);
     expect(master.output.join("")).toContain("event loop stalled");
   });
@@ -66,7 +57,7 @@ describe("a stalled master", () => {
     await startWorkerProcess(master.url, { name: "a" });
     await startWorkerProcess(master.url, { name: "b" });
     const first = await startRun(master.url, { scenario: scenario("busy", "6s") });
-    await waitFor(() => target.total() > 50, { what: "load to flow" });
+    await waitFor(() => suite.target.total() > 50, { what: "load to flow" });
     const rows = Array.from(
       { length: 1_000_000 },
       (_, i) => `user-${i},secret-password-${i}-${"x".repeat(8)}`,
@@ -88,7 +79,7 @@ describe("a stalled master", () => {
     const secondRun = await waitForRunEnd(master.url, second, 90_000);
     expect(secondRun.status, secondRun.error ?? "").toBe("finished");
     expect(secondRun.summary.total.requests).toBe(6);
-    expectWhole(firstRun, target.total() - 6);
+    expectWhole(firstRun, suite.target.total() - 6);
     expect(firstCount).toBeGreaterThan(300);
   });
 });

@@ -3,6 +3,8 @@ import { LoopGap } from "../loop-gap.js";
 
 /** How often silence is judged. */
 const SWEEP_INTERVAL_MS = 250;
+/** Silence allowed to a worker between a run's start-run and its first heartbeat after it. */
+const START_SILENCE_MS = 60_000;
 
 /** What the registry needs of a worker's socket. */
 export interface WorkerChannel {
@@ -245,7 +247,13 @@ export class WorkerRegistry {
         this.options.onChange();
         continue;
       }
-      if (entry.info.state !== "lost" && now - entry.lastSeen > this.options.heartbeatTimeoutMs) {
+      // A worker sent a run's slice reads its files and starts its threads before it beats again:
+      // a 40 MB feeder takes it seconds, which is no silence of a lost worker.
+      const timeout =
+        entry.assignedRunId === null
+          ? this.options.heartbeatTimeoutMs
+          : Math.max(this.options.heartbeatTimeoutMs, START_SILENCE_MS);
+      if (entry.info.state !== "lost" && now - entry.lastSeen > timeout) {
         entry.info.state = "lost";
         entry.info.vus = 0;
         entry.channel?.close(4001, "heartbeat timeout");
