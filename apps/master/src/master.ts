@@ -104,6 +104,7 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     log,
     publish: (m) => live.publish(m),
     startDelayMs: opts.startDelayMs,
+    overrunMs: opts.runOverrunMs,
     masterEnv: Object.fromEntries(
       opts.envFromMaster.flatMap((name) =>
         process.env[name] === undefined ? [] : [[name, process.env[name]]],

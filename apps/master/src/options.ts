@@ -14,6 +14,11 @@ export interface MasterOptions {
    */
   workerListener?: { host: string; port: number };
   /**
+   * How long past a run's planned end (and graceful stop) its workers are told to stop (stop
+   * reason `deadline`); as long again, and those still silent are lost. @defaultValue 30000
+   */
+  runOverrunMs?: number;
+  /**
    * Longest an HTTP request may take to arrive whole (head and body); a connection that sends
    * nothing, or a body byte by byte, is closed then. WebSockets are not affected. @defaultValue 120000
    */
@@ -122,6 +127,7 @@ export function resolveMasterOptions(options: MasterOptions, env = process.env):
     workerListener: options.workerListener,
     tls: options.tls,
     requestTimeoutMs: options.requestTimeoutMs ?? 120_000,
+    runOverrunMs: options.runOverrunMs ?? 30_000,
     allowedHosts:
       options.allowedHosts ??
       (env.VOLLEY_ALLOWED_HOSTS ?? "")

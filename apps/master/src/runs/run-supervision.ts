@@ -44,13 +44,12 @@ export async function superviseRun(active: ActiveRun, deps: SupervisionDeps, now
   }
   const overrun = deps.overrunMs ?? 30_000;
   if (now > active.deadline && !active.stopReason) {
-    active.stopReason = "deadline";
     deps.log.warn(
       { runId: active.id },
       `run passed its planned end by ${formatDuration(overrun)}; stopping it`,
     );
-    await deps.db.runs.update(active.id, { status: "stopping" });
-    sendStop(active, deps.registry);
+    // The one way a run is stopped: the reason is stored and pushed live like any other stop.
+    await deps.stopRun(active.id, "deadline");
   } else if (now > active.deadline + overrun) {
     for (const worker of active.aggregator.workerList()) {
       if (!isWorkerDone(worker)) active.aggregator.markLost(worker.workerId);
