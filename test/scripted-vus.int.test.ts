@@ -242,6 +242,31 @@ describe("scripted virtual users", () => {
     expect(report.summary.total.requests).toBeLessThanOrEqual(target.total());
   });
 
+  it("credentials in the target or a url are sent as Basic authentication", async () => {
+    target.reset();
+    const host = new URL(target.url).host;
+    const report = await run(
+      {
+        name: "scripted-credentials",
+        target: `http://alice:s%40cret@${host}`,
+        load: { executor: "per-vu-iterations", vus: 1, iterations: 2 },
+        script: "creds.ts",
+      },
+      {
+        "creds.ts": `export default async (vu) => {
+          await vu.http.get("/creds-a", { name: "a" });
+          await vu.http.get("http://bob:pw@${host}/creds-b", { name: "b" });
+        }`,
+      },
+    );
+    expect(report.summary.total).toMatchObject({ requests: 4, failures: 0 });
+    const auth = (path: string) => [
+      ...new Set(target.log.filter((e) => e.url === path).map((e) => e.headers.authorization)),
+    ];
+    expect(auth("/creds-a")).toEqual([`Basic ${Buffer.from("alice:s@cret").toString("base64")}`]);
+    expect(auth("/creds-b")).toEqual([`Basic ${Buffer.from("bob:pw").toString("base64")}`]);
+  });
+
   it("a request that gets no answer is one failure, not also a script error", async () => {
     const report = await run(
       {

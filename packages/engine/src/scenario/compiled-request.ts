@@ -7,6 +7,7 @@ import {
   type Scenario,
   type StatusRange,
 } from "@volley/protocol";
+import { basicAuthorization } from "../http/basic-auth.js";
 import { CompiledMultipart } from "./compiled-multipart.js";
 import { CompiledTemplate, type TemplateEnvironment } from "./compiled-template.js";
 
@@ -84,12 +85,15 @@ export function compileRequests(
     const absolute = request.url ? splitUrl(request.url) : null;
     const originIndex = absolute ? origins.findIndex((o) => o.origin === new URL(absolute.origin).origin) : 0;
     const path = absolute ? absolute.rest : prefix + (request.path ?? "/");
+    // Credentials in the URL (the request's, else the target's) travel as Basic authentication.
+    const authorization = basicAuthorization(absolute ? new URL(absolute.origin) : base);
     return compileRequest(
       request,
       index,
       path,
       originIndex,
       origins[originIndex].host,
+      authorization,
       scenario.timeout,
       scenario.http.compression,
       environment,
@@ -119,6 +123,7 @@ function compileRequest(
   requestPath: string,
   originIndex: number,
   host: string,
+  authorization: string | null,
   defaultTimeout: number,
   compression: boolean,
   environment: TemplateEnvironment | undefined,
@@ -127,6 +132,9 @@ function compileRequest(
   const headers = Object.entries(request.headers ?? {}).map(
     ([name, value]) => [name.toLowerCase(), value] as const,
   );
+  if (authorization !== null && !headers.some(([name]) => name === "authorization")) {
+    headers.push(["authorization", authorization]);
+  }
   if (compression && !headers.some(([name]) => name === "accept-encoding")) {
     headers.push(["accept-encoding", "gzip, br, deflate"]);
   }

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { statusExpectationSchema } from "@volley/protocol";
 import type { HttpResponse, RequestOptions } from "@volley/script";
+import { basicAuthorization } from "../http/basic-auth.js";
 import type { CookieJar } from "../http/cookie-jar.js";
 import { DecodedBodyTooLargeError, decodeBody } from "../vu/http-session.js";
 import type { VuOrigin } from "../vu/vu-context.js";
@@ -11,7 +12,7 @@ import { type RawAnswer, RequestFailedError, ScriptRequest } from "./script-requ
 /** What every scripted VU of a thread shares for HTTP. */
 export interface ScriptHttpSettings {
   /** The scenario's target: origin, host, scheme and the path prefix of `target` (e.g. "/api"). */
-  target: { origin: string; prefix: string; host: string; https: boolean };
+  target: { origin: string; prefix: string; host: string; https: boolean; authorization: string | null };
   /** The pool and gate of an origin, made on first use (the target's is the engine's own). */
   originOf: (origin: string) => VuOrigin;
   recorders: ScriptRecorders;
@@ -43,7 +44,7 @@ export function scriptRequest(
   vu.assertRunning();
   const verb = METHODS.has(method) ? method : String(method).toUpperCase();
   if (!METHODS.has(verb)) throw new TypeError(`vu.http: unknown method "${method}"`);
-  const { origin, path, host, https } = locate(settings, url);
+  const { origin, path, host, https, authorization } = locate(settings, url);
   const query = path.indexOf("?");
   const name = options.name ?? `${verb} ${query < 0 ? path : path.slice(0, query)}`;
   const recorder = settings.recorders.request(name, verb);
@@ -55,6 +56,8 @@ export function scriptRequest(
   if (options.headers !== undefined) {
     for (const [key, value] of Object.entries(options.headers)) built.push(key, String(value));
   }
+  if (authorization !== null && !hasHeader(built, "authorization"))
+    built.push("authorization", authorization);
   const cookie = vu.cookies?.header(host, path, https) ?? null;
   if (cookie !== null) built.push("cookie", cookie);
   // No headers of its own: the shared frozen list lets the client reuse the request's bytes.
@@ -178,6 +181,7 @@ function locate(settings: ScriptHttpSettings, url: string) {
       path: settings.target.prefix + url,
       host: target.host,
       https: target.protocol === "https:",
+      authorization: settings.target.authorization,
     };
   }
   let parsed: URL;
@@ -194,6 +198,8 @@ function locate(settings: ScriptHttpSettings, url: string) {
     path: parsed.pathname + parsed.search,
     host: parsed.host,
     https: parsed.protocol === "https:",
+    // Credentials in the URL travel as Basic authentication (fetch would refuse the URL).
+    authorization: basicAuthorization(parsed),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Scenario, ScenarioPart } from "@volley/protocol";
 import type { FeederSet } from "../feeders/feeder.js";
+import { basicAuthorization } from "../http/basic-auth.js";
 import type { VuFactory } from "../vu/engine-vu.js";
 import type { LoadedScript } from "./load-scripts.js";
 import type { ScriptHttpSettings } from "./script-http.js";
@@ -44,5 +45,6 @@ export function scriptTarget(scenario: Scenario): ScriptHttpSettings["target"] {
     prefix: target.pathname.replace(/\/$/, ""),
     host: target.host,
     https: target.protocol === "https:",
+    authorization: basicAuthorization(target),
   };
 }
