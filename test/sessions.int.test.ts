@@ -81,6 +81,28 @@ describe("sessions: cookies, redirects, compression", () => {
     expect(report.summary.total.failures).toBe(0);
   });
 
+  it("judges a redirect chain once, on its final answer: each hop one request, no hop a passed check", async () => {
+    const report = await run({
+      name: "judged-once",
+      http: { followRedirects: 3 },
+      load: { executor: "per-vu-iterations", vus: 2, iterations: 5 },
+      requests: [
+        // Two hops, then /hello, whose body never holds "nowhere": the expectation cannot pass.
+        { name: "never", path: "/redirect?to=%2Fredirect%3Fto%3D%252Fhello", expect: { body: "nowhere" } },
+        { name: "always", path: "/redirect?to=%2Fredirect%3Fto%3D%252Fhello", expect: { body: "hello" } },
+      ],
+      thresholds: { "never.checks": ">0%" },
+    });
+    const never = report.summary.requests.find((r) => r.name === "never");
+    expect(never).toMatchObject({ requests: 30, redirects: 20, failures: 10 });
+    expect(report.summary.checks).toEqual([
+      { name: "never", passes: 0, fails: 10 },
+      { name: "always", passes: 10, fails: 0 },
+    ]);
+    expect(target.counts.get("/hello")).toBe(20);
+    expect(report.thresholds.find((t) => t.key === "never.checks")).toMatchObject({ pass: false });
+  });
+
   it("sends absolute urls to their own host (own pool, own cookies); web paths stay on the target", async () => {
     const other = await startTargetServer();
     try {

@@ -9,6 +9,8 @@ export const SUMMARY_PERCENTILES = { p50: 50, p75: 75, p90: 90, p95: 95, p99: 99
 export class RequestAggregate {
   requests = 0;
   failures = 0;
+  /** Of `requests`, redirect hops (not judged by expectations or checks). */
+  redirects = 0;
   bytesIn = 0;
   bytesOut = 0;
   sumUs = 0;
@@ -28,6 +30,7 @@ export class RequestAggregate {
     if (stats.requests === 0) return;
     this.requests += stats.requests;
     this.failures += stats.failures;
+    this.redirects += stats.redirects ?? 0;
     this.bytesIn += stats.bytesIn;
     this.bytesOut += stats.bytesOut;
     this.sumUs += stats.latency.sumUs;
@@ -45,6 +48,7 @@ export class RequestAggregate {
     if (other.requests === 0) return;
     this.requests += other.requests;
     this.failures += other.failures;
+    this.redirects += other.redirects;
     this.bytesIn += other.bytesIn;
     this.bytesOut += other.bytesOut;
     this.sumUs += other.sumUs;
@@ -63,6 +67,7 @@ export class RequestAggregate {
       method: this.method,
       requests: this.requests,
       failures: this.failures,
+      ...(this.redirects > 0 ? { redirects: this.redirects } : {}),
       bytesIn: this.bytesIn,
       bytesOut: this.bytesOut,
       statusCodes: { ...this.statusCodes },

@@ -35,6 +35,10 @@ export function checkRequestStats(
       return `${where}: ${stats.requests} requests in a second`;
     }
     if (stats.failures > stats.requests) return `${where}: more failures than requests`;
+    // A hop is a request that was answered and followed, never a failure.
+    if ((stats.redirects ?? 0) > stats.requests - stats.failures) {
+      return `${where}: more redirects than answered requests`;
+    }
     if (stats.bytesIn > MAX_BYTES_PER_BATCH * scale || stats.bytesOut > MAX_BYTES_PER_BATCH * scale) {
       return `${where}: byte counts beyond any second`;
     }

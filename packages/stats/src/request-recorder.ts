@@ -10,6 +10,7 @@ import { encodeHistogram } from "./histogram/sparse-codec.js";
 export class RequestRecorder {
   private requests = 0;
   private failures = 0;
+  private redirects = 0;
   private bytesIn = 0;
   private bytesOut = 0;
   private sumUs = 0;
@@ -53,6 +54,12 @@ export class RequestRecorder {
     }
   }
 
+  /** Records a redirect hop: one request, not judged (its chain's final answer is). */
+  recordRedirect(latencyUs: number, status: number, bytesIn: number, bytesOut: number): void {
+    this.redirects++;
+    this.record(latencyUs, status, bytesIn, bytesOut);
+  }
+
   get isEmpty(): boolean {
     return this.requests === 0;
   }
@@ -69,6 +76,7 @@ export class RequestRecorder {
       method: this.method,
       requests: this.requests,
       failures: this.failures,
+      ...(this.redirects > 0 ? { redirects: this.redirects } : {}),
       bytesIn: this.bytesIn,
       bytesOut: this.bytesOut,
       statusCodes,
@@ -83,7 +91,14 @@ export class RequestRecorder {
     this.statusSeen.length = 0;
     this.errors.clear();
     if (this.requests) this.histogram.reset();
-    this.requests = this.failures = this.bytesIn = this.bytesOut = this.sumUs = this.maxUs = 0;
+    this.requests =
+      this.failures =
+      this.redirects =
+      this.bytesIn =
+      this.bytesOut =
+      this.sumUs =
+      this.maxUs =
+        0;
     this.minUs = Number.POSITIVE_INFINITY;
     return stats;
   }

@@ -113,6 +113,7 @@ function totals(aggregate: RequestAggregate, durationS: number, dropped: number)
   return {
     requests: aggregate.requests,
     failures: aggregate.failures,
+    ...(aggregate.redirects > 0 ? { redirects: aggregate.redirects } : {}),
     dropped,
     rps: durationS > 0 ? Math.round((aggregate.requests / durationS) * 100) / 100 : 0,
     bytesIn: aggregate.bytesIn,

@@ -46,7 +46,9 @@ function withChecks(summary: RunSummary, scenario: Scenario): RunSummary {
   const byName = new Map(summary.requests.map((r) => [r.name, r]));
   const checks = names.map((name) => {
     const request = byName.get(name);
-    return { name, passes: request ? request.requests - request.failures : 0, fails: request?.failures ?? 0 };
+    // Redirect hops are requests, not answers: a chain is judged once, on its final answer.
+    const passes = request ? request.requests - request.failures - (request.redirects ?? 0) : 0;
+    return { name, passes, fails: request?.failures ?? 0 };
   });
   return { ...summary, checks: [...checks, ...(summary.checks ?? [])] };
 }

@@ -327,7 +327,8 @@ export class VirtualUser implements EngineVu, Dispatcher.DispatchHandler, HeadAw
   private followRedirect(latencyUs: number, recorder: VuContext["recorders"][number]): boolean {
     const next = this.session?.redirectPath(this.origin.host, this.origin.https) ?? null;
     if (next === null || this.session === null || this.aborting) return false;
-    recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut);
+    // A hop is one request, not judged: the chain's final answer is (expectations, checks).
+    recorder.recordRedirect(latencyUs, this.status, this.bytesIn, this.bytesOut);
     this.session.hops++;
     const sentAsGet = this.redirectTo !== null && this.redirectAsGet;
     const method = sentAsGet ? "GET" : this.ctx.requests[this.requestIndex].method;

@@ -40,6 +40,12 @@ export const requestStatsSchema = z.strictObject({
   method: z.string().max(16),
   requests: count,
   failures: count,
+  /**
+   * Of `requests`, the redirect hops followed on the way to a final answer: each a request (timed,
+   * counted, in its status codes), none judged (expectations and checks judge the final answer
+   * only). Absent: none.
+   */
+  redirects: count.optional(),
   bytesIn: count,
   bytesOut: count,
   statusCodes: z.record(z.string().regex(/^\d{3}$/), count),

@@ -32,6 +32,8 @@ export const LATENCY_COLUMNS: ReadonlyArray<{ key: keyof LatencySummary; label: 
 export const totalsSummarySchema = z.object({
   requests: z.number(),
   failures: z.number(),
+  /** Of `requests`, redirect hops followed (judged on their chain's final answer). Absent: none. */
+  redirects: z.number().optional(),
   dropped: z.number(),
   rps: z.number(),
   bytesIn: z.number(),
