@@ -267,6 +267,32 @@ describe("scripted virtual users", () => {
     expect(auth("/creds-b")).toEqual([`Basic ${Buffer.from("bob:pw").toString("base64")}`]);
   });
 
+  it("requests a script does not await are answered and counted once before the next iteration", async () => {
+    target.reset();
+    const report = await run(
+      {
+        name: "scripted-unawaited",
+        target: target.url,
+        load: { executor: "per-vu-iterations", vus: 1, iterations: 50 },
+        script: "k6-habit.ts",
+      },
+      {
+        // k6's http is synchronous: a k6 user writes the call without await.
+        "k6-habit.ts": `export default function (vu) {
+          vu.http.get("/hello", { name: "hello" });
+          vu.http.get("http://127.0.0.1:9/refused", { name: "refused" });
+        }`,
+      },
+    );
+    expect(report.status).toBe("finished");
+    expect(target.counts.get("/hello")).toBe(50);
+    expect(report.summary.requests.map((r) => [r.name, r.requests, r.failures])).toEqual([
+      ["hello", 50, 0],
+      ["refused", 50, 50],
+    ]);
+    expect(report.summary.errors.map((e) => [e.kind, e.count])).toEqual([["connect", 50]]);
+  });
+
   it("a request that gets no answer is one failure, not also a script error", async () => {
     const report = await run(
       {

@@ -26,7 +26,9 @@ export interface ScriptRequester {
   cookies: CookieJar | null;
   /** performance.now() the first request of an arrival-rate iteration counts from; -1 otherwise. */
   takeScheduledStart(): number;
-  track(request: ScriptRequest | null): void;
+  /** A request of the running iteration started, and one ended (answered, failed or aborted). */
+  track(request: ScriptRequest): void;
+  untrack(request: ScriptRequest): void;
   /** Throws when the iteration was aborted (no new request may start). */
   assertRunning(): void;
 }
@@ -66,8 +68,8 @@ export function scriptRequest(
   let bytesOut = verb.length + path.length + 12 + (body === null ? 0 : body.length);
   for (let i = 0; i < headers.length; i++) bytesOut += headers[i].length + 2;
   const scheduled = vu.takeScheduledStart();
-  return new Promise<HttpResponse>((resolve, reject) => {
-    const request = new ScriptRequest(
+  const answer = new Promise<HttpResponse>((resolve, reject) => {
+    const request: ScriptRequest = new ScriptRequest(
       settings.originOf(origin),
       {
         path,
@@ -83,7 +85,7 @@ export function scriptRequest(
       bytesOut,
       scheduled >= 0 ? scheduled : performance.now(),
       (answer) => {
-        vu.track(null);
+        vu.untrack(request);
         if (vu.cookies !== null && answer.setCookies !== null) {
           for (const line of answer.setCookies) vu.cookies.store(line, host, path);
         }
@@ -104,14 +106,21 @@ export function scriptRequest(
         resolve(response);
       },
       (error) => {
-        vu.track(null);
+        vu.untrack(request);
         reject(error);
       },
     );
     vu.track(request);
     request.go();
   });
+  // A script that does not await the request (k6's http is synchronous: the first thing a k6 user
+  // writes) must not turn its failure into an unhandled rejection that ends the thread; one that
+  // awaits still gets it.
+  answer.catch(ignore);
+  return answer;
 }
+
+function ignore(): void {}
 
 const NO_HEADERS: readonly string[] = Object.freeze([]);
 

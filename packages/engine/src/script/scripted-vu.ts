@@ -43,7 +43,10 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
   private token = 0;
   private scheduledAt = -1;
   private sent = 0;
-  private inFlight: ScriptRequest | null = null;
+  /** The running iteration's requests not ended yet (a script may start several, or not await one). */
+  private readonly inFlight = new Set<ScriptRequest>();
+  /** The iteration's function returned while requests were in flight: it ends when they do. */
+  private endWhenAnswered = false;
   private sleeping: { timer: NodeJS.Timeout; reject: (e: Error) => void } | null = null;
 
   constructor(
@@ -56,7 +59,9 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
   }
 
   get unstarted(): boolean {
-    return this.busy && this.sent === 0 && (this.inFlight?.waitingAtGate ?? false);
+    if (!this.busy || this.sent !== 0 || this.inFlight.size === 0) return false;
+    for (const request of this.inFlight) if (!request.waitingAtGate) return false;
+    return true;
   }
 
   startIteration(onEnd: IterationEnd, scheduledAt = -1): void {
@@ -80,9 +85,9 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
 
   abort(): void {
     if (!this.busy) return;
-    const request = this.inFlight;
-    this.inFlight = null;
-    request?.abort(ABORTED);
+    const requests = [...this.inFlight];
+    this.inFlight.clear();
+    for (const request of requests) request.abort(ABORTED);
     if (this.sleeping) {
       clearTimeout(this.sleeping.timer);
       this.sleeping.reject(ABORTED);
@@ -97,8 +102,13 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
     return at;
   }
 
-  track(request: ScriptRequest | null): void {
-    this.inFlight = request;
+  track(request: ScriptRequest): void {
+    this.inFlight.add(request);
+  }
+
+  untrack(request: ScriptRequest): void {
+    if (!this.inFlight.delete(request)) return;
+    if (this.inFlight.size === 0 && this.endWhenAnswered && this.busy) this.end();
   }
 
   assertRunning(): void {
@@ -111,10 +121,17 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
       const message = describeScriptError(error, this.ctx.script.frameRoot);
       this.ctx.http.recorders.scriptErrors(this.ctx.script.name).record(0, 0, 0, 0, "script", message);
     }
+    // Requests the script did not await are still the iteration's: each is answered and counted
+    // once before the next iteration starts (an abort at the run's end fails them as aborted).
+    if (this.inFlight.size > 0) {
+      this.endWhenAnswered = true;
+      return;
+    }
     this.end();
   }
 
   private end(): void {
+    this.endWhenAnswered = false;
     this.busy = false;
     this.iteration++;
     this.token++;
