@@ -59,6 +59,27 @@ describe("feeders, bodies and env across workers and threads", () => {
     );
   });
 
+  it("10 VUs x 100 iterations over 4 threads and exactly 1,000 unique rows: every iteration runs, every row once", async () => {
+    // 10 VUs split 3, 3, 2, 2 over the threads; dealt by threads alone the rows went 250 each and
+    // the two 3-VU threads ran dry: 900 requests, no warning.
+    const csv = `id\n${Array.from({ length: 1000 }, (_, i) => `r${i}`).join("\n")}\n`;
+    const report = await run({
+      scenario: {
+        name: "unique-exact",
+        target: target.url,
+        load: { executor: "per-vu-iterations", vus: 10, iterations: 100 },
+        data: { users: { file: "users.csv", mode: "unique" } },
+        requests: [{ name: "row", path: "/row/{{data.users.id}}" }],
+      },
+      files: { "users.csv": csv },
+    });
+    expect(report.status).toBe("finished");
+    expect(report.summary.total.requests).toBe(1000);
+    const paths = target.log.filter((e) => e.url.startsWith("/row/")).map((e) => e.url);
+    expect(paths).toHaveLength(1000);
+    expect(new Set(paths).size).toBe(1000);
+  });
+
   it("a scenario's own unique feeder: its rows go once each to its iterations; other scenarios take none", async () => {
     const rows = 300;
     const report = await run({

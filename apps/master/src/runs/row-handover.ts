@@ -1,5 +1,6 @@
 import {
   dealRanges,
+  feederUnits,
   type GrantedRows,
   joinRanges,
   MAX_GRANTED_RANGES,
@@ -45,10 +46,12 @@ export class RowHandover {
   private constructor(
     tables: Record<string, number>,
     plan: Array<{ workerId: string; partition: PartitionStep[] }>,
+    /** Per feeder, the VUs whose iterations take its rows (feederUnits): how the workers deal them. */
+    units: Record<string, number | undefined>,
   ) {
     for (const [feeder, rows] of Object.entries(tables)) {
       const byWorker = new Map<string, RowRange[]>();
-      for (const p of plan) byWorker.set(p.workerId, startingRanges(rows, p.partition));
+      for (const p of plan) byWorker.set(p.workerId, startingRanges(rows, p.partition, units[feeder]));
       this.holders.set(feeder, byWorker);
     }
   }
@@ -62,7 +65,9 @@ export class RowHandover {
     const unique = Object.entries(scenario.data)
       .filter(([name, config]) => config.mode === "unique" && tables[name])
       .map(([name]): [string, number] => [name, tables[name].rowCount]);
-    return unique.length === 0 ? null : new RowHandover(Object.fromEntries(unique), plan);
+    if (unique.length === 0) return null;
+    const units = Object.fromEntries(unique.map(([name]) => [name, feederUnits(scenario, name)]));
+    return new RowHandover(Object.fromEntries(unique), plan, units);
   }
 
   /**

@@ -16,9 +16,9 @@ export interface ThreadFeeders {
 
 /**
  * The tables one engine thread gets. A `unique` feeder's rows are dealt out as one contiguous
- * block per thread, in proportion to the same weights as the VUs (workers by threads, then
- * threads), so each row belongs to exactly one thread fleet-wide and no thread asks anyone for
- * the next row. A worker that joined a running run deals out the rows it was granted instead.
+ * block per thread, in proportion to the VUs each thread really gets (workers, then threads; by
+ * the weights where an arrival rate takes the rows), so each row belongs to exactly one thread
+ * fleet-wide, no thread asks anyone for the next row, and every planned iteration finds one. A worker that joined a running run deals out the rows it was granted instead.
  * Other modes see every row.
  */
 export function threadTables(
@@ -27,6 +27,8 @@ export function threadTables(
   slice: PartitionStep[],
   threadStep: PartitionStep,
   granted?: GrantedRows,
+  /** Per feeder, the VUs whose iterations take its rows (see feederUnits); absent: by weights. */
+  units: Readonly<Record<string, number | undefined>> = {},
 ): ThreadFeeders {
   const out: ThreadFeeders = { tables: {}, uniqueRanges: {} };
   for (const [name, table] of Object.entries(tables)) {
@@ -37,7 +39,7 @@ export function threadTables(
     const count = table.rows.length;
     const ranges = granted
       ? withinTable(dealRanges(granted[name] ?? [], threadStep.weights, threadStep.index), count)
-      : startingRanges(count, [...slice, threadStep]);
+      : startingRanges(count, [...slice, threadStep], units[name]);
     const rows: string[][] = [];
     for (const [from, to] of ranges) for (let i = from; i < to; i++) rows.push(table.rows[i]);
     out.tables[name] = { columns: table.columns, rows };

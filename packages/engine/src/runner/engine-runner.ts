@@ -1,5 +1,6 @@
 import {
   type FeederTable,
+  feederUnits,
   type JoinRun,
   type LoadChange,
   MAX_VUS_PER_THREAD,
@@ -99,6 +100,9 @@ export class EngineRunner {
       resolveFinished = resolve;
     });
     let exited = 0;
+    const units = Object.fromEntries(
+      Object.keys(scenario.data).map((name) => [name, feederUnits(scenario, name)]),
+    );
     for (let index = 0; index < this.threadCount; index++) {
       const threadStep = { weights: Array(this.threadCount).fill(1), index };
       const partition = slice.child(threadStep.weights, index).steps;
@@ -109,6 +113,7 @@ export class EngineRunner {
         threadStep,
         // A joiner uses only rows it was granted: the start's blocks belong to the others.
         options.join ? (options.join.rows ?? {}) : undefined,
+        units,
       );
       const data: ThreadStart = {
         scenario: options.scenario,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { MAX_DATA_ROWS } from "../scenario/data.js";
-import type { PartitionStep } from "./partition.js";
+import { Partition, type PartitionStep } from "./partition.js";
 
 /**
  * A unique feeder's rows as ranges of row numbers, `[from, to)`. A thread's rows are a list of
@@ -54,11 +54,29 @@ export function dealRanges(
   return sliceRanges(ranges, start, end);
 }
 
-/** The rows of a table of `rows` rows a slice gets at the start: workers by threads, then threads. */
-export function startingRanges(rows: number, steps: readonly PartitionStep[]): RowRange[] {
+/**
+ * The rows of a table of `rows` rows a slice gets at the start: workers by threads, then threads.
+ * With `units` (the VUs whose iterations take the rows), each level deals in proportion to the
+ * whole VUs each slot really gets, so a thread of 4 VUs gets rows for 4 VUs' iterations where
+ * weights alone (threads) would have given it 3.5 VUs' worth: every planned iteration finds its
+ * row, and no thread keeps rows another runs out of. Without, by the weights.
+ */
+export function startingRanges(rows: number, steps: readonly PartitionStep[], units?: number): RowRange[] {
   let ranges: RowRange[] = rows > 0 ? [[0, rows]] : [];
-  for (const step of steps) ranges = dealRanges(ranges, step.weights, step.index);
+  for (let level = 0; level < steps.length; level++) {
+    const step = steps[level];
+    const weights =
+      units === undefined ? step.weights : unitShares(steps.slice(0, level), step.weights, units);
+    if (weights.every((w) => w === 0)) return [];
+    ranges = dealRanges(ranges, weights, step.index);
+  }
   return ranges;
+}
+
+/** The whole units each slot of one level gets of what its parent gets (Partition's own count). */
+function unitShares(parent: readonly PartitionStep[], weights: readonly number[], units: number): number[] {
+  const base = new Partition([...parent]);
+  return weights.map((_, index) => base.child([...weights], index).count(units));
 }
 
 /** The ranges sorted, with touching ones joined (a grant of many tails often joins up). */
