@@ -293,6 +293,39 @@ describe("scripted virtual users", () => {
     expect(report.summary.errors.map((e) => [e.kind, e.count])).toEqual([["connect", 50]]);
   });
 
+  it("vu.cookies gets, sets and clears the VU's jar; reset: iteration empties it at every iteration", async () => {
+    target.reset();
+    const report = await run(
+      {
+        name: "scripted-cookies",
+        target: target.url,
+        load: { executor: "per-vu-iterations", vus: 1, iterations: 3 },
+        http: { cookies: { reset: "iteration" } },
+        script: "cookies.ts",
+      },
+      {
+        "cookies.ts": `export default async (vu) => {
+          vu.check("empty at the start", Object.keys(vu.cookies.get("/")).length === 0);
+          await vu.http.get("/cookie/set?name=sid&value=s" + vu.iteration + "&path=/", { name: "give" });
+          vu.cookies.set("/", "manual", "m" + vu.iteration);
+          vu.check("both kept", vu.cookies.get("/").sid === "s" + vu.iteration && vu.cookies.get("/").manual === "m" + vu.iteration);
+          await vu.http.get("/with?i=" + vu.iteration, { name: "with" });
+          vu.cookies.clear();
+          await vu.http.get("/without?i=" + vu.iteration, { name: "without" });
+        }`,
+      },
+    );
+    expect(report.summary.total).toMatchObject({ requests: 9, failures: 0 });
+    expect(report.summary.checks).toEqual([
+      { name: "both kept", passes: 3, fails: 0 },
+      { name: "empty at the start", passes: 3, fails: 0 },
+    ]);
+    const cookie = (path: string) =>
+      target.log.filter((e) => e.url.startsWith(path)).map((e) => e.headers.cookie ?? null);
+    expect(cookie("/with?")).toEqual(["sid=s0; manual=m0", "sid=s1; manual=m1", "sid=s2; manual=m2"]);
+    expect(cookie("/without")).toEqual([null, null, null]);
+  });
+
   it("a request that gets no answer is one failure, not also a script error", async () => {
     const report = await run(
       {

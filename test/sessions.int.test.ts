@@ -57,6 +57,46 @@ describe("sessions: cookies, redirects, compression", () => {
     expect(target.log.find((e) => e.url === "/home")?.headers.cookie).toBeUndefined();
   });
 
+  it("cookies: { reset: iteration } empties each VU's jar at every iteration; reset: vu keeps it", async () => {
+    // Each iteration looks first, then is given a cookie: what the look sends is what was kept.
+    const requests = [
+      { name: "look", path: "/look?iter={{iter}}" },
+      { name: "give", path: "/cookie/set?name=sid&value=it{{iter}}&path=/" },
+    ];
+    const looks = () =>
+      target.log
+        .filter((e) => e.url.startsWith("/look"))
+        .map((e) => [new URL(e.url, "http://x").searchParams.get("iter"), e.headers.cookie ?? null]);
+    for (const [reset, expected] of [
+      [
+        "iteration",
+        [
+          ["0", null],
+          ["1", null],
+          ["2", null],
+        ],
+      ],
+      [
+        "vu",
+        [
+          ["0", null],
+          ["1", "sid=it0"],
+          ["2", "sid=it1"],
+        ],
+      ],
+    ] as const) {
+      target.reset();
+      const report = await run({
+        name: `reset-${reset}`,
+        http: { cookies: { reset } },
+        load: { executor: "per-vu-iterations", vus: 1, iterations: 3 },
+        requests,
+      });
+      expect(report.summary.total).toMatchObject({ requests: 6, failures: 0 });
+      expect(looks()).toEqual(expected);
+    }
+  });
+
   it("follows redirects hop by hop under the request's name; 303 after a POST becomes GET", async () => {
     const report = await run({
       name: "redirects",

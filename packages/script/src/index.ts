@@ -63,6 +63,16 @@ export interface VuHttp {
   request(method: string, url: string, options?: RequestOptions): Promise<HttpResponse>;
 }
 
+/** The VU's cookie jar (`http.cookies`), as the requests use it. */
+export interface VuCookies {
+  /** The cookies the VU would send to `url` (a path on the target, or an absolute URL), by name. */
+  get(url: string): Record<string, string>;
+  /** Puts a cookie in the jar as if `url`'s host had set it (host-only, path "/"). Throws with `http.cookies: false`. */
+  set(url: string, name: string, value: string): void;
+  /** Empties the jar. */
+  clear(): void;
+}
+
 /** A feeder of the scenario's `data`: each call hands this iteration a row, as the feeder's mode says. */
 export interface Feeder {
   /** The next row (by `mode`: unique across the fleet, sequential per VU, or random). */
@@ -86,6 +96,8 @@ export interface Vu<SetupData = unknown> {
   /** The run's env values (the names listed in the scenario's `env`). */
   readonly env: Record<string, string>;
   readonly http: VuHttp;
+  /** The VU's cookies: kept for its life, or emptied at each iteration with `http.cookies: { reset: iteration }`. */
+  readonly cookies: VuCookies;
   /** Counts a check (into `summary.checks`) and returns `condition`, so it can guard what follows. */
   check(name: string, condition: boolean): boolean;
   /** Runs `fn` as a group: its time (first request sent to last answered) is recorded under `name`. */

@@ -158,6 +158,7 @@ export class SliceEngine {
       maxBodyBytes: scenario.http.maxBodyBytes,
       session: {
         cookies: scenario.http.cookies,
+        cookieReset: scenario.http.cookieReset,
         followRedirects: scenario.http.followRedirects,
         compression: scenario.http.compression,
       },

@@ -182,7 +182,7 @@ class ScriptResponse implements HttpResponse {
 const NO_OPTIONS: RequestOptions = {};
 
 /** The origin, path and host a script's `url` (a path on the target, or absolute) goes to. */
-function locate(settings: ScriptHttpSettings, url: string) {
+export function locate(settings: ScriptHttpSettings, url: string) {
   if (url.startsWith("/")) {
     const target = new URL(settings.target.origin);
     return {

@@ -33,6 +33,7 @@ export function scriptedVus(part: ScenarioPart & { script: string }, thread: Scr
       return owner === undefined || owner === part.name;
     }),
     cookies: scenario.http.cookies,
+    cookieReset: scenario.http.cookieReset,
   };
   return (number, index) => new ScriptedVu(number, index, context);
 }

@@ -5,6 +5,7 @@ import { CookieJar } from "../http/cookie-jar.js";
 import type { EngineVu, IterationEnd } from "../vu/engine-vu.js";
 import { describeScriptError, type LoadedScript } from "./load-scripts.js";
 import {
+  locate,
   RequestFailedError,
   type ScriptHttpSettings,
   type ScriptRequester,
@@ -22,6 +23,8 @@ export interface ScriptVuContext {
   /** Feeders this part may read (by name, within `feeders`). */
   feederNames: readonly string[];
   cookies: boolean;
+  /** When a VU's jar is emptied: never ("vu"), or at each iteration. */
+  cookieReset: "vu" | "iteration";
 }
 
 const ABORTED = new RequestFailedError("aborted", "aborted at the end of gracefulStop");
@@ -68,6 +71,7 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
     this.busy = true;
     this.onEnd = onEnd;
     this.scheduledAt = scheduledAt;
+    if (this.ctx.cookieReset === "iteration") this.cookies?.clear();
     this.sent = 0;
     const token = ++this.token;
     let result: unknown;
@@ -170,6 +174,31 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
       setupData: ctx.script.setupData,
       data,
       env: ctx.env,
+      cookies: {
+        get(url) {
+          const at = locate(ctx.http, String(url));
+          const header = self.cookies?.header(at.host, at.path, at.https) ?? null;
+          if (header === null) return {};
+          return Object.fromEntries(
+            header.split("; ").map((pair) => {
+              const eq = pair.indexOf("=");
+              return [pair.slice(0, eq), pair.slice(eq + 1)];
+            }),
+          );
+        },
+        set(url, name, value) {
+          if (self.cookies === null)
+            throw new TypeError("vu.cookies.set: cookies are off (http.cookies: false)");
+          if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(String(name))) {
+            throw new TypeError(`vu.cookies.set: "${name}" is not a cookie name`);
+          }
+          const at = locate(ctx.http, String(url));
+          self.cookies.store(`${name}=${String(value).replace(/[;\r\n]/g, "")}; Path=/`, at.host, "/");
+        },
+        clear() {
+          self.cookies?.clear();
+        },
+      },
       http: {
         get: (url, options) => request("GET", url, options),
         post: (url, options) => request("POST", url, options),

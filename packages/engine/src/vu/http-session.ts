@@ -4,6 +4,8 @@ import { CookieJar } from "../http/cookie-jar.js";
 /** The scenario's session settings, fixed for a run. */
 export interface SessionSettings {
   cookies: boolean;
+  /** When a VU's cookie jar is emptied: never ("vu") or at every iteration. */
+  cookieReset: "vu" | "iteration";
   followRedirects: number;
   compression: boolean;
 }
@@ -38,6 +40,11 @@ export class HttpSession {
       ...(settings.followRedirects > 0 ? ["location"] : []),
       ...(settings.compression ? ["content-encoding"] : []),
     ];
+  }
+
+  /** A new iteration starts: with `cookieReset: iteration` the jar is emptied. */
+  iterationStarts(): void {
+    if (this.settings.cookieReset === "iteration") this.jar = null;
   }
 
   /** The Cookie header for a request to `host` (over https or not) and `path`, or null. */

@@ -97,6 +97,7 @@ export class VirtualUser implements EngineVu, Dispatcher.DispatchHandler, HeadAw
     this.sentCount = 0;
     this.scheduledAt = scheduledAt;
     this.template.iter = this.iteration;
+    this.session?.iterationStarts();
     if (
       this.ctx.feederPicks.length > 0 &&
       !this.ctx.feeders.pick(this.number, this.iteration, this.ctx.feederPicks, this.template.rows)

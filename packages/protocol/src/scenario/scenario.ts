@@ -153,8 +153,16 @@ export const scenarioSchema = z
          * fails (kind `expect`) and the rest is read and discarded. @defaultValue 1048576 (1 MiB)
          */
         maxBodyBytes: z.int().min(1).max(MAX_BODY_BYTES).default(DEFAULT_MAX_BODY_BYTES),
-        /** One cookie jar per VU: Set-Cookie is kept and sent back. @defaultValue true */
-        cookies: z.boolean().default(true),
+        /**
+         * One cookie jar per VU: Set-Cookie is kept and sent back (`false`: none). `{ reset:
+         * iteration }` empties each VU's jar at every iteration (k6's default); `{ reset: vu }`
+         * keeps it for the VU's life. @defaultValue true (kept per VU)
+         */
+        cookies: z
+          .union([z.boolean(), z.strictObject({ reset: z.enum(["vu", "iteration"]) })], {
+            error: 'cookies must be true, false, or { reset: "vu" | "iteration" }',
+          })
+          .default(true),
         /** Redirects followed per request (each hop is a request of the same name); 0 = off. @defaultValue 0 */
         followRedirects: z.int().min(0).max(20).default(0),
         /** Ask for gzip, br or deflate and decode before captures and expectations. @defaultValue false */
@@ -171,12 +179,19 @@ export const scenarioSchema = z
           .enum(["volley", "undici"], { error: 'client must be "volley" or "undici"' })
           .default("volley"),
       })
+      // `cookies` as the engine reads it: on or off, and when each VU's jar is emptied.
+      .transform(({ cookies, ...http }) => ({
+        ...http,
+        cookies: cookies !== false,
+        cookieReset: typeof cookies === "object" ? cookies.reset : ("vu" as const),
+      }))
       .default({
         keepAliveTimeout: 4000,
         connectTimeout: 10_000,
         insecureTls: false,
         maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
         cookies: true,
+        cookieReset: "vu" as const,
         followRedirects: 0,
         compression: false,
         version: "1.1" as const,
