@@ -1,4 +1,4 @@
-import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import type { RowRange } from "@volley/protocol";
 import type { SlicePeriod } from "./slice-engine.js";
 import type { FromThread, ThreadStart, ToThread } from "./thread-messages.js";
@@ -47,6 +47,11 @@ export class EngineThread {
     this.port.on("message", (message: unknown) => this.receive(message));
     this.worker.on("error", (error) => this.fail(`engine thread ${index + 1} failed: ${error.message}`));
     this.worker.on("exit", (code) => {
+      // The private port is not the thread's own channel: what the thread posted before it
+      // ended (its last period, "done") may still be queued when "exit" comes. Take it first.
+      for (let queued = receiveMessageOnPort(this.port); queued; queued = receiveMessageOnPort(this.port)) {
+        this.receive(queued.message);
+      }
       this.port.close();
       const stopped = this.lastHeard < 0;
       this.lastHeard = -1;
