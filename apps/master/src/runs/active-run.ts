@@ -137,6 +137,25 @@ export function creditStall(active: ActiveRun, ms: number): void {
   for (const [workerId, seen] of active.seen) active.seen.set(workerId, seen + ms);
 }
 
+/** Longest a run with lost workers waits for the batches still in its queue. */
+const QUEUE_DRAIN_MS = 30_000;
+
+/**
+ * A run whose figures are complete only because workers were given up as lost is not judged
+ * while its queue still holds batches (a master that was down or frozen finds them there on its
+ * return, a dead aggregator's stream is being read): they are merged first, for up to QUEUE_DRAIN_MS.
+ */
+export async function batchesStillQueued(
+  active: ActiveRun,
+  ingest: { pending(runId: string): Promise<number> },
+): Promise<boolean> {
+  if (!active.aggregator.workerList().some((w) => w.lost)) return false;
+  active.drainUntil ??= Date.now() + QUEUE_DRAIN_MS;
+  if (Date.now() >= active.drainUntil) return false;
+  const queued = await ingest.pending(active.id).catch(() => 0);
+  return queued > 0;
+}
+
 export function markAbsentWorkers(
   active: ActiveRun,
   registry: WorkerRegistry,

@@ -8,7 +8,7 @@ import {
 } from "@volley/protocol";
 import type { StatsAggregate } from "@volley/stats";
 import { LoopGap } from "../loop-gap.js";
-import { type ActiveRun, creditStall, recordHeartbeat } from "./active-run.js";
+import { type ActiveRun, batchesStillQueued, creditStall, recordHeartbeat } from "./active-run.js";
 import { orphanedRuns, takeOver } from "./orphaned-runs.js";
 import { prepareRun, type RunExtras } from "./prepare-run.js";
 import { runDetail, runStats } from "./run-details.js";
@@ -28,9 +28,6 @@ export type { RunIngest, RunSchedulerOptions } from "./scheduler-options.js";
  * stops them, and writes the final status once every batch is merged. One run at a time; runs
  * asked to wait queue behind it and start in order.
  */
-/** Longest a run with lost workers waits for the batches still in its queue. */
-const QUEUE_DRAIN_MS = 30_000;
-
 export class RunScheduler {
   private active: ActiveRun | null = null;
   private readonly queue: RunQueue;
@@ -262,7 +259,7 @@ export class RunScheduler {
     const active = this.active?.id === runId ? this.active : null;
     if (!active || active.finishing) return;
     active.finishing = true;
-    if (await this.batchesStillQueued(active)) {
+    if (await batchesStillQueued(active, this.options.ingest)) {
       active.finishing = false;
       this.options.pipeline.recheck(runId);
       return;
@@ -290,19 +287,6 @@ export class RunScheduler {
       if (report) this.options.onRunEnded(report);
     }
     if (!this.active && !this.creating) await this.startQueued();
-  }
-
-  /**
-   * A run whose figures are complete only because workers were given up as lost is not judged
-   * while its queue still holds batches (a master that was down or frozen finds them there on
-   * its return): they are merged first, for up to QUEUE_DRAIN_MS.
-   */
-  private async batchesStillQueued(active: ActiveRun): Promise<boolean> {
-    if (!active.aggregator.workerList().some((w) => w.lost)) return false;
-    active.drainUntil ??= Date.now() + QUEUE_DRAIN_MS;
-    if (Date.now() >= active.drainUntil) return false;
-    const queued = await this.options.ingest.pending(active.id).catch(() => 0);
-    return queued > 0;
   }
 
   /** Another master took the run over (this one could not renew its lease in time): let it go. */
