@@ -13,13 +13,16 @@ afterEach(() => {
   }
 });
 
-async function hubServer(hub: LiveHub) {
+async function hubServer(
+  hub: LiveHub,
+  first: LiveMessage = { type: "workers", workers: [] } as unknown as LiveMessage,
+) {
   const server = new WebSocketServer({ port: 0, host: "127.0.0.1" });
   servers.push(server);
   const closed: number[] = [];
   server.on("connection", (socket) => {
     socket.on("close", (code) => closed.push(code));
-    hub.add(socket, { type: "workers", workers: [] } as unknown as LiveMessage);
+    hub.add(socket, first);
   });
   await new Promise((resolve) => server.once("listening", resolve));
   return { url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`, closed };
@@ -61,6 +64,27 @@ describe("LiveHub", () => {
       await new Promise((r) => setTimeout(r, 20));
     expect(reader.messages).toBe(published + 1);
     reader.close();
+  });
+
+  it("keeps a dashboard still reading a large first state (a long run's series), then holds it to the limit", async () => {
+    const hub = new LiveHub();
+    const state = {
+      type: "workers",
+      workers: [{ pad: "s".repeat(3 * 1024 * 1024) }],
+    } as unknown as LiveMessage;
+    const { url } = await hubServer(hub, state);
+    const slow = await open(url);
+    (slow as unknown as { _socket: { pause(): void } })._socket.pause();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    hub.publish({ type: "workers", workers: [] } as unknown as LiveMessage);
+    expect(hub.size).toBe(1);
+    const big = { type: "workers", workers: [{ pad: "x".repeat(512 * 1024) }] } as unknown as LiveMessage;
+    for (let i = 0; i < 40 && hub.size === 1; i++) {
+      hub.publish(big);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(hub.size).toBe(0);
+    slow.terminate();
   });
 
   it("refuses a dashboard past its limit with 1013", async () => {
