@@ -49,17 +49,19 @@ export function tokenFlag(values: { token?: string; "token-file"?: string }): st
     throw new UsageError("--token and --token-file: give one of them");
   }
   if (values["token-file"] !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(values["token-file"], "utf8");
-    } catch (error) {
-      throw new UsageError(
-        `--token-file: cannot read ${values["token-file"]} (${(error as NodeJS.ErrnoException).code})`,
-      );
-    }
+    const text = readFlagFile("token-file", values["token-file"]);
     const token = text.split(/\r?\n/)[0].trim();
     if (!token) throw new UsageError(`--token-file: ${values["token-file"]} is empty`);
     return token;
   }
   return values.token ?? (process.env.VOLLEY_TOKEN || undefined);
+}
+
+/** The text of a file a flag names, or a UsageError naming the flag, the file and why. */
+export function readFlagFile(flag: string, file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`--${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`);
+  }
 }

@@ -1,6 +1,5 @@
-import { readFileSync } from "node:fs";
 import { startMaster } from "@volley/master";
-import { intFlag, parseFlags, TOKEN_FLAGS, tokenFlag } from "../args.js";
+import { intFlag, parseFlags, readFlagFile, TOKEN_FLAGS, tokenFlag } from "../args.js";
 import { UsageError } from "../cli-error.js";
 import { localWorkerCommand } from "../worker-command.js";
 
@@ -100,14 +99,7 @@ export async function masterCommand(argv: string[]): Promise<number> {
 function tlsFiles(cert: string | undefined, key: string | undefined) {
   if (cert === undefined && key === undefined) return undefined;
   if (cert === undefined || key === undefined) throw new UsageError("--tls-cert and --tls-key go together");
-  const read = (flag: string, file: string) => {
-    try {
-      return readFileSync(file, "utf8");
-    } catch (error) {
-      throw new UsageError(`--${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`);
-    }
-  };
-  return { cert: read("tls-cert", cert), key: read("tls-key", key) };
+  return { cert: readFlagFile("tls-cert", cert), key: readFlagFile("tls-key", key) };
 }
 
 /**

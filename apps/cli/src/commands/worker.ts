@@ -1,6 +1,5 @@
-import { readFileSync } from "node:fs";
 import { startWorker } from "@volley/worker";
-import { intFlag, parseFlags, TOKEN_FLAGS, tokenFlag } from "../args.js";
+import { intFlag, parseFlags, readFlagFile, TOKEN_FLAGS, tokenFlag } from "../args.js";
 import { UsageError } from "../cli-error.js";
 import { waitForSignal } from "./master.js";
 
@@ -61,13 +60,6 @@ export async function workerCommand(argv: string[]): Promise<number> {
 /** The TLS of an https:// master's link, from the flags; the CA file read here (exit 2 when it cannot be). */
 function masterTls(caFile: string | undefined, fingerprint: string | undefined) {
   if (caFile === undefined && fingerprint === undefined) return undefined;
-  let ca: string | undefined;
-  if (caFile !== undefined) {
-    try {
-      ca = readFileSync(caFile, "utf8");
-    } catch (error) {
-      throw new UsageError(`--master-ca: cannot read ${caFile} (${(error as NodeJS.ErrnoException).code})`);
-    }
-  }
+  const ca = caFile === undefined ? undefined : readFlagFile("master-ca", caFile);
   return { ca, fingerprint };
 }
