@@ -2,7 +2,7 @@
 // Statistics are recorded as in a real run (HDR histogram per request) unless --count-only.
 
 import { loadScripts, SliceEngine } from "@volley/engine";
-import { Partition, parseScenario } from "@volley/protocol";
+import { isRequestMethod, Partition, parseScenario } from "@volley/protocol";
 import { bundleScripts } from "@volley/script/bundle";
 
 const args = process.argv.slice(2);
@@ -21,12 +21,21 @@ const traffic = args.includes("--traffic");
 const client = get("client", "volley");
 // --http JSON: more http settings (version 2, insecureTls, maxConnections).
 const http = { client, ...JSON.parse(get("http", "{}")) };
-// --script: the same requests from a scripted VU (`await vu.http.get(path)`), bundled as a run's would be.
+// --script: the same requests from a scripted VU (`await vu.http.get(path)`), bundled as a run's
+// would be; --script-mode unawaited: `vu.http.get(path)` without await (each request then keeps its
+// call site for the not-awaited warning); batch: two at a time with `vu.http.batch`.
 const scripted = args.includes("--script");
+const quoted = JSON.stringify(path);
+const SCRIPT_BODIES = {
+  await: `await vu.http.get(${quoted});`,
+  unawaited: `vu.http.get(${quoted});`,
+  batch: `await vu.http.batch([{ url: ${quoted} }, { url: ${quoted} }]);`,
+};
+const scriptMode = get("script-mode", "await");
 const scripts = scripted
   ? await loadScripts(
       await bundleScripts(["bench.js"], {
-        "bench.js": `export default async function (vu) { await vu.http.get(${JSON.stringify(path)}); }`,
+        "bench.js": `export default async function (vu) { ${SCRIPT_BODIES[scriptMode]} }`,
       }),
     )
   : {};
@@ -64,6 +73,8 @@ const engine = new SliceEngine({
   latencyHistograms: !args.includes("--count-only"),
   onPeriod: (period) => {
     for (const r of period.requests) {
+      // Iterations travel beside requests: count requests only.
+      if (!isRequestMethod(r.method)) continue;
       requests += r.requests;
       failures += r.failures;
       bytesIn += r.bytesIn;

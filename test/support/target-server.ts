@@ -29,6 +29,8 @@ export interface TargetServer {
   total(): number;
   /** Sockets accepted and sockets still open. */
   connections: { accepted: number; open: number };
+  /** Requests received and not answered yet, now and at most at once (since the last reset). */
+  inFlight: { now: number; peak: number };
   /** The first requests' URL, headers and body (at most 20,000), for tests that check what was sent. */
   log: Array<{
     method: string;
@@ -55,12 +57,14 @@ export async function startTargetServer(port = 0, host = "127.0.0.1"): Promise<T
     sources,
     total: () => [...counts.values()].reduce((a, b) => a + b, 0),
     connections,
+    inFlight: { now: 0, peak: 0 },
     log: [],
     stallUntil: 0,
     reset: () => {
       counts.clear();
       sources.clear();
       state.log.length = 0;
+      state.inFlight.peak = state.inFlight.now;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -90,6 +94,9 @@ function handle(state: TargetServer, req: IncomingMessage, res: ServerResponse):
   const url = new URL(req.url ?? "/", "http://x");
   state.counts.set(url.pathname, (state.counts.get(url.pathname) ?? 0) + 1);
   const source = (req.socket.remoteAddress ?? "").replace(/^::ffff:/, "");
+  state.inFlight.now++;
+  state.inFlight.peak = Math.max(state.inFlight.peak, state.inFlight.now);
+  res.once("close", () => state.inFlight.now--);
   state.sources.set(source, (state.sources.get(source) ?? 0) + 1);
   const at = Date.now();
   const chunks: Buffer[] = [];

@@ -41,9 +41,21 @@ export interface RequestOptions {
   expect?: { status?: number | string | Array<number | string>; body?: string };
 }
 
+/** Where a request's time went, in milliseconds. */
+export interface ResponseTimings {
+  /**
+   * Waiting for a free connection: the VU had `http.maxConnectionsPerVu` requests in flight, or
+   * the thread its `http.maxConnections`. Never part of the request's latency.
+   */
+  blocked: number;
+  /** From the request handed a connection to its answer's last byte: the latency it is recorded with. */
+  duration: number;
+}
+
 /** The answer to one request. A request that got no answer (refused, timed out) rejects instead. */
 export interface HttpResponse {
   status: number;
+  timings: ResponseTimings;
   /** Header names in lower case; repeated headers are joined with ", " (set-cookie with "\n"). */
   headers: Record<string, string>;
   /** The body as text (decoded when compressed and `http.compression` is on), up to `http.maxBodyBytes`. */
@@ -61,6 +73,21 @@ export interface VuHttp {
   patch(url: string, options?: RequestOptions): Promise<HttpResponse>;
   delete(url: string, options?: RequestOptions): Promise<HttpResponse>;
   request(method: string, url: string, options?: RequestOptions): Promise<HttpResponse>;
+  /**
+   * Sends the requests at once, each on a connection of its own (up to `http.maxConnectionsPerVu`
+   * in flight; the rest as those finish), like a browser loading a page. Resolves with the
+   * answers in order; rejects as `Promise.all` does when one gets no answer (every request is
+   * still counted once).
+   */
+  batch(requests: ReadonlyArray<BatchRequest>): Promise<HttpResponse[]>;
+}
+
+/** One request of `vu.http.batch`. */
+export interface BatchRequest extends RequestOptions {
+  /** @defaultValue "GET" */
+  method?: string;
+  /** A path on the scenario's `target` or an absolute http(s) URL. */
+  url: string;
 }
 
 /** The VU's cookie jar (`http.cookies`), as the requests use it. */

@@ -1,11 +1,13 @@
 import {
   CHECK_METHOD,
   GROUP_METHOD,
+  ITERATION_METHOD,
   isRequestMethod,
   type RequestStats,
   type RequestSummary,
   type RunSummary,
   SCRIPT_METHOD,
+  SKIPPED_METHOD,
   type TotalsSummary,
 } from "@volley/protocol";
 import type { DecodedHistograms } from "./histogram/sparse-codec.js";
@@ -76,6 +78,29 @@ export class StatsAggregate {
     return this.list().map((a) => a.toStats());
   }
 
+  /** Iterations finished (with their durations) and skipped, of every part or of the named ones. */
+  iterationTotals(
+    names?: readonly string[],
+  ): Pick<TotalsSummary, "iterations" | "iterationMs" | "skippedIterations"> {
+    const finished = new RequestAggregate("iterations", ITERATION_METHOD);
+    let skipped = 0;
+    let seen = false;
+    for (const aggregate of this.byName.values()) {
+      if (names !== undefined && !names.includes(aggregate.name)) continue;
+      if (aggregate.method === ITERATION_METHOD) finished.addAggregate(aggregate);
+      else if (aggregate.method === SKIPPED_METHOD) skipped += aggregate.requests;
+      else continue;
+      seen = true;
+    }
+    // Runs recorded before iterations were measured have none: the figures stay absent.
+    if (!seen) return {};
+    return {
+      iterations: finished.requests,
+      iterationMs: finished.latencySummary(),
+      ...(skipped > 0 ? { skippedIterations: skipped } : {}),
+    };
+  }
+
   /** The report's summary; rates are per second of `durationS`. */
   summarize(durationS: number, order?: readonly string[]): RunSummary {
     const total = this.total();
@@ -98,7 +123,7 @@ export class StatsAggregate {
       .flatMap((a) => a.errors.list().map((e) => ({ ...e, request: a.name })));
     errors.sort((a, b) => b.count - a.count);
     return {
-      total: totals(total, durationS, this.dropped),
+      total: { ...totals(total, durationS, this.dropped), ...this.iterationTotals() },
       requests,
       ...(groups.length ? { groups } : {}),
       ...(checks.length ? { checks } : {}),

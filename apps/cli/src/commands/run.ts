@@ -38,6 +38,7 @@ Options:
   --threads N    threads of the local worker (default: cores)
   --out FILE     write the report (the JSON of GET /api/runs/:id)
   --queue        when the master is busy, wait in its queue instead of failing
+  --no-typecheck do not type-check TypeScript scripts against @volley/script first
   --strict       exit 1 unless the figures are trusted (no saturation, loss, drops, short run)
   --junit FILE   write JUnit XML (a testcase per threshold and per check)
   --summary-md FILE  write a Markdown summary (for $GITHUB_STEP_SUMMARY)
@@ -58,6 +59,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       threads: { type: "string" },
       out: { type: "string" },
       queue: { type: "boolean" },
+      "no-typecheck": { type: "boolean" },
       strict: { type: "boolean" },
       junit: { type: "string" },
       "summary-md": { type: "string" },
@@ -79,7 +81,8 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (limits && !values.baseline) throw new UsageError("--max-regression needs --baseline last|ID");
   const { input: scenario, scenario: parsed } = readScenario(file);
   const inputs = runInputs(parsed, file);
-  const scripts = await scriptSources(parsed, file);
+  // Checked here, before a master or worker starts; the master need not check them again.
+  const scripts = await scriptSources(parsed, file, { typecheck: !values["no-typecheck"] });
   const local = values.master ? null : await startLocal(threads);
   try {
     // The in-process master has a token of its own that only this process knows.
@@ -94,7 +97,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     }>("POST", "/api/runs", {
       scenario,
       ...inputs,
-      ...(Object.keys(scripts).length ? { scripts } : {}),
+      ...(Object.keys(scripts).length ? { scripts, typecheck: false } : {}),
       ...(values.queue ? { queue: true } : {}),
     });
     if (created.status !== 201) {

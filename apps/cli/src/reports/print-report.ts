@@ -8,6 +8,7 @@ export function printReport(run: RunDetail): void {
     `\n${run.name}: ${statusLabel(run)}${run.error ? ` (${run.error})` : ""}, ${t.requests} requests in ${run.summary.durationS.toFixed(1)}s, ${t.dropped} dropped`,
   );
   console.log(formatSummaryTable(run));
+  if (t.iterations !== undefined) console.log(`\n${formatIterations(t)}`);
   if (run.summary.errors.length) {
     console.log("\nErrors:");
     for (const e of run.summary.errors.slice(0, 10))
@@ -18,6 +19,19 @@ export function printReport(run: RunDetail): void {
   for (const reason of run.trust.reasons) console.log(`  - ${reason.message}`);
   const thresholds = formatThresholds(run);
   if (thresholds) console.log(`\nThresholds ${run.passed ? "passed" : "FAILED"}:\n${thresholds}`);
+}
+
+/** "Iterations: 1,000 (p50 12.3 ms, p95 20.1 ms, max 41.0 ms), 50 skipped". */
+export function formatIterations(total: RunDetail["summary"]["total"]): string {
+  const ms = total.iterationMs;
+  const durations =
+    ms && (total.iterations ?? 0) > 0
+      ? ` (p50 ${formatMs(ms.p50)}, p95 ${formatMs(ms.p95)}, max ${formatMs(ms.max)})`
+      : "";
+  const skipped = total.skippedIterations
+    ? `, ${total.skippedIterations.toLocaleString("en-US")} skipped`
+    : "";
+  return `Iterations: ${(total.iterations ?? 0).toLocaleString("en-US")}${durations}${skipped}`;
 }
 
 /** A capacity search's answer and one line per step. */

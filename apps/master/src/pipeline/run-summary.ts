@@ -1,9 +1,11 @@
 import {
   checkNames,
+  iterationStatsName,
   type RunSummary,
   requestName,
   type Scenario,
   scenarioRequestNames,
+  skippedStatsName,
 } from "@volley/protocol";
 import type { StatsAggregate } from "@volley/stats";
 
@@ -22,6 +24,7 @@ function withScenarios(summary: RunSummary, scenario: Scenario, stats: StatsAggr
   const scenarios = parts.map((part) => ({
     name: part.name,
     ...stats.totalsOf(part.requests, summary.durationS),
+    ...stats.iterationTotals([iterationStatsName(part.name), skippedStatsName(part.name)]),
   }));
   return { ...summary, scenarios };
 }

@@ -1,5 +1,5 @@
 import { type Database, databaseMessage, RunNotOwnedError } from "@volley/db";
-import { type LiveSecond, parseScenario, statsNames } from "@volley/protocol";
+import { type LiveSecond, parseScenario, recordedStatsNames } from "@volley/protocol";
 import type { Logger } from "pino";
 import { maxBatchSecond } from "./batch-check.js";
 import { cumulativeFromRows, parseMergeState, workerFromState } from "./merge-state.js";
@@ -219,7 +219,7 @@ export class StatsPipeline {
     const aggregator = new RunAggregator({
       runId,
       startAt: run.startAt,
-      requestOrder: statsNames(scenario),
+      requestOrder: recordedStatsNames(scenario),
       maxSecond: maxBatchSecond(scenario),
       workers,
       closedThrough: run.closedThrough,

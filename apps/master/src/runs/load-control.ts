@@ -1,4 +1,5 @@
 import {
+  EXECUTOR_CAPABILITIES,
   type LoadChange,
   type LoadChangeRecord,
   type LoadConfig,
@@ -21,18 +22,8 @@ export const LOAD_CHANGE_LEAD_MS = 200;
 
 /** The knob each executor has, or why it has none. */
 function knobOf(load: LoadConfig): "vus" | "rate" | string {
-  switch (load.executor) {
-    case "constant-vus":
-    case "ramping-vus":
-      return "vus";
-    case "constant-arrival-rate":
-    case "ramping-arrival-rate":
-      return "rate";
-    case "per-vu-iterations":
-      return "per-vu-iterations has no load to change: each VU runs a fixed number of iterations";
-    case "capacity-search":
-      return "capacity-search sets its own rate, step by step: change startRate, step or maxRate in the scenario";
-  }
+  const capabilities = EXECUTOR_CAPABILITIES[load.executor];
+  return capabilities.knob ?? (capabilities.fixedBecause as string);
 }
 
 /** The end (ms since the start) of the ramp stage running at `atMs`; null for a constant load. */

@@ -15,6 +15,8 @@ export interface RunExtras {
   scripts?: Record<string, string>;
   /** Wait behind the active and queued runs instead of a 409. */
   queue?: boolean;
+  /** Type-check TypeScript scripts first. @defaultValue true */
+  typecheck?: boolean;
 }
 
 /**
@@ -41,7 +43,11 @@ export async function prepareRun(
     sent.attachments,
     masterEnv,
   );
-  const scripts = await bundleRunScripts(scenario, { ...sent.scripts, ...extras.scripts });
+  const scripts = await bundleRunScripts(
+    scenario,
+    { ...sent.scripts, ...extras.scripts },
+    { typecheck: extras.typecheck ?? true },
+  );
   return {
     scenario,
     inputs: {

@@ -1,5 +1,6 @@
 import type { Database } from "@volley/db";
 import {
+  EXECUTOR_CAPABILITIES,
   type LoadChangeRecord,
   Partition,
   type RowRange,
@@ -25,12 +26,10 @@ export const REBALANCE_LEAD_MS = 1000;
 function refusal(active: ActiveRun): ValidationError | null {
   const { scenario } = active;
   for (const part of scenario.parts) {
-    if (part.load.executor === "per-vu-iterations") {
+    const why = EXECUTOR_CAPABILITIES[part.load.executor].noRebalanceBecause;
+    if (why !== undefined) {
       return new ValidationError("run", [
-        {
-          path: part.name ? `scenarios.${part.name}.load.executor` : "load.executor",
-          message: "per-vu-iterations cannot be rebalanced: each VU runs a fixed number of iterations",
-        },
+        { path: part.name ? `scenarios.${part.name}.load.executor` : "load.executor", message: why },
       ]);
     }
   }

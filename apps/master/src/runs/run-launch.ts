@@ -1,9 +1,9 @@
 import { type Database, type PackedRunFile, RunFileRepository } from "@volley/db";
 import {
+  recordedStatsNames,
   runExecutorLabel,
   runPlannedMs,
   type Scenario,
-  statsNames,
   VolleyError,
   type WorkerInfo,
 } from "@volley/protocol";
@@ -100,7 +100,7 @@ export async function recordNewRun(
   const aggregator = new RunAggregator({
     runId: launched.id,
     startAt,
-    requestOrder: statsNames(scenario),
+    requestOrder: recordedStatsNames(scenario),
     maxSecond: maxBatchSecond(scenario),
     workers: plan.map((p) => newWorker(p.workerId, p.name)),
     scenario,

@@ -1,6 +1,12 @@
 import type { RunFileContent } from "@volley/db";
 import { type Scenario, ValidationError } from "@volley/protocol";
-import { bundleScripts, type ScriptBundle, ScriptBundleError } from "@volley/script/bundle";
+import {
+  bundleScripts,
+  type ScriptBundle,
+  ScriptBundleError,
+  type ScriptProblem,
+} from "@volley/script/bundle";
+import { typecheckScripts } from "@volley/script/typecheck";
 import type { Logger } from "pino";
 import { runScriptHook, ScriptHookError } from "./script-lifecycle.js";
 
@@ -14,16 +20,22 @@ export interface RunScripts {
 }
 
 /**
- * Bundles the scripts the scenario's parts name from the sources sent with the run. A script
- * that is missing or does not compile is a ValidationError naming the part's `script` field and
- * the file, line and column; nothing is written before.
+ * Type-checks (unless told not to) and bundles the scripts the scenario's parts name from the
+ * sources sent with the run. A script that is missing, has a type error or does not compile is
+ * a ValidationError naming the part's `script` field and the file, line and column; nothing is
+ * written before.
  */
 export async function bundleRunScripts(
   scenario: Scenario,
   sources: Record<string, string>,
+  options: { typecheck: boolean } = { typecheck: true },
 ): Promise<RunScripts> {
   const scripts = [...new Set(scenario.parts.flatMap((part) => (part.script === null ? [] : [part.script])))];
   if (scripts.length === 0) return { bundles: {}, hooks: {}, kept: [] };
+  if (options.typecheck) {
+    const problems = await typecheckScripts(scripts, sources);
+    if (problems.length) throw scriptProblems(scenario, problems);
+  }
   try {
     const bundled = await bundleScripts(scripts, sources);
     const bundles = Object.fromEntries(Object.entries(bundled).map(([path, b]) => [path, b.code]));
@@ -36,14 +48,15 @@ export async function bundleRunScripts(
     return { bundles, hooks, kept };
   } catch (error) {
     if (!(error instanceof ScriptBundleError)) throw error;
-    throw new ValidationError(
-      "scenario",
-      error.problems.map((problem) => ({
-        path: scriptField(scenario, problem.script),
-        message: problem.message,
-      })),
-    );
+    throw scriptProblems(scenario, error.problems);
   }
+}
+
+function scriptProblems(scenario: Scenario, problems: readonly ScriptProblem[]): ValidationError {
+  return new ValidationError(
+    "scenario",
+    problems.map((problem) => ({ path: scriptField(scenario, problem.script), message: problem.message })),
+  );
 }
 
 /** Where the scenario names this script: `script`, or `scenarios.NAME.script`. */

@@ -1,6 +1,7 @@
 import type { SaturationWarning } from "@volley/protocol";
 import type { AggregatorWorker } from "../pipeline/merge-state.js";
 import type { ActiveRun } from "./active-run.js";
+import { statsWarnings } from "./stats-warnings.js";
 
 /**
  * Warnings about the workers of a run that make its figures incomplete: one that was lost (its
@@ -89,10 +90,11 @@ export function clockSkewWarning(
 
 /**
  * Every warning of a run, live or final: its workers' (lost, refused, lost batches), a clock
- * skew between them, and the load generator's saturation spans.
+ * skew between them, the load generator's saturation spans, and what the merged statistics say
+ * (iterations skipped, requests not awaited).
  */
 export function runWarnings(
-  active: Pick<ActiveRun, "rejected" | "clockUncertainty" | "saturation">,
+  active: Pick<ActiveRun, "rejected" | "clockUncertainty" | "saturation" | "aggregator">,
   workers: readonly AggregatorWorker[],
   totalRequests: number,
   durationS: number,
@@ -102,5 +104,6 @@ export function runWarnings(
     ...workerWarnings(workers, active.rejected, totalRequests, durationS),
     ...(skew ? [skew] : []),
     ...active.saturation.warnings(),
+    ...statsWarnings(active.aggregator.cumulative),
   ];
 }

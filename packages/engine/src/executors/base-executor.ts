@@ -2,6 +2,7 @@ import { performance } from "node:perf_hooks";
 import type { LoadChange, LoadConfig, Partition } from "@volley/protocol";
 import { atMoment } from "../timing/at-moment.js";
 import type { EngineVu, VuFactory } from "../vu/engine-vu.js";
+import type { IterationLog } from "../vu/iteration-log.js";
 import { VuPool } from "../vu/vu-pool.js";
 
 /** What an executor gets from the thread it runs in. */
@@ -19,6 +20,8 @@ export interface ExecutorContext {
    * start from which `partition` is its share; before it, it had none.
    */
   joinAtMs?: number;
+  /** Records the part's iterations (finished, skipped). @defaultValue none */
+  iterations?: IterationLog;
   /** Counts an iteration that found no free VU. */
   onDropped: () => void;
   /** Called once, when no VU is busy any more after the end (or a stop). */
@@ -59,6 +62,7 @@ export abstract class BaseExecutor<C extends LoadConfig = LoadConfig> {
       capacity,
       (vu) => this.iterationEnded(vu),
       ctx.vuNumberOffset,
+      ctx.iterations ?? null,
     );
   }
 
@@ -152,6 +156,11 @@ export abstract class BaseExecutor<C extends LoadConfig = LoadConfig> {
     const grace = setTimeout(() => this.pool.abortAll(), this.config.gracefulStop);
     grace.unref?.();
     this.timers.add(grace);
+  }
+
+  /** Planned iterations that will not start: their feeder ran out. */
+  protected skipIterations(count: number): void {
+    if (count > 0) this.ctx.iterations?.skip(count);
   }
 
   /** Ends the executor by itself (all iterations done) without waiting for a stop. */

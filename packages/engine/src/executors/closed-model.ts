@@ -1,4 +1,4 @@
-import type { LoadChange, LoadConfig } from "@volley/protocol";
+import { EXECUTOR_CAPABILITIES, type LoadChange, type LoadConfig } from "@volley/protocol";
 import type { EngineVu } from "../vu/engine-vu.js";
 import { BaseExecutor } from "./base-executor.js";
 
@@ -78,7 +78,8 @@ export abstract class ClosedModelExecutor<C extends LoadConfig> extends BaseExec
     for (let j = this.fillFrom; j < end && !this.stopped; j++) {
       if (this.looping[j]) continue;
       const vu = this.pool.get(j);
-      if (vu.iteration >= this.maxIterations) continue;
+      // A VU still finishing an iteration decides at its end; an idle one takes one if any is left.
+      if (!vu.busy && !this.mayIterate(vu)) continue;
       this.looping[j] = true;
       this.loopingCount++;
       if (!vu.busy) this.pool.run(vu);
@@ -99,27 +100,49 @@ export abstract class ClosedModelExecutor<C extends LoadConfig> extends BaseExec
       // A unique feeder of this thread ran out: every later VU would find it empty too.
       this.looping[vu.index] = false;
       this.loopingCount--;
+      this.feederRanOut(vu);
       if (this.loopingCount === 0) this.complete();
       return;
     }
-    if (vu.index < this.target && vu.iteration < this.maxIterations) {
+    if (vu.index < this.target && this.mayIterate(vu)) {
       this.pool.run(vu);
       return;
     }
     this.looping[vu.index] = false;
     this.loopingCount--;
     // A VU stopped by a lower target must be looked at again when the target rises.
-    if (vu.iteration < this.maxIterations) this.fillFrom = Math.min(this.fillFrom, vu.index);
-    if (
-      this.loopingCount === 0 &&
-      this.maxIterations !== Number.POSITIVE_INFINITY &&
-      this.allIterationsDone()
-    ) {
-      this.complete();
-    }
+    if (this.hasIterationsLeft(vu)) this.fillFrom = Math.min(this.fillFrom, vu.index);
+    if (this.loopingCount === 0 && this.iterationBound && this.allIterationsDone()) this.complete();
   }
 
-  private allIterationsDone(): boolean {
+  /** Whether the load ends with its iterations (per-vu-iterations, shared-iterations). */
+  private get iterationBound(): boolean {
+    return EXECUTOR_CAPABILITIES[this.config.executor].iterationBound;
+  }
+
+  /** Whether `vu` may start another iteration now; an executor sharing iterations takes one here. */
+  protected mayIterate(vu: EngineVu): boolean {
+    return vu.iteration < this.maxIterations;
+  }
+
+  /** Whether `vu` has iterations left to run (without taking one). */
+  protected hasIterationsLeft(vu: EngineVu): boolean {
+    return vu.iteration < this.maxIterations;
+  }
+
+  /**
+   * `vu` found a unique feeder empty (that iteration is counted as skipped by the pool): the
+   * planned iterations that can now never start are skipped too, its own after that one and,
+   * once no VU loops, those of VUs the fill had not reached yet.
+   */
+  protected feederRanOut(vu: EngineVu): void {
+    if (!Number.isFinite(this.maxIterations)) return;
+    this.skipIterations(this.maxIterations - vu.iteration);
+    if (this.loopingCount === 0)
+      this.skipIterations(Math.max(0, this.target - this.fillFrom) * this.maxIterations);
+  }
+
+  protected allIterationsDone(): boolean {
     if (this.fillFrom < this.target) return false; // VUs not started yet
     for (let j = 0; j < this.target; j++) if (this.pool.get(j).iteration < this.maxIterations) return false;
     return true;

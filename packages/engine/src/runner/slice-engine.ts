@@ -3,6 +3,7 @@ import {
   type FeederTable,
   feedersByPart,
   GROUP_METHOD,
+  hasParallelRequests,
   hasThinkTime,
   type JoinRun,
   type LoadChange,
@@ -24,6 +25,7 @@ import type { LoadedScript } from "../script/load-scripts.js";
 import { scriptedVus, scriptTarget } from "../script/script-part.js";
 import { ScriptRecorders } from "../script/script-recorders.js";
 import { atMoment } from "../timing/at-moment.js";
+import { IterationLog } from "../vu/iteration-log.js";
 import { VirtualUser } from "../vu/virtual-user.js";
 import type { VuContext } from "../vu/vu-context.js";
 import { ThreadPools } from "./thread-pools.js";
@@ -76,6 +78,8 @@ export class SliceEngine {
   private readonly executors: BaseExecutor[];
   private readonly recorders: RequestRecorder[];
   private readonly uniqueRecorders: RequestRecorder[];
+  /** Each part's iterations, finished and skipped. */
+  private readonly iterationLogs: IterationLog[];
   /** What scripted VUs record, under the names their scripts give. */
   private readonly scriptRecorders: ScriptRecorders;
   private readonly startAt: number;
@@ -122,8 +126,12 @@ export class SliceEngine {
     this.uniqueRecorders = [...byName.values(), ...groupRecorders];
     const vus = Math.max(1, partition.count(runPeakVus(scenario)));
     const h2 = scenario.http.version === "2";
-    // HTTP/1.1: a socket per request in flight. HTTP/2: every VU in flight at once, over a few sessions.
-    const inFlight = h2 ? vus : Math.min(vus, scenario.http.maxConnections ?? vus);
+    // A VU may have several requests in flight: a script's (Promise.all, vu.http.batch), a parallel step's.
+    const perVu = hasParallelRequests(scenario) ? scenario.http.maxConnectionsPerVu : 1;
+    const wanted = vus * perVu;
+    // HTTP/1.1: a socket per request in flight (opened as needed). HTTP/2: every request in
+    // flight at once, over a few sessions.
+    const inFlight = h2 ? wanted : Math.min(wanted, scenario.http.maxConnections ?? wanted);
     const sockets = h2 ? h2Sessions(vus, scenario.http.maxConnections) : inFlight;
     this.pools = new ThreadPools(scenario.http, sockets, inFlight);
     // The scenario's origins, in the order its compiled requests refer to them.
@@ -156,6 +164,7 @@ export class SliceEngine {
       feeders,
       groupRecorders,
       maxBodyBytes: scenario.http.maxBodyBytes,
+      maxInFlightPerVu: scenario.http.maxConnectionsPerVu,
       session: {
         cookies: scenario.http.cookies,
         cookieReset: scenario.http.cookieReset,
@@ -168,6 +177,9 @@ export class SliceEngine {
     let vuNumberOffset = options.join?.vuNumberOffset ?? 0;
     let running = scenario.parts.length;
     const partFeeders = feedersByPart(scenario);
+    this.iterationLogs = scenario.parts.map(
+      (part) => new IterationLog(part.name, options.latencyHistograms ?? true),
+    );
     this.executors = scenario.parts.map((part, partIndex) => {
       let upTo = 0;
       const flows = part.flows.map((flow) => {
@@ -188,6 +200,7 @@ export class SliceEngine {
             : (number, index) => new VirtualUser(number, index, vuContext),
         partition,
         vuNumberOffset,
+        iterations: this.iterationLogs[partIndex],
         joinAtMs: options.join?.atMs,
         startAt: this.startAt,
         onDropped: () => {
@@ -281,6 +294,10 @@ export class SliceEngine {
     const requests: RequestStats[] = [];
     for (const recorder of this.uniqueRecorders) if (!recorder.isEmpty) requests.push(recorder.flush());
     for (const recorder of this.scriptRecorders.all()) if (!recorder.isEmpty) requests.push(recorder.flush());
+    for (const log of this.iterationLogs) {
+      if (!log.finished.isEmpty) requests.push(log.finished.flush());
+      if (!log.skipped.isEmpty) requests.push(log.skipped.flush());
+    }
     const period = {
       second: this.nextSecond++,
       final,

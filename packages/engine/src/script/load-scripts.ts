@@ -51,12 +51,17 @@ export async function loadScripts(
 /** "message (flow.ts:12:7)": the error and the first frame in the script's own files. */
 export function describeScriptError(error: unknown, frameRoot: string): string {
   const message = error instanceof Error ? error.message || error.name : String(error);
-  const stack = error instanceof Error ? (error.stack ?? "") : "";
+  const location = error instanceof Error ? scriptFrame(error.stack ?? "", frameRoot) : null;
+  return location === null ? message : `${message} (${location})`;
+}
+
+/** The first frame of a stack in the script's own files ("flow.ts:12:7"), or null. */
+export function scriptFrame(stack: string, frameRoot: string): string | null {
   for (const line of stack.split("\n").slice(1)) {
     const at = line.indexOf(frameRoot);
     if (at < 0) continue;
     const location = line.slice(at + frameRoot.length).replace(/\)\s*$/, "");
-    if (!location.startsWith("bundle-")) return `${message} (${location})`;
+    if (!location.startsWith("bundle-")) return location;
   }
-  return message;
+  return null;
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { performance } from "node:perf_hooks";
 import { statusExpectationSchema } from "@volley/protocol";
-import type { HttpResponse, RequestOptions } from "@volley/script";
+import type { HttpResponse, RequestOptions, ResponseTimings } from "@volley/script";
 import { basicAuthorization } from "../http/basic-auth.js";
 import type { CookieJar } from "../http/cookie-jar.js";
 import { DecodedBodyTooLargeError, decodeBody } from "../vu/http-session.js";
@@ -26,9 +25,14 @@ export interface ScriptRequester {
   cookies: CookieJar | null;
   /** performance.now() the first request of an arrival-rate iteration counts from; -1 otherwise. */
   takeScheduledStart(): number;
-  /** A request of the running iteration started, and one ended (answered, failed or aborted). */
-  track(request: ScriptRequest): void;
+  /**
+   * A request of the running iteration starts: the VU sends it when one of its connection slots
+   * (http.maxConnectionsPerVu) is free. `untrack` hears of its end (answered, failed or aborted).
+   */
+  send(request: ScriptRequest): void;
   untrack(request: ScriptRequest): void;
+  /** Whether requests keep where the script made them (its script was seen not awaiting one). */
+  readonly locatesCalls: boolean;
   /** Throws when the iteration was aborted (no new request may start). */
   assertRunning(): void;
 }
@@ -83,9 +87,8 @@ export function scriptRequest(
       timeoutMs,
       settings.maxBodyBytes,
       bytesOut,
-      scheduled >= 0 ? scheduled : performance.now(),
+      scheduled,
       (answer) => {
-        vu.untrack(request);
         if (vu.cookies !== null && answer.setCookies !== null) {
           for (const line of answer.setCookies) vu.cookies.store(line, host, path);
         }
@@ -104,14 +107,17 @@ export function scriptRequest(
         else if (failure !== null) recorder.record(latencyUs, status, bytesIn, bytesOut, "expect", failure);
         else recorder.record(latencyUs, status, bytesIn, bytesOut);
         resolve(response);
+        // Last: the end of the iteration's last request may end the slice, which sends its
+        // final statistics at once; this request's record must be in them.
+        vu.untrack(request);
       },
       (error) => {
         vu.untrack(request);
         reject(error);
       },
     );
-    vu.track(request);
-    request.go();
+    if (vu.locatesCalls) request.callSite = new Error("not awaited");
+    vu.send(request);
   });
   // A script that does not await the request (k6's http is synchronous: the first thing a k6 user
   // writes) must not turn its failure into an unhandled rejection that ends the thread; one that
@@ -130,6 +136,7 @@ const NO_HEADERS: readonly string[] = Object.freeze([]);
  */
 class ScriptResponse implements HttpResponse {
   readonly status: number;
+  readonly timings: ResponseTimings;
   private text: string | null = null;
   private headerMap: Record<string, string> | null = null;
   private tooLarge: boolean;
@@ -141,6 +148,7 @@ class ScriptResponse implements HttpResponse {
   ) {
     this.status = answer.status;
     this.tooLarge = answer.body === null;
+    this.timings = { blocked: answer.blockedMs, duration: answer.latencyUs / 1000 };
   }
 
   get headers(): Record<string, string> {

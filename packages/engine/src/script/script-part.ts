@@ -3,6 +3,7 @@ import type { FeederSet } from "../feeders/feeder.js";
 import { basicAuthorization } from "../http/basic-auth.js";
 import type { VuFactory } from "../vu/engine-vu.js";
 import type { LoadedScript } from "./load-scripts.js";
+import { NotAwaitedLog } from "./not-awaited-log.js";
 import type { ScriptHttpSettings } from "./script-http.js";
 import { ScriptedVu } from "./scripted-vu.js";
 
@@ -34,6 +35,8 @@ export function scriptedVus(part: ScenarioPart & { script: string }, thread: Scr
     }),
     cookies: scenario.http.cookies,
     cookieReset: scenario.http.cookieReset,
+    maxInFlight: scenario.http.maxConnectionsPerVu,
+    notAwaited: new NotAwaitedLog(thread.http.recorders, script.frameRoot),
   };
   return (number, index) => new ScriptedVu(number, index, context);
 }

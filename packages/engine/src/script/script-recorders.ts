@@ -1,4 +1,10 @@
-import { CHECK_METHOD, GROUP_METHOD, SCRIPT_METHOD } from "@volley/protocol";
+import {
+  CHECK_METHOD,
+  GROUP_METHOD,
+  NOT_AWAITED_METHOD,
+  notAwaitedStatsName,
+  SCRIPT_METHOD,
+} from "@volley/protocol";
 import { RequestRecorder } from "@volley/stats";
 
 /** Most distinct names a thread's scripts may record under; past it new names share one. */
@@ -31,6 +37,11 @@ export class ScriptRecorders {
   /** Where a script's uncaught errors are counted: under the script's path. */
   scriptErrors(script: string): RequestRecorder {
     return this.get(script, SCRIPT_METHOD);
+  }
+
+  /** Where requests the script did not await are counted: by the place it made them. */
+  notAwaited(at: string): RequestRecorder {
+    return this.get(notAwaitedStatsName(at), NOT_AWAITED_METHOD);
   }
 
   all(): IterableIterator<RequestRecorder> {

@@ -32,6 +32,8 @@ export interface RawAnswer {
   bytesIn: number;
   bytesOut: number;
   latencyUs: number;
+  /** Time it waited for a free connection (the VU's or the thread's), ms: never part of latency. */
+  blockedMs: number;
 }
 
 const DEADLINE = Object.assign(new Error("the request took longer than its timeout"), {
@@ -60,6 +62,10 @@ export class ScriptRequest implements Dispatcher.DispatchHandler, HeadAwareHandl
   private aborted: Error | null = null;
   /** Whether it was ever written (an abort before that is no request). */
   sent = false;
+  /** performance.now() the script asked for it. */
+  private readonly calledAt = performance.now();
+  /** Where the script asked for it, once its VU's script was seen not awaiting a request. */
+  callSite: Error | null = null;
 
   constructor(
     private readonly origin: VuOrigin,
@@ -68,8 +74,11 @@ export class ScriptRequest implements Dispatcher.DispatchHandler, HeadAwareHandl
     private readonly timeoutMs: number,
     private readonly maxBodyBytes: number,
     private readonly bytesOut: number,
-    /** performance.now() latency counts from (an arrival-rate iteration's schedule, or now). */
-    private readonly startedAt: number,
+    /**
+     * performance.now() latency counts from: an arrival-rate iteration's schedule for its first
+     * request (a stalled server shows), else -1: from the moment it is handed a connection.
+     */
+    private startedAt: number,
     private readonly resolve: (answer: RawAnswer) => void,
     private readonly reject: (error: Error) => void,
   ) {}
@@ -89,6 +98,7 @@ export class ScriptRequest implements Dispatcher.DispatchHandler, HeadAwareHandl
     }
     this.sent = true;
     this.sentAt = performance.now();
+    if (this.startedAt < 0) this.startedAt = this.sentAt;
     this.origin.dispatcher.dispatch(this.options, this);
   }
 
@@ -162,6 +172,7 @@ export class ScriptRequest implements Dispatcher.DispatchHandler, HeadAwareHandl
       bytesIn: this.bytesIn,
       bytesOut: this.bytesOut,
       latencyUs: (performance.now() - this.startedAt) * 1000,
+      blockedMs: this.sentAt - this.calledAt,
     });
   }
 

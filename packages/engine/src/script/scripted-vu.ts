@@ -2,8 +2,9 @@ import { performance } from "node:perf_hooks";
 import type { Feeder as ScriptFeeder, Vu } from "@volley/script";
 import type { FeederSet } from "../feeders/feeder.js";
 import { CookieJar } from "../http/cookie-jar.js";
-import type { EngineVu, IterationEnd } from "../vu/engine-vu.js";
+import type { EngineVu, IterationEnd, IterationOutcome } from "../vu/engine-vu.js";
 import { describeScriptError, type LoadedScript } from "./load-scripts.js";
+import type { NotAwaitedLog } from "./not-awaited-log.js";
 import {
   locate,
   RequestFailedError,
@@ -25,9 +26,20 @@ export interface ScriptVuContext {
   cookies: boolean;
   /** When a VU's jar is emptied: never ("vu"), or at each iteration. */
   cookieReset: "vu" | "iteration";
+  /** Requests one VU may have in flight at once (http.maxConnectionsPerVu). */
+  maxInFlight: number;
+  notAwaited: NotAwaitedLog;
 }
 
 const ABORTED = new RequestFailedError("aborted", "aborted at the end of gracefulStop");
+
+/** `vu.data.NAME.next()` found no row left: the iteration is skipped and the VU stops, not a script error. */
+class FeederExhaustedError extends Error {
+  constructor(feeder: string) {
+    super(`feeder "${feeder}" ran out of rows (mode unique, onExhausted stop)`);
+    this.name = "FeederExhaustedError";
+  }
+}
 
 /**
  * A virtual user running a script: each iteration awaits the script's default export with this
@@ -39,6 +51,7 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
   iteration = 0;
   busy = false;
   exhausted = false;
+  outcome: IterationOutcome = "finished";
   cookies: CookieJar | null;
   private readonly api: Vu;
   private onEnd: IterationEnd | null = null;
@@ -48,6 +61,11 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
   private sent = 0;
   /** The running iteration's requests not ended yet (a script may start several, or not await one). */
   private readonly inFlight = new Set<ScriptRequest>();
+  /** Of those, the ones handed a connection slot; the rest wait in `waiting`, in order. */
+  private slotsTaken = 0;
+  /** Requests of the running iteration that ended. */
+  private requestsEnded = 0;
+  private waiting: ScriptRequest[] = [];
   /** The iteration's function returned while requests were in flight: it ends when they do. */
   private endWhenAnswered = false;
   private sleeping: { timer: NodeJS.Timeout; reject: (e: Error) => void } | null = null;
@@ -61,9 +79,10 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
     this.api = this.makeApi();
   }
 
+  /** Its iteration has made requests, and none has been written yet (all wait for a connection). */
   get unstarted(): boolean {
-    if (!this.busy || this.sent !== 0 || this.inFlight.size === 0) return false;
-    for (const request of this.inFlight) if (!request.waitingAtGate) return false;
+    if (!this.busy || this.requestsEnded !== 0 || this.inFlight.size === 0) return false;
+    for (const request of this.inFlight) if (request.sent) return false;
     return true;
   }
 
@@ -73,6 +92,7 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
     this.scheduledAt = scheduledAt;
     if (this.ctx.cookieReset === "iteration") this.cookies?.clear();
     this.sent = 0;
+    this.requestsEnded = 0;
     const token = ++this.token;
     let result: unknown;
     try {
@@ -89,8 +109,11 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
 
   abort(): void {
     if (!this.busy) return;
+    this.outcome = this.unstarted ? "unsent" : "interrupted";
     const requests = [...this.inFlight];
     this.inFlight.clear();
+    this.waiting = [];
+    this.slotsTaken = 0;
     for (const request of requests) request.abort(ABORTED);
     if (this.sleeping) {
       clearTimeout(this.sleeping.timer);
@@ -106,12 +129,32 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
     return at;
   }
 
-  track(request: ScriptRequest): void {
+  get locatesCalls(): boolean {
+    return this.ctx.notAwaited.locating;
+  }
+
+  send(request: ScriptRequest): void {
     this.inFlight.add(request);
+    if (this.slotsTaken < this.ctx.maxInFlight) {
+      this.slotsTaken++;
+      request.go();
+    } else {
+      // Not sent: an abort now ends it uncounted, as at the thread's gate.
+      request.waitingAtGate = true;
+      this.waiting.push(request);
+    }
   }
 
   untrack(request: ScriptRequest): void {
+    // Only a request that had a slot ends by itself (a waiting one ends only by an abort).
     if (!this.inFlight.delete(request)) return;
+    this.requestsEnded++;
+    const next = this.waiting.shift();
+    if (next === undefined) this.slotsTaken--;
+    else {
+      next.waitingAtGate = false;
+      next.go();
+    }
     if (this.inFlight.size === 0 && this.endWhenAnswered && this.busy) this.end();
   }
 
@@ -121,13 +164,18 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
 
   private settle(token: number, error: unknown): void {
     if (token !== this.token || !this.busy) return; // aborted already: ignored
-    if (error !== null && !(error instanceof RequestFailedError)) {
+    this.outcome = "finished";
+    if (error instanceof FeederExhaustedError) {
+      this.exhausted = true;
+      this.outcome = "exhausted";
+    } else if (error !== null && !(error instanceof RequestFailedError)) {
       const message = describeScriptError(error, this.ctx.script.frameRoot);
       this.ctx.http.recorders.scriptErrors(this.ctx.script.name).record(0, 0, 0, 0, "script", message);
     }
     // Requests the script did not await are still the iteration's: each is answered and counted
     // once before the next iteration starts (an abort at the run's end fails them as aborted).
     if (this.inFlight.size > 0) {
+      this.ctx.notAwaited.report(this.inFlight);
       this.endWhenAnswered = true;
       return;
     }
@@ -156,8 +204,7 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
       data[name] = {
         next() {
           const row = feeder.next(self.number, self.iteration);
-          if (row === null)
-            throw new Error(`feeder "${name}" ran out of rows (mode unique, onExhausted stop)`);
+          if (row === null) throw new FeederExhaustedError(name);
           return Object.fromEntries(feeder.columns.map((column, i) => [column, row[i]]));
         },
       };
@@ -206,6 +253,12 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
         patch: (url, options) => request("PATCH", url, options),
         delete: (url, options) => request("DELETE", url, options),
         request: (method, url, options) => request(method, url, options),
+        batch: (requests) => {
+          if (!Array.isArray(requests)) throw new TypeError("vu.http.batch takes an array of requests");
+          return Promise.all(
+            requests.map(({ method, url, ...options }) => request(method ?? "GET", url, options)),
+          );
+        },
       },
       check(name, condition) {
         const passed = Boolean(condition);

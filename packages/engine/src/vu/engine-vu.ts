@@ -1,3 +1,10 @@
+/**
+ * How a VU's last iteration ended: it ran to its end (`finished`, failures and script errors
+ * included), was aborted under way (`interrupted`), was aborted before it sent anything
+ * (`unsent`), or could not start because a unique feeder ran out (`exhausted`).
+ */
+export type IterationOutcome = "finished" | "interrupted" | "unsent" | "exhausted";
+
 /** Tells the executor an iteration ended. */
 export type IterationEnd = (vu: EngineVu) => void;
 
@@ -15,6 +22,8 @@ export interface EngineVu {
   busy: boolean;
   /** Its data ran out: it starts no more iterations. */
   exhausted: boolean;
+  /** How its last iteration ended (read when the executor hears of the end). */
+  readonly outcome: IterationOutcome;
   /** In an iteration that has sent nothing yet (waiting for a connection): aborting it counts nothing. */
   readonly unstarted: boolean;
   /** Runs one iteration; `scheduledAt` (performance.now ms) is its planned start under an arrival rate. */

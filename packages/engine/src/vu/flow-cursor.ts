@@ -16,6 +16,9 @@ export function pickFlow(flows: EngineFlow[], random: () => number = Math.random
   return flows[flows.length - 1];
 }
 
+/** What `nextRequest` answers for a `parallel` step: its requests are `parallelRequests`. */
+export const PARALLEL_STEP = -2;
+
 /**
  * Where a VU is in its flow's program. Group markers are handled here: a group's latency runs
  * from just before its first request is sent to when its last one is answered (think time after
@@ -28,6 +31,8 @@ export class FlowCursor {
   private readonly startedAt: number[];
   private readonly failure: Array<[ErrorKind, string] | null>;
   private readonly open: number[] = [];
+  /** The requests of the parallel step `nextRequest` stopped at. */
+  parallelRequests: readonly number[] = [];
 
   constructor(private readonly groupRecorders: readonly RequestRecorder[]) {
     this.startedAt = new Array(groupRecorders.length).fill(-1);
@@ -42,11 +47,18 @@ export class FlowCursor {
     this.open.length = 0;
   }
 
-  /** The index of the next request to send, entering groups on the way; -1 at the flow's end. */
+  /**
+   * The index of the next request to send, entering groups on the way; PARALLEL_STEP for a
+   * parallel step (its requests in `parallelRequests`); -1 at the flow's end.
+   */
   nextRequest(now: number): number {
     while (this.pc < this.program.length) {
       const op = this.program[this.pc];
       if (op.op === "request") return op.index;
+      if (op.op === "parallel") {
+        this.parallelRequests = op.requests;
+        return PARALLEL_STEP;
+      }
       if (op.op === "groupStart") {
         this.startedAt[op.group] = now;
         this.failure[op.group] = null;
@@ -59,7 +71,7 @@ export class FlowCursor {
     return -1;
   }
 
-  /** The current request was answered (or failed): move past it and close the groups it ends. */
+  /** The current step was answered (or failed; a parallel step: all its requests): move past it and close the groups it ends. */
   requestDone(now: number, failure: [ErrorKind, string] | null): void {
     if (failure !== null) for (const group of this.open) this.failure[group] ??= failure;
     this.pc++;

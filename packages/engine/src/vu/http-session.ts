@@ -17,19 +17,22 @@ export function needsSession(settings: SessionSettings): boolean {
   return settings.cookies || settings.followRedirects > 0 || settings.compression;
 }
 
+/** What one exchange read of its response's headers for the session's features. */
+export interface SessionHeaders {
+  /** The Location of a redirect response, when redirects are followed. */
+  location: string | null;
+  /** Content-Encoding of the response (lower case), when compression is on. */
+  encoding: string | null;
+}
+
 /**
- * What a VU carries from one response to the next request besides captures: its cookies, the
- * redirect to follow, and how the body is encoded. Response headers are scanned only when one of
- * the features is on, and nothing is allocated for headers none of them reads.
+ * What a VU carries from one response to the next request besides captures: its cookies, and
+ * which response headers its features read (a redirect's Location, the Content-Encoding).
+ * Response headers are scanned only when one of the features is on, and nothing is allocated
+ * for headers none of them reads.
  */
 export class HttpSession {
   private jar: CookieJar | null = null;
-  /** The Location of a redirect response, when redirects are followed. */
-  location: string | null = null;
-  /** Content-Encoding of the response, when compression is on. */
-  encoding: string | null = null;
-  /** Hops followed for the current request. */
-  hops = 0;
 
   /** The response headers the session reads (lowercase), for a client that makes only those. */
   readonly headerNames: readonly string[];
@@ -52,10 +55,16 @@ export class HttpSession {
     return this.jar?.header(host, path, https) ?? null;
   }
 
-  /** Reads the headers the features need from undici's raw name/value list. */
-  readHeaders(status: number, rawHeaders: Buffer[] | string[], host: string, requestPath: string): void {
-    this.location = null;
-    this.encoding = null;
+  /** Reads the headers the features need from the raw name/value list: cookies kept, the rest into `into`. */
+  readHeaders(
+    status: number,
+    rawHeaders: Buffer[] | string[],
+    host: string,
+    requestPath: string,
+    into: SessionHeaders,
+  ): void {
+    into.location = null;
+    into.encoding = null;
     const { cookies, followRedirects, compression } = this.settings;
     const redirect = followRedirects > 0 && REDIRECTS.has(status);
     for (let i = 0; i < rawHeaders.length; i += 2) {
@@ -66,19 +75,22 @@ export class HttpSession {
         this.jar ??= new CookieJar();
         this.jar.store(rawHeaders[i + 1].toString(), host, requestPath);
       } else if (redirect && length === 8 && lower(name) === "location") {
-        this.location = rawHeaders[i + 1].toString();
+        into.location = rawHeaders[i + 1].toString();
       } else if (compression && length === 16 && lower(name) === "content-encoding") {
-        this.encoding = rawHeaders[i + 1].toString().trim().toLowerCase();
+        into.encoding = rawHeaders[i + 1].toString().trim().toLowerCase();
       }
     }
   }
 
-  /** The path a redirect leads to on the same origin, or null (off-origin, or no hops left). */
-  redirectPath(host: string, https: boolean): string | null {
-    if (this.location === null || this.hops >= this.settings.followRedirects) return null;
+  /**
+   * The path a redirect to `location` leads to on the same origin, or null (none, off-origin, or
+   * `hops` already followed for this request).
+   */
+  redirectPath(location: string | null, hops: number, host: string, https: boolean): string | null {
+    if (location === null || hops >= this.settings.followRedirects) return null;
     let url: URL;
     try {
-      url = new URL(this.location, `${https ? "https" : "http"}://${host}`);
+      url = new URL(location, `${https ? "https" : "http"}://${host}`);
     } catch {
       return null;
     }

@@ -1,89 +1,54 @@
 import { performance } from "node:perf_hooks";
 import { drawThinkTime, type ErrorKind } from "@volley/protocol";
-import type { Dispatcher } from "undici";
-import { classifyError, describeError } from "../http/classify-error.js";
-import { responseHeadBytes } from "../http/head-size.js";
-import type { HeadAwareHandler } from "../http/http1-connection.js";
-import type { HeaderSelection } from "../http/response-parser.js";
 import type { TemplateContext } from "../scenario/compiled-template.js";
-import type { GateEntrant } from "./connection-gate.js";
-import type { EngineVu, IterationEnd } from "./engine-vu.js";
-import { FlowCursor, pickFlow } from "./flow-cursor.js";
+import type { EngineVu, IterationEnd, IterationOutcome } from "./engine-vu.js";
+import { FlowCursor, PARALLEL_STEP, pickFlow } from "./flow-cursor.js";
 import { HttpSession, needsSession } from "./http-session.js";
-import { checkResponse } from "./response-check.js";
-import type { VuContext, VuOrigin } from "./vu-context.js";
-
-/** The whole request took longer than its timeout (a body that trickles in forever, say). */
-const DEADLINE = Object.assign(new Error("the request took longer than its timeout"), {
-  code: "UND_ERR_BODY_TIMEOUT",
-});
-
-const ABORTED = Object.assign(new Error("aborted at the end of gracefulStop"), { code: "UND_ERR_ABORTED" });
+import { type ExchangeOwner, RequestExchange } from "./request-exchange.js";
+import type { VuContext } from "./vu-context.js";
 
 /**
- * One virtual user: runs the scenario's requests in order, one in flight at a time. The VU is
- * its own undici handler (legacy callbacks, the cheapest path), so a request allocates only its
- * dispatch options. Nothing here waits for stats: a request ends with one `record` call.
+ * One virtual user: runs its flow's steps in order, one request in flight at a time, or the
+ * requests of a `parallel` step at once (up to `http.maxConnectionsPerVu`). Each request is a
+ * RequestExchange (rendered, sent, read, judged, recorded), reused from one request to the next;
+ * the VU keeps the iteration: flow, groups, think time, the end.
  */
-export class VirtualUser implements EngineVu, Dispatcher.DispatchHandler, HeadAwareHandler, GateEntrant {
-  /** The response headers the request in flight reads: all for captures, the session's, or none. */
-  wantsHeaders: HeaderSelection = false;
+export class VirtualUser implements EngineVu, ExchangeOwner {
   /** Iterations completed. */
   iteration = 0;
   busy = false;
-  /** The prepared request waits at the connection gate. */
-  waitingAtGate = false;
   /** Its data ran out: it starts no more iterations. */
   exhausted = false;
-  /** Aborted before it was written to a socket: not a request, not counted. */
-  private unsent = false;
-  private dispatchOptions: Dispatcher.DispatchOptions | null = null;
+  outcome: IterationOutcome = "finished";
   /** Cookies, redirects, compression; null when the scenario uses none of them. */
-  private readonly session: HttpSession | null;
-  /** The path of the request in flight (cookies are stored for it). */
-  private path = "";
-  /** The next send follows a redirect to this path (and as GET when `redirectAsGet`). */
-  private redirectTo: string | null = null;
-  private redirectAsGet = false;
-  private readonly template: TemplateContext;
-  /** The request in flight, by index into ctx.requests, and where it goes. */
-  private requestIndex = 0;
-  private origin: VuOrigin;
-  /** Requests sent in this iteration (0: nothing has left yet). */
-  private sentCount = 0;
+  readonly session: HttpSession | null;
+  readonly template: TemplateContext;
+  /** The exchange of sequential steps; those of a parallel step come after it. */
+  private readonly exchanges: RequestExchange[];
   private readonly cursor: FlowCursor;
   private scheduledAt = -1;
-  private startedAt = 0;
-  /** When the current request was dispatched (its deadline counts from here). */
-  private sentAt = 0;
-  private status = 0;
-  private bytesIn = 0;
-  /** The head's exact size when the client says it (Volley's client); -1 to count from the headers. */
-  private headBytes = -1;
-  private bytesOut = 0;
-  private chunks: Buffer[] | null = null;
-  private keptBytes = 0;
-  private chunksSeen = 0;
-  /** The body passed maxBodyBytes: the rest was counted and discarded. */
-  private bodyTooLarge = false;
-  private rawHeaders: Buffer[] | string[] | null = null;
-  private abortRequest: ((reason?: Error) => void) | null = null;
+  /** Requests that left in this iteration (0: nothing has left yet). */
+  private startedSteps = 0;
+  /** A parallel step under way: its requests not handed to an exchange yet, those in flight, its first failure. */
+  private parallelQueue: readonly number[] = [];
+  private parallelNext = 0;
+  private parallelRunning = 0;
+  private parallelFailure: [ErrorKind, string] | null = null;
   private thinkTimer: NodeJS.Timeout | null = null;
   private aborting = false;
   private onEnd: IterationEnd | null = null;
-  private readonly sendNext = () => this.send();
 
   constructor(
     /** Global VU number, unique across threads and workers (1-based). */
     readonly number: number,
     /** Index of the VU within its thread. */
     readonly index: number,
-    private readonly ctx: VuContext,
+    readonly ctx: VuContext,
   ) {
     this.template = { vu: number, iter: 0, worker: ctx.worker, vars: {}, rows: [] };
-    this.origin = ctx.origins[0];
     this.cursor = new FlowCursor(ctx.groupRecorders);
     this.session = needsSession(ctx.session) ? new HttpSession(ctx.session) : null;
+    this.exchanges = [new RequestExchange(this)];
   }
 
   /**
@@ -94,7 +59,7 @@ export class VirtualUser implements EngineVu, Dispatcher.DispatchHandler, HeadAw
     this.busy = true;
     this.aborting = false;
     this.onEnd = onEnd;
-    this.sentCount = 0;
+    this.startedSteps = 0;
     this.scheduledAt = scheduledAt;
     this.template.iter = this.iteration;
     this.session?.iterationStarts();
@@ -104,255 +69,120 @@ export class VirtualUser implements EngineVu, Dispatcher.DispatchHandler, HeadAw
     ) {
       // A unique feeder ran out (`onExhausted: stop`): this VU has no more iterations to run.
       this.exhausted = true;
-      queueMicrotask(this.endLater);
+      queueMicrotask(this.endExhausted);
       return;
     }
     this.cursor.begin(pickFlow(this.ctx.flows).program);
     this.next();
   }
 
-  /** Sends the flow's next request, or ends the iteration at the flow's end. */
+  /** Sends the flow's next step, or ends the iteration at the flow's end. */
   private readonly next = (): void => {
     this.thinkTimer = null;
-    const index = this.cursor.nextRequest(performance.now());
-    if (index < 0) {
-      this.endIteration();
+    if (this.aborting) {
+      this.endIteration("interrupted");
       return;
     }
-    this.requestIndex = index;
-    this.send();
+    const index = this.cursor.nextRequest(performance.now());
+    if (index === PARALLEL_STEP) this.startParallel(this.cursor.parallelRequests);
+    else if (index < 0) this.endIteration("finished");
+    else this.exchanges[0].start(index, this.firstSchedule());
   };
 
+  /** The schedule the iteration's first request counts from (arrival rates); -1 for the others. */
+  private firstSchedule(): number {
+    return this.startedSteps++ === 0 ? this.scheduledAt : -1;
+  }
+
+  private startParallel(requests: readonly number[]): void {
+    this.parallelQueue = requests;
+    this.parallelNext = 0;
+    this.parallelRunning = 0;
+    this.parallelFailure = null;
+    const width = Math.min(requests.length, this.ctx.maxInFlightPerVu);
+    while (this.exchanges.length < width) this.exchanges.push(new RequestExchange(this));
+    // Every request of the step counts from the iteration's schedule when it is the first step.
+    const scheduled = this.firstSchedule();
+    for (let i = 0; i < width; i++) {
+      this.parallelRunning++;
+      this.exchanges[i].start(requests[this.parallelNext++], scheduled);
+    }
+  }
+
   /**
-   * Ends the iteration now: an in-flight request is aborted and counted as `aborted`; one still
-   * waiting for a connection was never sent and is not counted.
+   * Ends the iteration now: requests in flight are aborted and counted as `aborted`; ones still
+   * waiting for a connection were never sent and are not counted.
    */
   abort(): void {
     if (!this.busy || this.aborting) return;
     this.aborting = true;
-    if (this.waitingAtGate) {
-      this.waitingAtGate = false;
-      this.dispatchOptions = null;
-      this.endIteration();
-    } else if (this.thinkTimer) {
+    if (this.thinkTimer) {
       clearTimeout(this.thinkTimer);
       this.thinkTimer = null;
-      this.endIteration();
-    } else {
-      this.abortRequest?.(ABORTED);
-    }
-  }
-
-  private send(): void {
-    this.thinkTimer = null;
-    const request = this.ctx.requests[this.requestIndex];
-    const origin = this.ctx.origins[request.originIndex];
-    this.origin = origin;
-    const path = this.redirectTo ?? request.path.render(this.template);
-    this.path = path;
-    // Fixed headers are counted at compile time; rendered values are close enough to their templates.
-    let bytesOut = request.fixedBytesOut + path.length;
-    let headers: readonly string[];
-    if (request.staticHeaders !== null) headers = request.staticHeaders;
-    else {
-      const rendered: string[] = [];
-      for (let i = 0; i < request.headerNames.length; i++) {
-        rendered.push(request.headerNames[i], request.headerValues[i].render(this.template));
-      }
-      headers = rendered;
-    }
-    const cookie = this.session?.cookieHeader(origin.host, origin.https, path) ?? null;
-    if (cookie !== null) {
-      headers = headers.concat("cookie", cookie);
-      bytesOut += cookie.length + 10;
-    }
-    const asGet = this.redirectTo !== null && this.redirectAsGet;
-    const body = asGet
-      ? null
-      : (request.staticBody ??
-        request.multipart?.render(this.template) ??
-        (request.body ? request.body.render(this.template) : null));
-    if (body !== null) bytesOut += Buffer.byteLength(body) + 20;
-    this.bytesOut = bytesOut;
-    this.bytesIn = 0;
-    this.headBytes = -1;
-    this.wantsHeaders = request.captures.length > 0 ? true : (this.session?.headerNames ?? false);
-    this.status = 0;
-    this.rawHeaders = null;
-    this.chunks = request.needsBody ? [] : null;
-    this.keptBytes = 0;
-    this.chunksSeen = 0;
-    this.bodyTooLarge = false;
-    this.abortRequest = null;
-    this.unsent = false;
-    // Latency counts from here, the wait for a connection included (as it did inside undici's queue).
-    this.startedAt = this.scheduledAt >= 0 && this.sentCount === 0 ? this.scheduledAt : performance.now();
-    this.dispatchOptions = {
-      path,
-      method: asGet ? "GET" : request.method,
-      // undici reads the list, never writes it (the compiled one is frozen).
-      headers: headers as string[],
-      body,
-      headersTimeout: request.timeoutMs,
-      bodyTimeout: request.timeoutMs,
-    };
-    if (origin.gate.enter(this)) this.admit();
-    else this.waitingAtGate = true;
-  }
-
-  /** In an iteration whose first request still waits for a connection: nothing of it was sent. */
-  get unstarted(): boolean {
-    return this.waitingAtGate && this.sentCount === 0;
-  }
-
-  admit(): void {
-    const options = this.dispatchOptions;
-    if (options === null) return;
-    this.waitingAtGate = false;
-    this.dispatchOptions = null;
-    this.sentCount++;
-    this.sentAt = performance.now();
-    this.origin.dispatcher.dispatch(options, this);
-  }
-
-  onConnect(abort: (reason?: Error) => void): void {
-    this.abortRequest = abort;
-    if (this.aborting) {
-      this.unsent = true;
-      abort(ABORTED);
-    }
-  }
-
-  onHeaders(
-    statusCode: number,
-    rawHeaders: Buffer[] | string[],
-    _resume: () => void,
-    statusText: string,
-  ): boolean {
-    this.status = statusCode;
-    if (this.session !== null) this.session.readHeaders(statusCode, rawHeaders, this.origin.host, this.path);
-    this.bytesIn += responseHeadBytes(this.headBytes, statusText, rawHeaders);
-    if (this.ctx.requests[this.requestIndex].captures.length > 0) this.rawHeaders = rawHeaders;
-    return true;
-  }
-
-  onHeadBytes(bytes: number): void {
-    this.headBytes = bytes;
-  }
-
-  /** A capture or expectation reads this response's body: its chunks are kept (see HeadAwareHandler). */
-  get keepsBody(): boolean {
-    return this.chunks !== null;
-  }
-
-  onData(chunk: Buffer): boolean {
-    this.bytesIn += chunk.length;
-    if (this.chunks !== null) {
-      this.keptBytes += chunk.length;
-      if (this.keptBytes > this.ctx.maxBodyBytes) {
-        this.chunks = null; // drained from here on, never kept
-        this.bodyTooLarge = true;
-      } else {
-        this.chunks.push(chunk);
-      }
-    }
-    // undici's bodyTimeout is idle time between chunks; the timeout is for the whole request.
-    // A one-chunk body is covered by the headers timeout: the clock is read from the second on.
-    if (
-      ++this.chunksSeen > 1 &&
-      performance.now() - this.sentAt > this.ctx.requests[this.requestIndex].timeoutMs
-    ) {
-      this.abortRequest?.(DEADLINE);
-    }
-    return true;
-  }
-
-  onComplete(): void {
-    this.finishRequest(null);
-  }
-
-  onError(error: Error): void {
-    this.finishRequest(error);
-  }
-
-  private finishRequest(error: Error | null): void {
-    const latencyUs = (performance.now() - this.startedAt) * 1000;
-    const request = this.ctx.requests[this.requestIndex];
-    const recorder = this.ctx.recorders[request.index];
-    this.abortRequest = null;
-    this.origin.gate.leave();
-    let failure: [ErrorKind, string] | null = null;
-    if (this.unsent) {
-      // Never written to a socket: nothing to count.
-    } else if (error === null && this.followRedirect(latencyUs, recorder)) {
+      this.endIteration("interrupted");
       return;
-    } else if (error !== null) {
-      const kind: ErrorKind = this.aborting ? "aborted" : classifyError(error);
-      failure = [kind, describeError(error)];
-      recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut, kind, failure[1]);
-    } else {
-      failure = checkResponse(
-        request,
-        {
-          status: this.status,
-          chunks: this.chunks,
-          bodyTooLarge: this.bodyTooLarge,
-          rawHeaders: this.rawHeaders,
-          encoding: this.session?.encoding ?? null,
-        },
-        this.ctx.maxBodyBytes,
-        this.template.vars,
-      );
-      if (failure === null) recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut);
-      else recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut, failure[0], failure[1]);
     }
-    this.chunks = null;
-    this.rawHeaders = null;
-    this.redirectTo = null;
-    if (this.session !== null) this.session.hops = 0;
+    this.parallelQueue = [];
+    let active = 0;
+    let endedHere = 0;
+    for (const exchange of this.exchanges) {
+      if (!exchange.active) continue;
+      active++;
+      if (exchange.abort()) endedHere++;
+    }
+    if (this.parallelRunning > 0) this.parallelRunning -= endedHere;
+    // The others call back once the client lets them go. With none active the VU is between
+    // steps (or finding its feeder empty): `next` ends it.
+    if (active > 0 && endedHere === active) this.endIteration(this.unsentSoFar() ? "unsent" : "interrupted");
+  }
+
+  /** In an iteration whose first step's requests all wait for a connection: nothing of it was sent. */
+  get unstarted(): boolean {
+    if (!this.busy || this.startedSteps !== 1) return false;
+    let active = 0;
+    for (const exchange of this.exchanges) {
+      if (!exchange.active) continue;
+      if (!exchange.waitingAtGate) return false;
+      active++;
+    }
+    return active > 0;
+  }
+
+  private unsentSoFar(): boolean {
+    return this.startedSteps <= 1 && this.exchanges.every((exchange) => exchange.neverSent);
+  }
+
+  exchangeDone(exchange: RequestExchange, failure: [ErrorKind, string] | null): void {
+    if (this.parallelRunning > 0) {
+      this.parallelFailure ??= failure;
+      if (!this.aborting && this.parallelNext < this.parallelQueue.length) {
+        exchange.start(this.parallelQueue[this.parallelNext++], -1);
+        return;
+      }
+      if (--this.parallelRunning > 0) return;
+      failure = this.parallelFailure;
+    }
     if (this.aborting) {
-      this.endIteration();
+      this.endIteration(this.unsentSoFar() ? "unsent" : "interrupted");
       return;
     }
     this.cursor.requestDone(performance.now(), failure);
     const pause = this.ctx.thinks ? drawThinkTime(this.ctx.thinkTime) : 0;
     if (pause > 0) this.thinkTimer = setTimeout(this.next, pause);
-    // Let undici release the socket before the next dispatch picks one.
+    // Let the client release the socket before the next dispatch picks one.
     else queueMicrotask(this.next);
   }
 
-  /**
-   * A redirect response while hops are left: recorded as a request of the same name (a hop), and
-   * the Location on the same origin is sent next. 303, and 301/302 after a POST, become GET.
-   */
-  private followRedirect(latencyUs: number, recorder: VuContext["recorders"][number]): boolean {
-    const next = this.session?.redirectPath(this.origin.host, this.origin.https) ?? null;
-    if (next === null || this.session === null || this.aborting) return false;
-    // A hop is one request, not judged: the chain's final answer is (expectations, checks).
-    recorder.recordRedirect(latencyUs, this.status, this.bytesIn, this.bytesOut);
-    this.session.hops++;
-    const sentAsGet = this.redirectTo !== null && this.redirectAsGet;
-    const method = sentAsGet ? "GET" : this.ctx.requests[this.requestIndex].method;
-    // Once a hop became GET the rest of the chain stays GET (the body is gone).
-    this.redirectAsGet =
-      sentAsGet || this.status === 303 || ((this.status === 301 || this.status === 302) && method === "POST");
-    this.redirectTo = next;
-    this.chunks = null;
-    this.rawHeaders = null;
-    // Let undici release the socket before the next dispatch picks one.
-    queueMicrotask(this.sendNext);
-    return true;
-  }
-
-  private readonly endLater = () => {
-    this.thinkTimer = null;
-    this.endIteration();
+  private readonly endExhausted = () => {
+    this.endIteration("exhausted");
   };
 
-  private endIteration(): void {
+  private endIteration(outcome: IterationOutcome): void {
+    this.outcome = outcome;
     this.iteration++;
     this.busy = false;
     this.aborting = false;
+    this.parallelRunning = 0;
     const onEnd = this.onEnd;
     this.onEnd = null;
     onEnd?.(this);

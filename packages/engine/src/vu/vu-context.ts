@@ -38,4 +38,6 @@ export interface VuContext {
   session: SessionSettings;
   /** Most body bytes kept for captures and expectations. */
   maxBodyBytes: number;
+  /** Requests of a `parallel` step in flight at once (http.maxConnectionsPerVu). */
+  maxInFlightPerVu: number;
 }

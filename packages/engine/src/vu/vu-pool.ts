@@ -1,5 +1,6 @@
 import type { Partition } from "@volley/protocol";
 import type { EngineVu, VuFactory } from "./engine-vu.js";
+import type { IterationLog } from "./iteration-log.js";
 
 /**
  * The VUs of one thread, created on first use. VU j of the thread carries the global number the
@@ -12,6 +13,7 @@ export class VuPool {
   private readonly idle: EngineVu[] = [];
   private readonly ended = (vu: EngineVu) => {
     this.busyCount--;
+    this.log?.ended(vu);
     this.onIterationEnd(vu);
   };
 
@@ -23,6 +25,8 @@ export class VuPool {
     private readonly onIterationEnd: (vu: EngineVu) => void,
     /** Added to every VU number (parts of a scenario number their VUs one after another). */
     private readonly numberOffset = 0,
+    /** Where its iterations are recorded (none in tests of the pool alone). */
+    private readonly log: IterationLog | null = null,
   ) {}
 
   get size(): number {
@@ -41,6 +45,7 @@ export class VuPool {
   /** Starts an iteration on `vu`; the pool's onIterationEnd hears when it ends. */
   run(vu: EngineVu, scheduledAt = -1): void {
     this.busyCount++;
+    this.log?.started(vu);
     vu.startIteration(this.ended, scheduledAt);
   }
 

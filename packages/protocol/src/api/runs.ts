@@ -3,7 +3,7 @@ import type { LoadChangeRecord } from "../messages/change-load.js";
 import { CONTROL_RE } from "../scenario/request.js";
 import type { ScenarioInput } from "../scenario/scenario.js";
 import type { RunSummary } from "../stats/summary.js";
-import type { Trust } from "./trust.js";
+import type { RunWarningKind, Trust } from "./trust.js";
 
 export const RUN_STATUSES = ["queued", "running", "stopping", "finished", "failed", "aborted"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -43,6 +43,8 @@ export const createRunBodySchema = z.strictObject({
     .optional(),
   /** Wait behind the active (and queued) runs instead of a 409; the answer's status is `queued`. */
   queue: z.boolean().optional(),
+  /** Type-check TypeScript scripts against `@volley/script` first (a type error is a 400). @defaultValue true */
+  typecheck: z.boolean().optional(),
 });
 
 export const listRunsQuerySchema = z.strictObject({
@@ -98,9 +100,6 @@ export interface RunWorkerInfo {
   lostBatches: number;
 }
 
-/** What a run's warning is about. Records written before kinds existed are `saturated`. */
-export type RunWarningKind = "saturated" | "worker-lost" | "worker-refused" | "lost-batches" | "clock-skew";
-
 /**
  * Something a reader must know before trusting the figures: a span during which a load
  * generator looked saturated, a worker lost or refused, stats batches lost on the way.
@@ -114,6 +113,10 @@ export interface SaturationWarning {
   peakCpu: number;
   peakEventLoopDelayMs: number;
   message: string;
+  /** How many times it happened (skipped iterations, requests not awaited). */
+  count?: number;
+  /** Where in the script ("flow.ts:12"), for requests not awaited. */
+  at?: string;
 }
 
 export interface RunListItem {

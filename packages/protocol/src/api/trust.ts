@@ -1,3 +1,13 @@
+/** What a run's warning is about. Records written before kinds existed are `saturated`. */
+export type RunWarningKind =
+  | "saturated"
+  | "worker-lost"
+  | "worker-refused"
+  | "lost-batches"
+  | "clock-skew"
+  | "skipped-iterations"
+  | "not-awaited";
+
 export type TrustVerdict = "trusted" | "degraded" | "untrusted";
 
 export type TrustReasonKind =
@@ -6,6 +16,8 @@ export type TrustReasonKind =
   | "worker-refused"
   | "lost-batches"
   | "clock-skew"
+  | "skipped-iterations"
+  | "not-awaited"
   | "dropped-iterations"
   | "short-run"
   | "failed";
@@ -30,7 +42,7 @@ export interface TrustInput {
   status: string;
   error: string | null;
   warnings: ReadonlyArray<{
-    kind?: "saturated" | "worker-lost" | "worker-refused" | "lost-batches" | "clock-skew";
+    kind?: RunWarningKind;
     workerName: string;
     fromS: number;
     toS: number;
@@ -66,7 +78,7 @@ export function trustOf(run: TrustInput): Trust {
     reasons.push({
       kind,
       message: warning.message,
-      worker: warning.workerName,
+      ...(warning.workerName ? { worker: warning.workerName } : {}),
       ...(warning.toS > warning.fromS ? { from: warning.fromS, to: warning.toS } : {}),
     });
     if (kind === "saturated") saturatedS += warning.toS - warning.fromS;

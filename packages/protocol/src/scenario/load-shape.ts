@@ -5,7 +5,7 @@ import type { LoadConfig } from "./load.js";
 export interface LoadShape {
   unit: "VUs" | "iterations/s";
   points: Array<[number, number]>;
-  /** The plan's length is an upper bound (per-vu-iterations ends when the iterations are done). */
+  /** The plan's length is an upper bound (per-vu- and shared-iterations end when the iterations are done). */
   openEnded: boolean;
 }
 
@@ -23,6 +23,7 @@ export function loadShape(load: LoadConfig): LoadShape {
         ],
       };
     case "per-vu-iterations":
+    case "shared-iterations":
       return {
         unit: "VUs",
         openEnded: true,

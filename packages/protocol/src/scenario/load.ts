@@ -7,6 +7,7 @@ export const EXECUTORS = [
   "constant-vus",
   "ramping-vus",
   "per-vu-iterations",
+  "shared-iterations",
   "constant-arrival-rate",
   "ramping-arrival-rate",
   "capacity-search",
@@ -76,6 +77,20 @@ export const perVuIterationsSchema = z.strictObject({
   ...baseFields,
 });
 
+/** Exactly `iterations` iterations shared by all VUs across the fleet: a VU that finishes early takes more. */
+export const sharedIterationsSchema = z
+  .strictObject({
+    executor: z.literal("shared-iterations"),
+    vus,
+    iterations: z.int().min(1).max(1_000_000_000),
+    maxDuration: positiveDurationSchema.default(600_000),
+    ...baseFields,
+  })
+  .refine((load) => load.iterations >= load.vus, {
+    error: "iterations must be at least vus (each VU runs at least one)",
+    path: ["iterations"],
+  });
+
 export const constantArrivalRateSchema = z.strictObject({
   executor: z.literal("constant-arrival-rate"),
   rate: z.number().positive().max(MAX_RATE),
@@ -129,6 +144,7 @@ export const loadSchema = z.discriminatedUnion(
     constantVusSchema,
     rampingVusSchema,
     perVuIterationsSchema,
+    sharedIterationsSchema,
     constantArrivalRateSchema,
     rampingArrivalRateSchema,
     capacitySearchSchema,
@@ -143,6 +159,7 @@ export type LoadConfig = z.output<typeof loadSchema>;
 export type ConstantVusConfig = z.output<typeof constantVusSchema>;
 export type RampingVusConfig = z.output<typeof rampingVusSchema>;
 export type PerVuIterationsConfig = z.output<typeof perVuIterationsSchema>;
+export type SharedIterationsConfig = z.output<typeof sharedIterationsSchema>;
 export type ConstantArrivalRateConfig = z.output<typeof constantArrivalRateSchema>;
 export type RampingArrivalRateConfig = z.output<typeof rampingArrivalRateSchema>;
 export type CapacitySearchConfig = z.output<typeof capacitySearchSchema>;
@@ -157,13 +174,13 @@ export function plannedDurationMs(load: LoadConfig): number {
     case "ramping-arrival-rate":
       return load.stages.reduce((sum, s) => sum + s.duration, 0);
     case "per-vu-iterations":
+    case "shared-iterations":
       return load.maxDuration;
     case "capacity-search":
       return capacityRates(load).length * load.stepDuration;
   }
 }
 
-/** Most VUs the load can use at once. */
 /**
  * Most VUs one engine thread runs. Measured on a 2-core machine, 50 connections, a loopback
  * target (docs/scenarios.md): at 100,000 VUs a thread starts them in about a second, its event
@@ -178,6 +195,7 @@ export function peakVusField(load: LoadConfig): string {
     case "constant-vus":
       return load.maxVus === undefined ? "load.vus" : "load.maxVus";
     case "per-vu-iterations":
+    case "shared-iterations":
       return "load.vus";
     case "ramping-vus":
       return load.maxVus === undefined ? "load.stages" : "load.maxVus";
@@ -188,11 +206,13 @@ export function peakVusField(load: LoadConfig): string {
   }
 }
 
+/** Most VUs the load can use at once. */
 export function peakVus(load: LoadConfig): number {
   switch (load.executor) {
     case "constant-vus":
       return load.maxVus ?? load.vus;
     case "per-vu-iterations":
+    case "shared-iterations":
       return load.vus;
     case "ramping-vus":
       return load.maxVus ?? Math.max(load.startVus, ...load.stages.map((s) => s.target));

@@ -1,3 +1,4 @@
+import { EXECUTOR_CAPABILITIES } from "./executor-capabilities.js";
 import { peakVus, peakVusField, plannedDurationMs } from "./load.js";
 import { requestName, type Scenario } from "./scenario.js";
 import { forEachTemplate } from "./scenario-templates.js";
@@ -84,8 +85,6 @@ export function scenarioRequestNames(scenario: Scenario): Array<{ name: string; 
     }));
 }
 
-const VU_EXECUTORS: ReadonlySet<string> = new Set(["per-vu-iterations", "constant-vus", "ramping-vus"]);
-
 /**
  * The VUs whose iterations take a feeder's rows, for dealing its unique rows: the VUs of the one
  * part that reads it, when VUs drive that part. Undefined when the rows go by arrival rate (their
@@ -94,6 +93,6 @@ const VU_EXECUTORS: ReadonlySet<string> = new Set(["per-vu-iterations", "constan
 export function feederUnits(scenario: Scenario, feeder: string): number | undefined {
   const owner = scenario.feederScenarios[feeder];
   const parts = owner === undefined ? scenario.parts : scenario.parts.filter((part) => part.name === owner);
-  if (parts.length !== 1 || !VU_EXECUTORS.has(parts[0].load.executor)) return undefined;
+  if (parts.length !== 1 || !EXECUTOR_CAPABILITIES[parts[0].load.executor].vuDriven) return undefined;
   return peakVus(parts[0].load);
 }

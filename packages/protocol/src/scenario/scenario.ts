@@ -4,7 +4,16 @@ import { dataSchema, tableFromRows } from "./data.js";
 import { type LoadConfig, loadSchema } from "./load.js";
 import { BODY_FIELDS, CONTROL_RE, type RequestConfig } from "./request.js";
 import { forEachTemplate } from "./scenario-templates.js";
-import { type Flow, flowSchema, layOutSteps, stepsSchema, type WrittenPart } from "./steps.js";
+import {
+  type Flow,
+  flowSchema,
+  hasParallelSteps,
+  iterationStatsName,
+  layOutSteps,
+  skippedStatsName,
+  stepsSchema,
+  type WrittenPart,
+} from "./steps.js";
 import {
   parseTemplate,
   TemplateSyntaxError,
@@ -146,6 +155,12 @@ export const scenarioSchema = z
         connectTimeout: positiveDurationSchema.default(10_000),
         /** Most connections per thread; by default one per VU of the thread. */
         maxConnections: z.int().min(1).max(1_000_000).optional(),
+        /**
+         * Requests one scripted VU may have in flight at once (`Promise.all`, `vu.http.batch`),
+         * each on a connection of its own, like a browser; more wait (`timings.blocked`).
+         * @defaultValue 6
+         */
+        maxConnectionsPerVu: z.int().min(1).max(100).default(6),
         /** Accept any TLS certificate (self-signed test servers). @defaultValue false */
         insecureTls: z.boolean().default(false),
         /**
@@ -185,18 +200,8 @@ export const scenarioSchema = z
         cookies: cookies !== false,
         cookieReset: typeof cookies === "object" ? cookies.reset : ("vu" as const),
       }))
-      .default({
-        keepAliveTimeout: 4000,
-        connectTimeout: 10_000,
-        insecureTls: false,
-        maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
-        cookies: true,
-        cookieReset: "vu" as const,
-        followRedirects: 0,
-        compression: false,
-        version: "1.1" as const,
-        client: "volley" as const,
-      }),
+      // Every default above, from the one place each is written.
+      .prefault({}),
   })
   .transform((written, ctx) => {
     const issue = (path: Array<string | number>, message: string) =>
@@ -437,6 +442,26 @@ export function requestName(request: { name?: string; method: string; path?: str
 /** Every name a run's statistics come under: its requests', then its groups'. */
 export function statsNames(scenario: Scenario): string[] {
   return [...new Set(scenario.requests.map(requestName)), ...scenario.groups];
+}
+
+/**
+ * Whether a VU of the scenario may have several requests in flight: a scripted part
+ * (`Promise.all`, `vu.http.batch`) or a `parallel` step. Its threads then size their
+ * connections for `http.maxConnectionsPerVu` per VU.
+ */
+export function hasParallelRequests(scenario: Scenario): boolean {
+  return (
+    scenario.parts.some((part) => part.script !== null) ||
+    hasParallelSteps(scenario.parts.map((part) => part.flows))
+  );
+}
+
+/** Every name a worker's statistics of this scenario may carry: requests, groups, each part's iterations. */
+export function recordedStatsNames(scenario: Scenario): string[] {
+  return [
+    ...statsNames(scenario),
+    ...scenario.parts.flatMap((part) => [iterationStatsName(part.name), skippedStatsName(part.name)]),
+  ];
 }
 
 /** The names of a scenario's checks: each request with `expect` is one, under its name. */

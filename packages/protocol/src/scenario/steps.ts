@@ -8,9 +8,62 @@ export const CHECK_METHOD = "CHECK";
 /** The `method` a script's uncaught errors are counted under (one per iteration it ended). */
 export const SCRIPT_METHOD = "SCRIPT";
 
-/** Whether statistics of this method are requests (groups, checks and script errors are not). */
+/** The `method` of a part's finished iterations: one record per iteration, its duration. */
+export const ITERATION_METHOD = "ITERATION";
+/** The `method` of iterations that could not start (a unique feeder ran out): one record each. */
+export const SKIPPED_METHOD = "SKIPPED";
+
+/** The `method` of requests a script started and did not await: one record each, named by where. */
+export const NOT_AWAITED_METHOD = "NOT_AWAITED";
+
+const NOT_REQUESTS: ReadonlySet<string> = new Set([
+  GROUP_METHOD,
+  CHECK_METHOD,
+  SCRIPT_METHOD,
+  ITERATION_METHOD,
+  SKIPPED_METHOD,
+  NOT_AWAITED_METHOD,
+]);
+
+/** Whether statistics of this method are requests (groups, checks, script errors and iterations are not). */
 export function isRequestMethod(method: string): boolean {
-  return method !== GROUP_METHOD && method !== CHECK_METHOD && method !== SCRIPT_METHOD;
+  return !NOT_REQUESTS.has(method);
+}
+
+/**
+ * Names a part's iteration statistics travel and are stored under. Statistics are keyed by name,
+ * so these start with a control character: no request or group name can hold one.
+ */
+const ITERATION_PREFIX = "\u0001iterations:";
+const SKIPPED_PREFIX = "\u0001skipped:";
+const NOT_AWAITED_PREFIX = "\u0001not-awaited:";
+
+export function iterationStatsName(part: string | null): string {
+  return ITERATION_PREFIX + (part ?? "");
+}
+
+export function skippedStatsName(part: string | null): string {
+  return SKIPPED_PREFIX + (part ?? "");
+}
+
+/** Where requests a script did not await were made ("flow.ts:12"; "" when not known yet). */
+export function notAwaitedStatsName(at: string): string {
+  return NOT_AWAITED_PREFIX + at;
+}
+
+export function notAwaitedAt(name: string): string {
+  return name.slice(NOT_AWAITED_PREFIX.length);
+}
+
+/** The part (its name, "" for a single one) an iteration statistic's name is of. */
+export function partOfIterationStats(name: string): string {
+  const prefix = name.startsWith(ITERATION_PREFIX) ? ITERATION_PREFIX : SKIPPED_PREFIX;
+  return name.slice(prefix.length);
+}
+
+/** Whether any flow of the scenario has a `parallel` step (its VUs then need more than one connection). */
+export function hasParallelSteps(partFlows: ReadonlyArray<readonly Flow[]>): boolean {
+  return partFlows.some((flows) => flows.some((flow) => flow.program.some((op) => op.op === "parallel")));
 }
 
 /** Deepest nesting of groups and repeats. */
@@ -21,12 +74,17 @@ export const MAX_PROGRAM_LENGTH = 10_000;
 export type StepInput =
   | z.input<typeof requestSchema>
   | { group: string; requests: StepInput[] }
-  | { repeat: number; requests: StepInput[] };
+  | { repeat: number; requests: StepInput[] }
+  | { parallel: Array<z.input<typeof requestSchema>> };
 
 type Step =
   | { kind: "request"; request: RequestConfig }
   | { kind: "group"; group: string; steps: Step[] }
-  | { kind: "repeat"; repeat: number; steps: Step[] };
+  | { kind: "repeat"; repeat: number; steps: Step[] }
+  | { kind: "parallel"; requests: RequestConfig[] };
+
+/** Most requests of one `parallel` step (sent `http.maxConnectionsPerVu` at a time). */
+export const MAX_PARALLEL_REQUESTS = 100;
 
 const NAME = statsNameSchema;
 
@@ -35,10 +93,17 @@ const repeatSchema = z.strictObject({
   repeat: z.int().min(1).max(1000),
   requests: z.lazy(() => stepsSchema),
 });
+/** Requests sent together, like a page and its assets; the step ends when all are answered. */
+const parallelSchema = z.strictObject({
+  parallel: z
+    .array(requestSchema)
+    .min(2, { error: "a parallel step sends at least 2 requests" })
+    .max(MAX_PARALLEL_REQUESTS),
+});
 
 /**
- * A step: a request, a `group` (its own latency, first request sent to last answered) or a
- * `repeat`. The kind is chosen by its keys, so a bad request is reported field by field (a plain
+ * A step: a request, a `group` (its own latency, first request sent to last answered), a
+ * `repeat`, or a `parallel` list of requests sent together. The kind is chosen by its keys, so a bad request is reported field by field (a plain
  * union would only say that no kind matched).
  */
 export const stepSchema: z.ZodType<Step, StepInput> = z.unknown().transform((value, ctx): Step => {
@@ -58,6 +123,10 @@ export const stepSchema: z.ZodType<Step, StepInput> = z.unknown().transform((val
     const r = parse(repeatSchema);
     return r ? { kind: "repeat", repeat: r.repeat, steps: r.requests } : z.NEVER;
   }
+  if (keys.includes("parallel")) {
+    const p = parse(parallelSchema);
+    return p ? { kind: "parallel", requests: p.parallel } : z.NEVER;
+  }
   const request = parse(requestSchema);
   return request ? { kind: "request", request } : z.NEVER;
 }) as unknown as z.ZodType<Step, StepInput>;
@@ -76,6 +145,7 @@ export const flowSchema = z.strictObject({
 /** What one iteration of a flow does, in order: repeats unrolled, groups as markers. */
 export type ProgramOp =
   | { op: "request"; index: number }
+  | { op: "parallel"; requests: number[] }
   | { op: "groupStart"; group: number }
   | { op: "groupEnd"; group: number };
 
@@ -149,12 +219,20 @@ export function layOutSteps(parts: WrittenPart[]): LaidOutSteps {
         }
         steps.forEach((step, i) => {
           const at = [...path, i];
-          if (step.kind === "request") {
-            into.push({ op: "request", index: out.requests.length });
-            out.requests.push(step.request);
-            out.requestPaths.push(at);
+          const add = (request: RequestConfig, path: Array<string | number>): number => {
+            out.requests.push(request);
+            out.requestPaths.push(path);
             out.requestFlows.push(entry.name);
             out.requestScenarios.push(part.name);
+            return out.requests.length - 1;
+          };
+          if (step.kind === "request") {
+            into.push({ op: "request", index: add(step.request, at) });
+          } else if (step.kind === "parallel") {
+            into.push({
+              op: "parallel",
+              requests: step.requests.map((request, j) => add(request, [...at, "parallel", j])),
+            });
           } else if (step.kind === "group") {
             let group = out.groups.indexOf(step.group);
             if (group < 0) {
@@ -172,7 +250,10 @@ export function layOutSteps(parts: WrittenPart[]): LaidOutSteps {
         });
       };
       lay(entry.steps, entry.path, 1, program);
-      if (program.length > MAX_PROGRAM_LENGTH) {
+      let sends = 0;
+      for (const op of program)
+        sends += op.op === "parallel" ? op.requests.length : op.op === "request" ? 1 : 0;
+      if (program.length > MAX_PROGRAM_LENGTH || sends > MAX_PROGRAM_LENGTH) {
         out.problems.push({
           path: entry.path,
           message: `one iteration would send more than ${MAX_PROGRAM_LENGTH} requests (repeats unrolled)`,

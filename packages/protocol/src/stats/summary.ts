@@ -35,6 +35,12 @@ export const totalsSummarySchema = z.object({
   /** Of `requests`, redirect hops followed (judged on their chain's final answer). Absent: none. */
   redirects: z.number().optional(),
   dropped: z.number(),
+  /** Iterations that ran to their end (a failed request or a script error included). */
+  iterations: z.number().optional(),
+  /** Their durations, start to end, in ms. */
+  iterationMs: latencySummarySchema.optional(),
+  /** Planned iterations that could not start: a unique feeder ran out. Absent: none. */
+  skippedIterations: z.number().optional(),
   rps: z.number(),
   bytesIn: z.number(),
   bytesOut: z.number(),

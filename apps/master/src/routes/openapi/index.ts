@@ -150,7 +150,7 @@ export function buildOpenApi(): Record<string, unknown> {
           parameters: idParam,
           responses: {
             200: answer("{ id, loadChanges }"),
-            400: failure("per-vu-iterations"),
+            400: failure("per-vu-iterations or shared-iterations"),
             404: failure("no such run"),
             409: failure("not running, no worker outside the run, or another rebalance under way"),
           },

@@ -29,6 +29,7 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
       filesFrom: body.filesFrom,
       scripts: body.scripts,
       queue: body.queue,
+      typecheck: body.typecheck,
     });
     return reply.code(201).send(created);
   });

@@ -127,6 +127,23 @@ export function RunView({
           hint={live ? "active now" : "peak active"}
         />
         <StatCard testId="stat-p95" label="p95" value={formatMs(t.latencyMs.p95)} />
+        {t.iterations !== undefined && (
+          <StatCard
+            testId="stat-iterations"
+            label="Iterations"
+            value={t.iterations.toLocaleString("en-US")}
+            hint={t.iterations > 0 && t.iterationMs ? `p95 ${formatMs(t.iterationMs.p95)} each` : undefined}
+          />
+        )}
+        {(t.skippedIterations ?? 0) > 0 && (
+          <StatCard
+            testId="stat-skipped"
+            label="Skipped iterations"
+            value={(t.skippedIterations ?? 0).toLocaleString("en-US")}
+            hint="a unique feeder ran out"
+            tone="bad"
+          />
+        )}
         {t.dropped > 0 && (
           <StatCard
             testId="stat-dropped"

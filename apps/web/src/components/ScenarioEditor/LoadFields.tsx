@@ -21,6 +21,11 @@ const FIELDS: Record<string, Array<{ key: string; label: string; kind: Kind; hin
     { key: "iterations", label: "Iterations per VU", kind: "int" },
     { key: "maxDuration", label: "Max duration", kind: "duration", hint: "default 10m" },
   ],
+  "shared-iterations": [
+    { key: "vus", label: "VUs", kind: "int" },
+    { key: "iterations", label: "Iterations in all", kind: "int" },
+    { key: "maxDuration", label: "Max duration", kind: "duration", hint: "default 10m" },
+  ],
   "constant-arrival-rate": [
     { key: "rate", label: "Rate (iterations/s)", kind: "number" },
     { key: "duration", label: "Duration", kind: "duration" },
@@ -42,6 +47,7 @@ const DEFAULTS: Record<string, Record<string, unknown>> = {
   "constant-vus": { vus: 10, duration: "30s" },
   "ramping-vus": { stages: [{ duration: "30s", target: 10 }] },
   "per-vu-iterations": { vus: 10, iterations: 10 },
+  "shared-iterations": { vus: 10, iterations: 100 },
   "constant-arrival-rate": { rate: 100, duration: "30s", maxVus: 50 },
   "ramping-arrival-rate": { stages: [{ duration: "30s", target: 100 }], maxVus: 50 },
   "capacity-search": {

@@ -110,7 +110,7 @@ export function ScenarioEditor({ draft, issues, byPath, onChange }: ScenarioEdit
           </p>
         )}
         {requests.map((step, index) =>
-          isGroupOrRepeat(step) ? (
+          isCompoundStep(step) ? (
             // biome-ignore lint/suspicious/noArrayIndexKey: steps are edited by position
             <p key={index} className="callout" data-testid="step-note">
               Step {index + 1}: {stepTitle(step)}. Edit it in the scenario text.
@@ -238,11 +238,20 @@ function serialize(draft: Draft, format: Format): string {
   return format === "json" ? JSON.stringify(draft, null, 2) : toYaml(draft);
 }
 
-function isGroupOrRepeat(step: unknown): step is { group?: unknown; repeat?: unknown; requests?: unknown } {
-  return step !== null && typeof step === "object" && ("group" in step || "repeat" in step);
+type CompoundStep = { group?: unknown; repeat?: unknown; parallel?: unknown; requests?: unknown };
+
+/** A group, repeat or parallel step: edited in the scenario text, named in the form. */
+function isCompoundStep(step: unknown): step is CompoundStep {
+  return (
+    step !== null && typeof step === "object" && ("group" in step || "repeat" in step || "parallel" in step)
+  );
 }
 
-function stepTitle(step: { group?: unknown; repeat?: unknown; requests?: unknown }): string {
+function stepTitle(step: CompoundStep): string {
+  if ("parallel" in step) {
+    const sent = Array.isArray(step.parallel) ? step.parallel.length : 0;
+    return `${sent} requests sent in parallel`;
+  }
   const inner = Array.isArray(step.requests) ? step.requests.length : 0;
   const what = "group" in step ? `group "${String(step.group)}"` : `repeat ${String(step.repeat)} times`;
   return `${what} of ${inner} step${inner === 1 ? "" : "s"}`;

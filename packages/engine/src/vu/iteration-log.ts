@@ -1,0 +1,43 @@
+import { performance } from "node:perf_hooks";
+import { ITERATION_METHOD, iterationStatsName, SKIPPED_METHOD, skippedStatsName } from "@volley/protocol";
+import { RequestRecorder } from "@volley/stats";
+import type { EngineVu } from "./engine-vu.js";
+
+/**
+ * A part's iterations, as its VU pool starts and ends them: each finished one recorded with its
+ * duration, each that could not start (its unique feeder ran out) counted as skipped. An
+ * iteration aborted under way (gracefulStop ran out) or before it sent anything is neither.
+ */
+export class IterationLog {
+  readonly finished: RequestRecorder;
+  readonly skipped: RequestRecorder;
+  /** performance.now() each VU (by index in its thread) started its iteration. */
+  private startedAt = new Float64Array(16);
+
+  constructor(part: string | null, histograms = true) {
+    this.finished = new RequestRecorder(iterationStatsName(part), ITERATION_METHOD, histograms);
+    this.skipped = new RequestRecorder(skippedStatsName(part), SKIPPED_METHOD, false);
+  }
+
+  started(vu: EngineVu): void {
+    if (vu.index >= this.startedAt.length) {
+      const grown = new Float64Array(Math.max(vu.index + 1, this.startedAt.length * 2));
+      grown.set(this.startedAt);
+      this.startedAt = grown;
+    }
+    this.startedAt[vu.index] = performance.now();
+  }
+
+  ended(vu: EngineVu): void {
+    if (vu.outcome === "finished") {
+      this.finished.record((performance.now() - this.startedAt[vu.index]) * 1000, 0, 0, 0);
+    } else if (vu.outcome === "exhausted") {
+      this.skipped.record(0, 0, 0, 0);
+    }
+  }
+
+  /** Planned iterations that will never start because a feeder ran out (beyond the one that found it). */
+  skip(count: number): void {
+    for (let i = 0; i < count; i++) this.skipped.record(0, 0, 0, 0);
+  }
+}

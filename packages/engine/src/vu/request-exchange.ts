@@ -1,0 +1,313 @@
+import { performance } from "node:perf_hooks";
+import type { ErrorKind } from "@volley/protocol";
+import type { RequestRecorder } from "@volley/stats";
+import type { Dispatcher } from "undici";
+import { classifyError, describeError } from "../http/classify-error.js";
+import { responseHeadBytes } from "../http/head-size.js";
+import type { HeadAwareHandler } from "../http/http1-connection.js";
+import type { HeaderSelection } from "../http/response-parser.js";
+import type { TemplateContext } from "../scenario/compiled-template.js";
+import type { GateEntrant } from "./connection-gate.js";
+import type { HttpSession, SessionHeaders } from "./http-session.js";
+import { checkResponse } from "./response-check.js";
+import type { VuContext, VuOrigin } from "./vu-context.js";
+
+/** The whole request took longer than its timeout (a body that trickles in forever, say). */
+const DEADLINE = Object.assign(new Error("the request took longer than its timeout"), {
+  code: "UND_ERR_BODY_TIMEOUT",
+});
+
+const ABORTED = Object.assign(new Error("aborted at the end of gracefulStop"), { code: "UND_ERR_ABORTED" });
+
+/** What an exchange needs of the VU it serves. */
+export interface ExchangeOwner {
+  readonly ctx: VuContext;
+  readonly template: TemplateContext;
+  readonly session: HttpSession | null;
+  /** The exchange is over: answered and judged (failure null when it passed), failed, or aborted. */
+  exchangeDone(exchange: RequestExchange, failure: [ErrorKind, string] | null): void;
+}
+
+/**
+ * One request of a declarative VU, from its connection gate to its record: the request rendered
+ * from its templates, sent through the origin's gate and pool, its answer read (the VU is its own
+ * undici handler through this object: legacy callbacks, the cheapest path), redirects followed
+ * hop by hop (each hop a request, the chain judged once on its final answer), expectations
+ * checked and captures taken, and one `record` call. A VU holds one for its requests in turn, and
+ * one per request of a `parallel` step. Nothing here waits for stats.
+ */
+export class RequestExchange implements Dispatcher.DispatchHandler, HeadAwareHandler, GateEntrant {
+  /** The response headers the request in flight reads: all for captures, the session's, or none. */
+  wantsHeaders: HeaderSelection = false;
+  /** The prepared request waits at the connection gate. */
+  waitingAtGate = false;
+  /** Between `start` and its end (told to the owner, or aborted before it left). */
+  active = false;
+  /** Handed a connection at least once since `start` (a request that left). */
+  sent = false;
+  /** Aborted before it was written to a socket: not a request, not counted. */
+  private unsent = false;
+  private aborting = false;
+  private dispatchOptions: Dispatcher.DispatchOptions | null = null;
+  private requestIndex = 0;
+  private origin: VuOrigin;
+  /** The path of the request in flight (cookies are stored for it). */
+  private path = "";
+  /** The next send follows a redirect to this path (and as GET when `redirectAsGet`). */
+  private redirectTo: string | null = null;
+  private redirectAsGet = false;
+  private hops = 0;
+  private readonly headers: SessionHeaders = { location: null, encoding: null };
+  /** An arrival-rate iteration's schedule its first request counts from; -1: from the connection. */
+  private scheduledAt = -1;
+  private startedAt = 0;
+  /** When the current request was dispatched (its deadline counts from here). */
+  private sentAt = 0;
+  private status = 0;
+  private bytesIn = 0;
+  /** The head's exact size when the client says it (Volley's client); -1 to count from the headers. */
+  private headBytes = -1;
+  private bytesOut = 0;
+  private chunks: Buffer[] | null = null;
+  private keptBytes = 0;
+  private chunksSeen = 0;
+  /** The body passed maxBodyBytes: the rest was counted and discarded. */
+  private bodyTooLarge = false;
+  private rawHeaders: Buffer[] | string[] | null = null;
+  private abortRequest: ((reason?: Error) => void) | null = null;
+  private readonly sendNext = () => this.send();
+
+  constructor(private readonly owner: ExchangeOwner) {
+    this.origin = owner.ctx.origins[0];
+  }
+
+  /** Sends request `index` of the scenario; `scheduledAt` >= 0 times it from that moment. */
+  start(index: number, scheduledAt: number): void {
+    this.requestIndex = index;
+    this.scheduledAt = scheduledAt;
+    this.aborting = false;
+    this.sent = false;
+    this.active = true;
+    this.send();
+  }
+
+  /**
+   * Ends it now: in flight it fails as `aborted` (and calls back when the client gives it up);
+   * still waiting for a connection it was never a request. Returns true when it ended here.
+   */
+  abort(): boolean {
+    if (!this.active || this.aborting) return false;
+    this.aborting = true;
+    if (this.waitingAtGate) {
+      this.waitingAtGate = false;
+      this.dispatchOptions = null;
+      this.unsent = true;
+      this.active = false;
+      return true;
+    }
+    this.abortRequest?.(ABORTED);
+    return false;
+  }
+
+  /** Whether nothing of its last request reached a socket (aborted first). */
+  get neverSent(): boolean {
+    return !this.sent || this.unsent;
+  }
+
+  private send(): void {
+    const { ctx, template, session } = this.owner;
+    const request = ctx.requests[this.requestIndex];
+    const origin = ctx.origins[request.originIndex];
+    this.origin = origin;
+    const path = this.redirectTo ?? request.path.render(template);
+    this.path = path;
+    // Fixed headers are counted at compile time; rendered values are close enough to their templates.
+    let bytesOut = request.fixedBytesOut + path.length;
+    let headers: readonly string[];
+    if (request.staticHeaders !== null) headers = request.staticHeaders;
+    else {
+      const rendered: string[] = [];
+      for (let i = 0; i < request.headerNames.length; i++) {
+        rendered.push(request.headerNames[i], request.headerValues[i].render(template));
+      }
+      headers = rendered;
+    }
+    const cookie = session?.cookieHeader(origin.host, origin.https, path) ?? null;
+    if (cookie !== null) {
+      headers = headers.concat("cookie", cookie);
+      bytesOut += cookie.length + 10;
+    }
+    const asGet = this.redirectTo !== null && this.redirectAsGet;
+    const body = asGet
+      ? null
+      : (request.staticBody ??
+        request.multipart?.render(template) ??
+        (request.body ? request.body.render(template) : null));
+    if (body !== null) bytesOut += Buffer.byteLength(body) + 20;
+    this.bytesOut = bytesOut;
+    this.bytesIn = 0;
+    this.headBytes = -1;
+    this.wantsHeaders = request.captures.length > 0 ? true : (session?.headerNames ?? false);
+    this.status = 0;
+    this.rawHeaders = null;
+    this.chunks = request.needsBody ? [] : null;
+    this.keptBytes = 0;
+    this.chunksSeen = 0;
+    this.bodyTooLarge = false;
+    this.abortRequest = null;
+    this.unsent = false;
+    // An arrival-rate iteration's first request counts from its schedule (a stalled server shows);
+    // any other from the moment it is handed a connection (the wait for one is not latency).
+    this.startedAt = this.sent ? -1 : this.scheduledAt;
+    this.dispatchOptions = {
+      path,
+      method: asGet ? "GET" : request.method,
+      // undici reads the list, never writes it (the compiled one is frozen).
+      headers: headers as string[],
+      body,
+      headersTimeout: request.timeoutMs,
+      bodyTimeout: request.timeoutMs,
+    };
+    if (origin.gate.enter(this)) this.admit();
+    else this.waitingAtGate = true;
+  }
+
+  admit(): void {
+    const options = this.dispatchOptions;
+    if (options === null) return;
+    this.waitingAtGate = false;
+    this.dispatchOptions = null;
+    this.sent = true;
+    this.sentAt = performance.now();
+    if (this.startedAt < 0) this.startedAt = this.sentAt;
+    this.origin.dispatcher.dispatch(options, this);
+  }
+
+  onConnect(abort: (reason?: Error) => void): void {
+    this.abortRequest = abort;
+    if (this.aborting) {
+      this.unsent = true;
+      abort(ABORTED);
+    }
+  }
+
+  onHeaders(
+    statusCode: number,
+    rawHeaders: Buffer[] | string[],
+    _resume: () => void,
+    statusText: string,
+  ): boolean {
+    this.status = statusCode;
+    const { session, ctx } = this.owner;
+    if (session !== null)
+      session.readHeaders(statusCode, rawHeaders, this.origin.host, this.path, this.headers);
+    this.bytesIn += responseHeadBytes(this.headBytes, statusText, rawHeaders);
+    if (ctx.requests[this.requestIndex].captures.length > 0) this.rawHeaders = rawHeaders;
+    return true;
+  }
+
+  onHeadBytes(bytes: number): void {
+    this.headBytes = bytes;
+  }
+
+  /** A capture or expectation reads this response's body: its chunks are kept (see HeadAwareHandler). */
+  get keepsBody(): boolean {
+    return this.chunks !== null;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.bytesIn += chunk.length;
+    const { ctx } = this.owner;
+    if (this.chunks !== null) {
+      this.keptBytes += chunk.length;
+      if (this.keptBytes > ctx.maxBodyBytes) {
+        this.chunks = null; // drained from here on, never kept
+        this.bodyTooLarge = true;
+      } else {
+        this.chunks.push(chunk);
+      }
+    }
+    // undici's bodyTimeout is idle time between chunks; the timeout is for the whole request.
+    // A one-chunk body is covered by the headers timeout: the clock is read from the second on.
+    if (
+      ++this.chunksSeen > 1 &&
+      performance.now() - this.sentAt > ctx.requests[this.requestIndex].timeoutMs
+    ) {
+      this.abortRequest?.(DEADLINE);
+    }
+    return true;
+  }
+
+  onComplete(): void {
+    this.finish(null);
+  }
+
+  onError(error: Error): void {
+    this.finish(error);
+  }
+
+  private finish(error: Error | null): void {
+    const latencyUs = (performance.now() - this.startedAt) * 1000;
+    const { ctx, template } = this.owner;
+    const request = ctx.requests[this.requestIndex];
+    const recorder = ctx.recorders[request.index];
+    this.abortRequest = null;
+    this.origin.gate.leave();
+    let failure: [ErrorKind, string] | null = null;
+    if (this.unsent) {
+      // Never written to a socket: nothing to count.
+    } else if (error === null && this.followRedirect(latencyUs, recorder)) {
+      return;
+    } else if (error !== null) {
+      const kind: ErrorKind = this.aborting ? "aborted" : classifyError(error);
+      failure = [kind, describeError(error)];
+      recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut, kind, failure[1]);
+    } else {
+      failure = checkResponse(
+        request,
+        {
+          status: this.status,
+          chunks: this.chunks,
+          bodyTooLarge: this.bodyTooLarge,
+          rawHeaders: this.rawHeaders,
+          encoding: this.headers.encoding,
+        },
+        ctx.maxBodyBytes,
+        template.vars,
+      );
+      if (failure === null) recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut);
+      else recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut, failure[0], failure[1]);
+    }
+    this.chunks = null;
+    this.rawHeaders = null;
+    this.redirectTo = null;
+    this.hops = 0;
+    this.active = false;
+    this.owner.exchangeDone(this, failure);
+  }
+
+  /**
+   * A redirect response while hops are left: recorded as a request of the same name (a hop), and
+   * the Location on the same origin is sent next. 303, and 301/302 after a POST, become GET.
+   */
+  private followRedirect(latencyUs: number, recorder: RequestRecorder): boolean {
+    const { session, ctx } = this.owner;
+    if (session === null || this.aborting) return false;
+    const next = session.redirectPath(this.headers.location, this.hops, this.origin.host, this.origin.https);
+    if (next === null) return false;
+    // A hop is one request, not judged: the chain's final answer is (expectations, checks).
+    recorder.recordRedirect(latencyUs, this.status, this.bytesIn, this.bytesOut);
+    this.hops++;
+    const sentAsGet = this.redirectTo !== null && this.redirectAsGet;
+    const method = sentAsGet ? "GET" : ctx.requests[this.requestIndex].method;
+    // Once a hop became GET the rest of the chain stays GET (the body is gone).
+    this.redirectAsGet =
+      sentAsGet || this.status === 303 || ((this.status === 301 || this.status === 302) && method === "POST");
+    this.redirectTo = next;
+    this.chunks = null;
+    this.rawHeaders = null;
+    // Let the client release the socket before the next dispatch picks one.
+    queueMicrotask(this.sendNext);
+    return true;
+  }
+}
