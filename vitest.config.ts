@@ -1,15 +1,45 @@
 import { defineConfig } from "vitest/config";
 
-// Three suites: fast unit tests beside the code, cross-process integration tests against the
-// machine's real Redis and databases, and browser tests in Debian's Chromium. The last two
-// start real masters and workers, so their files run one at a time on this 2-core machine.
+// Five suites:
+// - unit: beside the code (`*.test.ts`), no service, no build, seconds: workspace packages are
+//   read from their sources (the `source` export condition), so a test sees the code as it is now;
+// - load: beside the code (`*.load.test.ts`), engines driving a loopback server for seconds at a
+//   time (rates, ramps, stalls, load changes), also from sources;
+// - service: beside the code (`*.service.test.ts`), against the machine's real Redis and
+//   PostgreSQL, also from sources;
+// - integration and browser: cross-process suites in test/, against the build (`pnpm build`):
+//   they start real masters, workers and engine threads from dist/, and Chromium. Their files
+//   run one at a time on this 2-core machine.
+const SOURCE = { conditions: ["source", "node", "development|production"] };
+const fromSource = { resolve: SOURCE, ssr: { resolve: { conditions: SOURCE.conditions } } };
+
 export default defineConfig({
   test: {
+    // Per-file durations for `node scripts/test-durations.mjs` (.ci/run prints them).
+    reporters: ["default", ["json", { outputFile: "test-results/vitest.json" }]],
     projects: [
       {
+        ...fromSource,
         test: {
           name: "unit",
           include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts"],
+          exclude: ["**/*.service.test.ts", "**/*.load.test.ts", "**/node_modules/**"],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        ...fromSource,
+        test: {
+          name: "load",
+          include: ["packages/*/src/**/*.load.test.ts", "apps/*/src/**/*.load.test.ts"],
+          testTimeout: 60_000,
+        },
+      },
+      {
+        ...fromSource,
+        test: {
+          name: "service",
+          include: ["packages/*/src/**/*.service.test.ts", "apps/*/src/**/*.service.test.ts"],
           testTimeout: 30_000,
         },
       },

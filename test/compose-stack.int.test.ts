@@ -11,14 +11,14 @@ import {
 } from "./support/docker.js";
 import { getJson, sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
 import { freePort } from "./support/redis-server.js";
+import { skippedHere } from "./support/required-in-ci.js";
 import { startTargetServer, type TargetServer } from "./support/target-server.js";
 
 // The image and docker/compose.yaml run for real: Redis, PostgreSQL, the master and two workers in
 // containers on the project's own network (a private bridge with no route out), the target on the
 // host's leg of that bridge so it can tell the workers apart by address. Needs a Docker daemon
-// (.ci/run starts one); elsewhere the suite is skipped and says why.
-const unavailable = dockerUnavailable();
-if (unavailable) console.warn(`compose-stack.int.test.ts skipped: ${unavailable}`);
+// (.ci/run starts one); elsewhere the suite is skipped and says why, and under CI it fails.
+const unavailable = skippedHere("compose-stack.int.test.ts", dockerUnavailable());
 
 const token = randomBytes(12).toString("hex");
 const scenario = (targetUrl: string, duration: string) => ({

@@ -6,11 +6,14 @@ import type { RunDetail, WorkerInfo } from "@volley/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TestNetwork } from "./support/netns.js";
 import { getJson, killAll, ROOT, sendJson, spawnCli, waitFor, waitForRunEnd } from "./support/processes.js";
+import { skippedHere } from "./support/required-in-ci.js";
 
 // Real separate hosts: the master (with Redis), two workers and the target, each in its own
 // network namespace on a private bridge. One worker's cable is cut mid-run.
-const canRun = TestNetwork.available();
-if (!canRun) console.warn("multi-host test skipped: this machine does not allow creating network namespaces");
+const canRun = !skippedHere(
+  "multi-host.int.test.ts",
+  TestNetwork.available() ? null : "this machine does not allow creating network namespaces",
+);
 
 describe.runIf(canRun)("multi-host run across network namespaces", () => {
   const net = new TestNetwork();

@@ -163,7 +163,8 @@ describe("scripted virtual users", () => {
     const script = `
       export async function setup() {
         const answer = await fetch(process.env.VOLLEY_TEST_TARGET + "/login", { method: "POST", body: JSON.stringify({ user: "setup" }) });
-        return { token: (await answer.json()).token };
+        // fetch's json() is unknown to the type-checker: say what it holds.
+        return { token: ((await answer.json()) as { token: string }).token };
       }
       export default async function (vu) {
         await vu.http.post("/orders", { headers: { authorization: "Bearer " + vu.setupData.token }, name: "order" });

@@ -7,6 +7,7 @@ import {
   type CombinedBatch,
   combinedJobId,
   formatIssues,
+  STATS_JOB_OPTIONS,
   statsBatchSchema,
   statsQueueName,
 } from "@volley/protocol";
@@ -150,11 +151,8 @@ export class AggregatorNode {
 
   private async send(batch: CombinedBatch): Promise<void> {
     await this.queueOf(batch.runId).add(COMBINED_JOB, batch, {
+      ...STATS_JOB_OPTIONS,
       jobId: combinedJobId(batch.runId, batch.group),
-      removeOnComplete: true,
-      removeOnFail: 1000,
-      attempts: 300,
-      backoff: { type: "fixed", delay: 2000 },
     });
   }
 

@@ -5,7 +5,7 @@ import { type AggregatorOptions, resolveAggregatorOptions } from "./options.js";
 export { AggregatorNode } from "./aggregator-node.js";
 export { GroupAssembler } from "./group-assembler.js";
 export { GroupLedger, memberOf } from "./group-ledger.js";
-export { AggregatorConfigError, type AggregatorOptions, resolveAggregatorOptions } from "./options.js";
+export { type AggregatorOptions, resolveAggregatorOptions } from "./options.js";
 
 /** Starts an aggregator: it reads its partition's stream until closed. */
 export async function startAggregator(options: AggregatorOptions = {}): Promise<AggregatorNode> {

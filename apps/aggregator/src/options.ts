@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { partitionIdSchema, REDIS_PREFIX, redisUrlSchema } from "@volley/protocol";
+import { ConfigError, partitionIdSchema, REDIS_PREFIX, redisUrlOf, redisUrlSchema } from "@volley/protocol";
 
 export interface AggregatorOptions {
   /** Redis that the master and workers use. @defaultValue REDIS_URL, else redis://127.0.0.1:6379 */
@@ -27,28 +27,25 @@ export interface AggregatorOptions {
 
 export type ResolvedAggregatorOptions = Required<AggregatorOptions>;
 
-/** Bad options: the message names the option and the problem. */
-export class AggregatorConfigError extends Error {}
-
 export function resolveAggregatorOptions(options: AggregatorOptions): ResolvedAggregatorOptions {
   const env = process.env;
   const partition = options.partition ?? env.VOLLEY_AGGREGATOR_PARTITION ?? hostname();
   const parsed = partitionIdSchema.safeParse(partition);
   if (!parsed.success) {
-    throw new AggregatorConfigError(
+    throw new ConfigError(
       `partition "${partition}" ${parsed.error.issues[0]?.message ?? "is not valid"} (set --partition)`,
     );
   }
   const windowMs = options.windowMs ?? 500;
   if (!Number.isInteger(windowMs) || windowMs < 10 || windowMs > 10_000) {
-    throw new AggregatorConfigError(`window ${windowMs} ms must be a whole number from 10 to 10000`);
+    throw new ConfigError(`window ${windowMs} ms must be a whole number from 10 to 10000`);
   }
   const intakeRedisUrl = options.intakeRedisUrl ?? env.VOLLEY_AGGREGATOR_INTAKE_REDIS ?? null;
   if (intakeRedisUrl !== null && !redisUrlSchema.safeParse(intakeRedisUrl).success) {
-    throw new AggregatorConfigError(`intake Redis "${intakeRedisUrl}" must be a redis:// or rediss:// URL`);
+    throw new ConfigError(`intake Redis "${intakeRedisUrl}" must be a redis:// or rediss:// URL`);
   }
   return {
-    redisUrl: options.redisUrl ?? env.REDIS_URL ?? "redis://127.0.0.1:6379",
+    redisUrl: redisUrlOf(options.redisUrl, env),
     intakeRedisUrl,
     prefix: options.prefix ?? env.VOLLEY_QUEUE_PREFIX ?? REDIS_PREFIX,
     partition,

@@ -37,18 +37,9 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await (await command())(rest);
   } catch (error) {
-    // Bad input or an environment the command cannot work in: the message says what to do.
-    const [{ MasterConfigError }, { WorkerConfigError }, { AggregatorConfigError }] = await Promise.all([
-      import("@volley/master"),
-      import("@volley/worker"),
-      import("@volley/aggregator"),
-    ]);
-    if (
-      error instanceof UsageError ||
-      error instanceof MasterConfigError ||
-      error instanceof WorkerConfigError ||
-      error instanceof AggregatorConfigError
-    ) {
+    // Bad input or an environment the command cannot work in (any component's ConfigError):
+    // the message says what to do.
+    if (error instanceof UsageError) {
       console.error(`volley ${name}: ${error.message}`);
       return EXIT.usage;
     }

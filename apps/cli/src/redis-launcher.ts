@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { redisAnswers } from "@volley/master";
+import { DEFAULT_REDIS_URL } from "@volley/protocol";
 import { UsageError } from "./cli-error.js";
 
 export interface RedisHandle {
@@ -27,7 +28,7 @@ export interface EnsureRedisOptions {
 
 /** The Redis to use: REDIS_URL or 127.0.0.1:6379 when it answers, else a private redis-server under dataDir. */
 export async function ensureRedis(options: EnsureRedisOptions): Promise<RedisHandle> {
-  const url = options.url ?? process.env.REDIS_URL ?? options.defaultUrl ?? "redis://127.0.0.1:6379";
+  const url = options.url || process.env.REDIS_URL || options.defaultUrl || DEFAULT_REDIS_URL;
   if (await redisAnswers(url)) return { url, private: false, stop: async () => {} };
   if (options.url || process.env.REDIS_URL) {
     // The user named this Redis: say that nothing answers there, and how to start one there.

@@ -1,8 +1,14 @@
-import type { LiveMessage, LiveSecond, RunDetail, WorkerInfo } from "@volley/protocol";
+import {
+  type LiveMessage,
+  type LiveSecond,
+  type RunDetail,
+  TERMINAL_RUN_STATUSES,
+  type WorkerInfo,
+} from "@volley/protocol";
 import WebSocket from "ws";
 import type { ApiClient } from "./api-client.js";
 
-const TERMINAL = new Set(["finished", "failed", "aborted"]);
+const TERMINAL = new Set<string>(TERMINAL_RUN_STATUSES);
 /** With the feed quiet this long, the run is read once over HTTP (a missed end is caught). */
 const QUIET_MS = 5000;
 /** How often the run is read when the feed cannot be opened. */

@@ -1,5 +1,5 @@
 export { buildApp } from "./app.js";
 export { type RunningMaster, startMaster } from "./master.js";
-export { isLoopback, MasterConfigError, type MasterOptions, resolveMasterOptions } from "./options.js";
+export { isLoopback, type MasterOptions, resolveMasterOptions } from "./options.js";
 export { redisAnswers } from "./redis-probe.js";
 export type { WorkerCommand } from "./workers/local-workers.js";

@@ -1,14 +1,14 @@
 import { randomBytes, X509Certificate } from "node:crypto";
 import { hostname } from "node:os";
 import { openDatabase, redact } from "@volley/db";
-import { type RunDetail, VOLLEY_VERSION, withTimeout } from "@volley/protocol";
+import { ConfigError, type RunDetail, VOLLEY_VERSION, withTimeout } from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { buildApp } from "./app.js";
 import { OtlpPush } from "./metrics/otlp-push.js";
 import { finalSource, liveSource } from "./metrics/run-samples.js";
-import { isLoopback, MasterConfigError, type MasterOptions, resolveMasterOptions } from "./options.js";
+import { isLoopback, type MasterOptions, resolveMasterOptions } from "./options.js";
 import { BatchIntake } from "./pipeline/batch-intake.js";
 import { StatsConsumers } from "./pipeline/stats-consumers.js";
 import { StatsPipeline } from "./pipeline/stats-pipeline.js";
@@ -43,7 +43,7 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     pino.destination({ dest: opts.logDestination ?? 1, sync: false }),
   );
   const db = await openDatabase({ url: opts.databaseUrl }).catch((error: Error) => {
-    throw new MasterConfigError(`cannot open the database at ${redact(opts.databaseUrl)}: ${error.message}`);
+    throw new ConfigError(`cannot open the database at ${redact(opts.databaseUrl)}: ${error.message}`);
   });
   log.info({ database: db.provider, location: db.location }, "database ready");
   const redis = await connectRedis(opts.redisUrl, log).catch(async (error: Error) => {
@@ -225,12 +225,10 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     await close();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EAI_NONAME") {
-      throw new MasterConfigError(`cannot listen: "${opts.host}" is not a known address or host name`);
+      throw new ConfigError(`cannot listen: "${opts.host}" is not a known address or host name`);
     }
     if (code === "EADDRINUSE" || code === "EADDRNOTAVAIL" || code === "EACCES") {
-      throw new MasterConfigError(
-        `cannot listen: ${(error as Error).message} (choose another --host or --port)`,
-      );
+      throw new ConfigError(`cannot listen: ${(error as Error).message} (choose another --host or --port)`);
     }
     throw error;
   }
@@ -280,7 +278,7 @@ async function connectRedis(url: string, log: pino.Logger): Promise<Redis> {
     await redis.ping();
   } catch (error) {
     redis.disconnect();
-    throw new MasterConfigError(
+    throw new ConfigError(
       `Redis at ${redact(url)} does not answer (${(error as Error).message}); set REDIS_URL`,
     );
   }

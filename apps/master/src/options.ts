@@ -1,6 +1,6 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { cpus } from "node:os";
-import { REDIS_PREFIX } from "@volley/protocol";
+import { ConfigError, REDIS_PREFIX, redisUrlOf } from "@volley/protocol";
 import type { WorkerCommand } from "./workers/local-workers.js";
 
 export interface MasterOptions {
@@ -111,9 +111,6 @@ export type ResolvedMasterOptions = Required<
     "workerListener" | "token" | "workerCommand" | "logDestination" | "instanceId" | "otlpUrl" | "tls"
   >;
 
-/** The master cannot start as asked: a bad option, Redis or the database unreachable, the port taken. */
-export class MasterConfigError extends Error {}
-
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
 export function isLoopback(host: string): boolean {
@@ -135,7 +132,7 @@ export function resolveMasterOptions(options: MasterOptions, env = process.env):
         .map((h) => h.trim())
         .filter(Boolean),
     token: options.token ?? (env.VOLLEY_TOKEN || undefined),
-    redisUrl: options.redisUrl ?? (env.REDIS_URL || "redis://127.0.0.1:6379"),
+    redisUrl: redisUrlOf(options.redisUrl, env),
     databaseUrl: options.databaseUrl ?? (env.DATABASE_URL || "file:./data/volley.db"),
     localWorkers: options.localWorkers ?? 0,
     localWorkerThreads: options.localWorkerThreads ?? 1,
@@ -168,52 +165,46 @@ export function resolveMasterOptions(options: MasterOptions, env = process.env):
       options.keepSecondsDays ?? (env.VOLLEY_KEEP_SECONDS_DAYS ? Number(env.VOLLEY_KEEP_SECONDS_DAYS) : 0),
   };
   if (!(resolved.keepSecondsDays >= 0 && resolved.keepSecondsDays <= 36_500)) {
-    throw new MasterConfigError(
-      `--keep-seconds-days: expected 0 to 36500 days, got ${resolved.keepSecondsDays}`,
-    );
+    throw new ConfigError(`--keep-seconds-days: expected 0 to 36500 days, got ${resolved.keepSecondsDays}`);
   }
   if (resolved.tls) checkTls(resolved.tls);
   for (const url of resolved.webhooks) checkHttpUrl("--webhook", url);
   if (resolved.otlpUrl !== undefined) checkHttpUrl("--otlp", resolved.otlpUrl);
   if (!(resolved.otlpIntervalMs >= 100 && resolved.otlpIntervalMs <= 3_600_000)) {
-    throw new MasterConfigError(`otlpIntervalMs: expected 100 to 3600000 ms, got ${resolved.otlpIntervalMs}`);
+    throw new ConfigError(`otlpIntervalMs: expected 100 to 3600000 ms, got ${resolved.otlpIntervalMs}`);
   }
   for (const [flag, host] of [
     ["host", resolved.host],
     ["worker listener host", resolved.workerListener?.host],
   ] as const) {
     if (host !== undefined && (host.trim() === "" || host.trim() !== host)) {
-      throw new MasterConfigError(`--${flag.replace(/ /g, "-")}: "${host}" is not an address to listen on`);
+      throw new ConfigError(`--${flag.replace(/ /g, "-")}: "${host}" is not an address to listen on`);
     }
   }
   if (resolved.instanceId !== undefined && !/^[A-Za-z0-9._:-]{1,100}$/.test(resolved.instanceId)) {
-    throw new MasterConfigError(
+    throw new ConfigError(
       `VOLLEY_INSTANCE_ID: "${resolved.instanceId.slice(0, 100)}" must be 1-100 letters, digits, ".", "_", ":" or "-"`,
     );
   }
   if (!Number.isInteger(resolved.runLeaseMs) || resolved.runLeaseMs < 1000 || resolved.runLeaseMs > 600_000) {
-    throw new MasterConfigError(
-      "VOLLEY_RUN_LEASE_MS: must be a whole number of milliseconds from 1000 to 600000",
-    );
+    throw new ConfigError("VOLLEY_RUN_LEASE_MS: must be a whole number of milliseconds from 1000 to 600000");
   }
   const exposed = [resolved.host, resolved.workerListener?.host].filter(
     (h): h is string => !!h && !isLoopback(h),
   );
   if (exposed.length && !resolved.token) {
-    throw new MasterConfigError(
+    throw new ConfigError(
       `the master would listen on ${exposed.join(", ")}, beyond loopback, without a token: set --token or VOLLEY_TOKEN`,
     );
   }
   if (resolved.workerListener && !resolved.token) {
-    throw new MasterConfigError(
-      "a separate worker listener always requires a token: set --token or VOLLEY_TOKEN",
-    );
+    throw new ConfigError("a separate worker listener always requires a token: set --token or VOLLEY_TOKEN");
   }
   if (resolved.token !== undefined && resolved.token.length < 8) {
-    throw new MasterConfigError("the token must be at least 8 characters");
+    throw new ConfigError("the token must be at least 8 characters");
   }
   if (resolved.localWorkers > 0 && !resolved.workerCommand) {
-    throw new MasterConfigError("local workers need a workerCommand");
+    throw new ConfigError("local workers need a workerCommand");
   }
   return resolved;
 }
@@ -224,25 +215,25 @@ function checkHttpUrl(flag: string, url: string): void {
     parsed = new URL(url);
   } catch {}
   if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
-    throw new MasterConfigError(`${flag}: "${url.slice(0, 200)}" is not an http:// or https:// URL`);
+    throw new ConfigError(`${flag}: "${url.slice(0, 200)}" is not an http:// or https:// URL`);
   }
 }
 
-/** A certificate and key that parse and belong together, or a MasterConfigError naming the flag. */
+/** A certificate and key that parse and belong together, or a ConfigError naming the flag. */
 function checkTls(tls: { cert: string; key: string }): void {
   let certificate: X509Certificate;
   try {
     certificate = new X509Certificate(tls.cert);
   } catch (error) {
-    throw new MasterConfigError(`--tls-cert: not a PEM certificate (${(error as Error).message})`);
+    throw new ConfigError(`--tls-cert: not a PEM certificate (${(error as Error).message})`);
   }
   let key: ReturnType<typeof createPrivateKey>;
   try {
     key = createPrivateKey(tls.key);
   } catch (error) {
-    throw new MasterConfigError(`--tls-key: not a PEM private key (${(error as Error).message})`);
+    throw new ConfigError(`--tls-key: not a PEM private key (${(error as Error).message})`);
   }
   if (!certificate.checkPrivateKey(key)) {
-    throw new MasterConfigError("--tls-key: the key does not belong to the certificate of --tls-cert");
+    throw new ConfigError("--tls-key: the key does not belong to the certificate of --tls-cert");
   }
 }

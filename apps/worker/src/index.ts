@@ -3,7 +3,7 @@ import { resolveWorkerOptions, type WorkerOptions } from "./options.js";
 import { WorkerNode } from "./worker-node.js";
 
 export { ClockSync } from "./connection/clock-sync.js";
-export { resolveWorkerOptions, WorkerConfigError, type WorkerOptions } from "./options.js";
+export { resolveWorkerOptions, type WorkerOptions } from "./options.js";
 export { StatsPublisher } from "./stats/stats-publisher.js";
 export { WorkerNode } from "./worker-node.js";
 

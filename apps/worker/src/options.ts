@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { availableParallelism, hostname } from "node:os";
+import { ConfigError } from "@volley/protocol";
 import type { MasterTls } from "./connection/master-connection.js";
 
 export interface WorkerOptions {
@@ -35,43 +36,40 @@ export interface ResolvedWorkerOptions
   cores: number;
 }
 
-export class WorkerConfigError extends Error {}
-
 export function resolveWorkerOptions(options: WorkerOptions, env = process.env): ResolvedWorkerOptions {
   let master: URL;
   try {
     master = new URL(options.masterUrl);
   } catch {
-    throw new WorkerConfigError(
-      `--master: "${options.masterUrl}" is not a URL such as http://127.0.0.1:8089`,
-    );
+    throw new ConfigError(`--master: "${options.masterUrl}" is not a URL such as http://127.0.0.1:8089`);
   }
   if (master.protocol !== "http:" && master.protocol !== "https:") {
-    throw new WorkerConfigError(`--master: "${options.masterUrl}" must start with http:// or https://`);
+    throw new ConfigError(`--master: "${options.masterUrl}" must start with http:// or https://`);
   }
   const tls = options.masterTls;
   if ((tls?.ca !== undefined || tls?.fingerprint !== undefined) && master.protocol !== "https:") {
-    throw new WorkerConfigError("--master-ca and --master-fingerprint need an https:// --master");
+    throw new ConfigError("--master-ca and --master-fingerprint need an https:// --master");
   }
   if (tls?.fingerprint !== undefined && !/^([0-9a-f]{2}:?){31}[0-9a-f]{2}$/i.test(tls.fingerprint)) {
-    throw new WorkerConfigError(
+    throw new ConfigError(
       "--master-fingerprint: expected a SHA-256 fingerprint, 64 hex digits (colons allowed)",
     );
   }
   if (tls?.ca !== undefined && !tls.ca.includes("-----BEGIN CERTIFICATE-----")) {
-    throw new WorkerConfigError("--master-ca: expected a PEM certificate (-----BEGIN CERTIFICATE-----)");
+    throw new ConfigError("--master-ca: expected a PEM certificate (-----BEGIN CERTIFICATE-----)");
   }
   const cores = availableParallelism();
   const threads = options.threads ?? cores;
   if (!Number.isInteger(threads) || threads < 1 || threads > 1024) {
-    throw new WorkerConfigError(`--threads: must be a whole number from 1 to 1024, got ${options.threads}`);
+    throw new ConfigError(`--threads: must be a whole number from 1 to 1024, got ${options.threads}`);
   }
   return {
     masterUrl: master.origin,
     token: options.token ?? (env.VOLLEY_TOKEN || undefined),
     threads,
     name: options.name ?? `${hostname()}-${process.pid}`,
-    redisUrl: options.redisUrl ?? env.REDIS_URL,
+    // "" is no URL: an empty REDIS_URL leaves the choice to the master's word (as everywhere).
+    redisUrl: options.redisUrl || env.REDIS_URL || undefined,
     local: options.local ?? false,
     maxBufferedBatches: options.maxBufferedBatches ?? 600,
     logLevel: options.logLevel ?? env.VOLLEY_LOG_LEVEL ?? "info",

@@ -1,4 +1,5 @@
 import {
+  DEFAULT_REDIS_URL,
   type MasterToWorker,
   type ReleaseRows,
   type RunFiles,
@@ -16,7 +17,6 @@ import { SliceRun } from "./run/slice-run.js";
 import { StatsPublisher } from "./stats/stats-publisher.js";
 import { SystemSampler } from "./system/system-sampler.js";
 
-const DEFAULT_REDIS = "redis://127.0.0.1:6379";
 const CLOCK_PROBES = 5;
 /** Longest wait for a finished slice's threads before the next run is refused. */
 const PREVIOUS_RUN_MIN_WAIT_MS = 5000;
@@ -164,7 +164,7 @@ export class WorkerNode {
   private welcome({ serverTime, heartbeatIntervalMs, redisUrl, queuePrefix }: Welcome): void {
     this.clock.seed(serverTime);
     this.publisher ??= new StatsPublisher({
-      redisUrl: this.options.redisUrl ?? redisUrl ?? DEFAULT_REDIS,
+      redisUrl: this.options.redisUrl || redisUrl || DEFAULT_REDIS_URL,
       prefix: queuePrefix,
       log: this.log,
       maxBuffered: this.options.maxBufferedBatches,

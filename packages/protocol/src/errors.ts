@@ -36,6 +36,16 @@ export const ERROR_CODES = {
     status: 429,
     summary: "Too many failed logins from this address; wait a minute and try again.",
   },
+  VOL_ERR_CONFIG: {
+    status: 400,
+    summary:
+      "A command's flags or a component's options are wrong (exit code 2 from the CLI); the message names the option.",
+  },
+  VOL_ERR_PROTOCOL: {
+    status: 502,
+    summary:
+      "The target answered with something that is not HTTP/1.x: the request counts as failed, of kind protocol.",
+  },
   VOL_ERR_INTERNAL: { status: 500, summary: "An unexpected error; the log has the details." },
 } as const;
 
@@ -53,5 +63,16 @@ export class VolleyError extends Error {
 
   get status(): number {
     return ERROR_CODES[this.code].status;
+  }
+}
+
+/**
+ * Bad options: a command's flags, a master's, worker's or aggregator's settings, a client's
+ * options. The message names the option and the problem; the CLI prints it and exits 2.
+ */
+export class ConfigError extends VolleyError {
+  constructor(message: string) {
+    super("VOL_ERR_CONFIG", message);
+    this.name = "ConfigError";
   }
 }

@@ -30,6 +30,7 @@ export * from "./scenario/capacity.js";
 export * from "./scenario/capture.js";
 export * from "./scenario/data.js";
 export * from "./scenario/executor-capabilities.js";
+export * from "./scenario/http-settings.js";
 export * from "./scenario/load.js";
 export * from "./scenario/load-shape.js";
 export * from "./scenario/parse-scenario.js";

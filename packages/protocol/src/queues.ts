@@ -8,6 +8,28 @@ export const STATS_JOB = "stats-batch";
  */
 export const REDIS_PREFIX = "volley";
 
+/** The Redis every component uses when none is named (REDIS_URL, a flag, or the master's word). */
+export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
+
+/**
+ * The Redis URL a component uses: the one given, else REDIS_URL when it is set and not empty,
+ * else the default. One rule for the master, workers, aggregators and the CLI.
+ */
+export function redisUrlOf(given: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  return given || env.REDIS_URL || DEFAULT_REDIS_URL;
+}
+
+/**
+ * How a stats batch is added to a run's queue, by a worker or an aggregator: kept until merged,
+ * retried for ten minutes (the master may be restarting), a failed one kept for inspection.
+ */
+export const STATS_JOB_OPTIONS = {
+  removeOnComplete: true,
+  removeOnFail: 1000,
+  attempts: 300,
+  backoff: { type: "fixed", delay: 2000 },
+} as const;
+
 /**
  * A run id as it travels between master and workers: it names the run's stats queue, so only
  * letters, digits, `-` and `_` (BullMQ reserves `:`).

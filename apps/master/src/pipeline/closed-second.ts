@@ -1,5 +1,5 @@
 import type { RunAggregateRow, RunSecondRow } from "@volley/db";
-import type { TimeseriesPoint } from "@volley/protocol";
+import { isIterationStatsName, type TimeseriesPoint } from "@volley/protocol";
 import type { StatsAggregate } from "@volley/stats";
 import type { ScenarioSeries } from "./scenario-series.js";
 import { packSecondStats, SCENARIO_ROW_PREFIX, toPoint, toRow } from "./second-rows.js";
@@ -27,8 +27,10 @@ export function closeSecond(
   const requests: Record<string, TimeseriesPoint> = {};
   const rows = [toRow(runId, "", point)];
   for (const aggregate of stats.list()) {
-    requests[aggregate.name] = toPoint(second, aggregate, vus);
-    rows.push(toRow(runId, aggregate.name, requests[aggregate.name], packSecondStats(aggregate.toStats())));
+    const namePoint = toPoint(second, aggregate, vus);
+    // Iterations are stored (exact windows read them) but are no request's series.
+    if (!isIterationStatsName(aggregate.name)) requests[aggregate.name] = namePoint;
+    rows.push(toRow(runId, aggregate.name, namePoint, packSecondStats(aggregate.toStats())));
   }
   const scenarios = scenarioSeries.points(second, stats, vus);
   for (const [name, scenarioPoint] of Object.entries(scenarios)) {

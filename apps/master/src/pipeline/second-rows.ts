@@ -20,7 +20,8 @@ export function toPoint(second: number, aggregate: RequestAggregate, vus: number
 
 /**
  * Stored rows of a scenario's series are named with this prefix: request names cannot hold
- * control characters, so the two never meet.
+ * control characters, so the two never meet (iterations' statistics start with U+0002, see
+ * `iterationStatsName` in @volley/protocol).
  */
 export const SCENARIO_ROW_PREFIX = "\u0001";
 

@@ -1,9 +1,10 @@
 import type { Database, RunRow } from "@volley/db";
-import { parseScenario } from "@volley/protocol";
+import { parseScenario, type RunStatus } from "@volley/protocol";
 import type { Logger } from "pino";
 import type { StatsPipeline } from "../pipeline/stats-pipeline.js";
 import { type ActiveRun, newActiveRun } from "./active-run.js";
 import type { RunLease } from "./run-lease.js";
+import { nextStatus } from "./run-lifecycle.js";
 
 export type StartedRun = RunRow & { startAt: number };
 
@@ -24,7 +25,7 @@ export async function orphanedRuns(
       started.push({ ...run, startAt: run.startAt });
     } else if (await lease.claim(run.id)) {
       await db.runs.update(run.id, {
-        status: "failed",
+        status: nextStatus(run.status as RunStatus, "fail"),
         finishedAt: new Date(),
         error: "the master stopped before the run started",
       });

@@ -1,10 +1,12 @@
 import type { Database } from "@volley/db";
+import { isTerminalRunStatus } from "@volley/protocol";
 import { evaluateThresholds } from "@volley/stats";
 import type { Logger } from "pino";
 import type { StatsPipeline } from "../pipeline/stats-pipeline.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import type { ActiveRun } from "./active-run.js";
 import type { RunLease } from "./run-lease.js";
+import { type RunLifecycle, runOutcome } from "./run-lifecycle.js";
 import { runWarnings } from "./worker-warnings.js";
 
 export interface FinalizeDeps {
@@ -13,6 +15,8 @@ export interface FinalizeDeps {
   registry: WorkerRegistry;
   lease: RunLease;
   log: Logger;
+  /** Writes the run's end (see run-lifecycle.ts). */
+  lifecycle: RunLifecycle;
 }
 
 /**
@@ -31,28 +35,22 @@ export async function finalizeRun(deps: FinalizeDeps, runId: string, active: Act
   const summary = aggregator.summary();
   const thresholds = evaluateThresholds(scenario.thresholds, summary);
   const passed = thresholds.length ? thresholds.every((t) => t.pass) : null;
-  const terminal = ["finished", "failed", "aborted"].includes(run.status);
   const workers = aggregator.workerList();
-  let status = run.status;
-  let error = run.error;
-  if (!terminal) {
-    const { rejected } = active;
-    if (rejected.size === workers.length) {
-      status = "failed";
-      error = [...rejected.values()][0] ?? "every worker refused the run";
-    } else if (summary.total.requests === 0 && workers.every((w) => w.lost)) {
-      status = "failed";
-      error = "every worker of the run was lost";
-    } else {
-      // A capacity search that found its answer ends as planned.
-      status = run.stopReason && run.stopReason !== "capacity" ? "aborted" : "finished";
-    }
-    error ??= active.blocked;
-  }
+  // A run already ended (failed elsewhere before this master took it over) keeps its status.
+  const outcome = isTerminalRunStatus(run.status)
+    ? null
+    : runOutcome({
+        stopReason: run.stopReason,
+        workers: workers.length,
+        refused: active.rejected.size,
+        firstRefusal: [...active.rejected.values()][0] ?? null,
+        requests: summary.total.requests,
+        allLost: workers.every((w) => w.lost),
+        blocked: active.blocked,
+      });
   await db.transaction(async (tx) => {
-    await tx.runs.updateOwned(runId, deps.lease.owner, {
-      status,
-      error,
+    const fields = {
+      error: outcome ? (run.error ?? outcome.error) : run.error,
       finishedAt: run.finishedAt ?? new Date(),
       thresholds: JSON.stringify(thresholds),
       passed,
@@ -60,7 +58,11 @@ export async function finalizeRun(deps: FinalizeDeps, runId: string, active: Act
       rps: summary.total.rps,
       warnings: JSON.stringify(runWarnings(active, workers, summary.total.requests, summary.durationS)),
       ...(active.capacity ? { capacity: JSON.stringify(active.capacity.result()) } : {}),
-    });
+    };
+    const owner = deps.lease.owner;
+    if (outcome)
+      await deps.lifecycle.apply(run, "end", fields, { to: outcome.status, writer: tx.runs, owner });
+    else await tx.runs.updateOwned(runId, owner, fields);
     for (const { workerId, update } of aggregator.workerUpdates()) {
       await tx.runWorkers.update(runId, workerId, {
         ...update,
@@ -72,6 +74,9 @@ export async function finalizeRun(deps: FinalizeDeps, runId: string, active: Act
   pipeline.forget(runId);
   // Every batch is merged: the run's workers are free for the next run now, not at their next heartbeat.
   for (const worker of workers) registry.release(worker.workerId, runId);
-  log.info({ runId, status, requests: summary.total.requests, passed }, "run ended");
+  log.info(
+    { runId, status: outcome?.status ?? run.status, requests: summary.total.requests, passed },
+    "run ended",
+  );
   return true;
 }

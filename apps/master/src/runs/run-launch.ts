@@ -18,6 +18,7 @@ import { RowHandover } from "./row-handover.js";
 import type { RunInputs } from "./run-data.js";
 import { newRunId } from "./run-id.js";
 import type { RunLease } from "./run-lease.js";
+import { nextStatus } from "./run-lifecycle.js";
 import { type PlannedWorker, planRun } from "./run-plan.js";
 import type { QueuedRun } from "./run-queue.js";
 import { runSetups } from "./run-scripts.js";
@@ -119,7 +120,7 @@ export async function recordRun(
     await tx.runs.create({
       id: run.id,
       name: run.scenario.name,
-      status: "running",
+      status: nextStatus(null, "start"),
       executor: runExecutorLabel(run.scenario),
       scenario: JSON.stringify(run.input),
       plannedDurationMs: runPlannedMs(run.scenario),
@@ -136,7 +137,7 @@ export async function recordRun(
 async function recordQueuedStart(db: Database, lease: RunLease, run: LaunchedRun): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.runs.updateOwned(run.id, lease.owner, {
-      status: "running",
+      status: nextStatus("queued", "start"),
       startAt: run.startAt,
       startedAt: new Date(run.startAt),
       leaseUntil: Date.now() + lease.leaseMs,

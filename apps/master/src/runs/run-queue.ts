@@ -3,6 +3,7 @@ import { runExecutorLabel, runPlannedMs, type Scenario } from "@volley/protocol"
 import type { RunInputs } from "./run-data.js";
 import { newRunId } from "./run-id.js";
 import type { RunLease } from "./run-lease.js";
+import { nextStatus, type RunLifecycle } from "./run-lifecycle.js";
 
 /** A run waiting for its turn, with everything starting it needs. */
 export interface QueuedRun {
@@ -23,7 +24,7 @@ export interface QueuedRun {
 export class RunQueue {
   private readonly runs: QueuedRun[] = [];
 
-  constructor(private readonly deps: { db: Database; lease: RunLease }) {}
+  constructor(private readonly deps: { db: Database; lease: RunLease; lifecycle: RunLifecycle }) {}
 
   get size(): number {
     return this.runs.length;
@@ -45,7 +46,7 @@ export class RunQueue {
       await tx.runs.create({
         id: queued.id,
         name: run.scenario.name,
-        status: "queued",
+        status: nextStatus(null, "queue"),
         executor: runExecutorLabel(run.scenario),
         scenario: JSON.stringify(run.input),
         plannedDurationMs: runPlannedMs(run.scenario),
@@ -67,11 +68,7 @@ export class RunQueue {
     const index = this.runs.findIndex((r) => r.id === id);
     if (index < 0) return false;
     this.runs.splice(index, 1);
-    await this.deps.db.runs.update(id, {
-      status: "aborted",
-      stopReason: "cancelled",
-      finishedAt: new Date(),
-    });
+    await this.deps.lifecycle.apply({ id, status: "queued" }, "cancel", { stopReason: "cancelled" });
     return true;
   }
 
@@ -86,8 +83,8 @@ export class RunQueue {
   /** At shutdown: runs that never started are failed, saying why. */
   async abandon(reason: string): Promise<void> {
     for (const run of this.runs.splice(0)) {
-      await this.deps.db.runs
-        .update(run.id, { status: "failed", finishedAt: new Date(), error: reason })
+      await this.deps.lifecycle
+        .apply({ id: run.id, status: "queued" }, "fail", { error: reason })
         .catch(() => undefined);
     }
   }

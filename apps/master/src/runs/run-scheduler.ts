@@ -1,4 +1,6 @@
 import {
+  isActiveRunStatus,
+  isLiveRunStatus,
   type LoadChangeRecord,
   type LoadPatch,
   type RowsReleased,
@@ -14,6 +16,7 @@ import { prepareRun, type RunExtras } from "./prepare-run.js";
 import { runDetail, runStats } from "./run-details.js";
 import { finalizeRun } from "./run-finalizer.js";
 import { openRun, sendSlices } from "./run-launch.js";
+import { RunLifecycle, type StopReason } from "./run-lifecycle.js";
 import { addWorkersToRun, changeRunLoad } from "./run-load.js";
 import { busyMessage, type QueuedRun, RunQueue } from "./run-queue.js";
 import { runTeardowns } from "./run-scripts.js";
@@ -31,6 +34,8 @@ export type { RunIngest, RunSchedulerOptions } from "./scheduler-options.js";
 export class RunScheduler {
   private active: ActiveRun | null = null;
   private readonly queue: RunQueue;
+  /** Every move of a run's status after it was written (see run-lifecycle.ts). */
+  private readonly lifecycle: RunLifecycle;
   private creating = false;
   private adopting: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -41,7 +46,8 @@ export class RunScheduler {
   private readonly liveAggregators = () => this.options.ingest.liveAggregators();
 
   constructor(private readonly options: RunSchedulerOptions) {
-    this.queue = new RunQueue(options);
+    this.lifecycle = new RunLifecycle(options.db.runs, (runId) => this.publishStatus(runId));
+    this.queue = new RunQueue({ ...options, lifecycle: this.lifecycle });
   }
 
   get activeRunId(): string | null {
@@ -130,10 +136,9 @@ export class RunScheduler {
     } catch (error) {
       const message = error instanceof VolleyError ? error.message : (error as Error).message;
       this.options.log.error({ runId: next.id, err: message }, "the queued run could not start");
-      await this.options.db.runs
-        .update(next.id, { status: "failed", finishedAt: new Date(), error: `could not start: ${message}` })
+      await this.lifecycle
+        .apply({ id: next.id, status: "queued" }, "fail", { error: `could not start: ${message}` })
         .catch(() => undefined);
-      await this.publishStatus(next.id).catch(() => undefined);
     }
   }
 
@@ -141,16 +146,15 @@ export class RunScheduler {
    * Graceful stop; the run ends once the workers' final batches are merged. A queued run is
    * taken out of line instead (`aborted`, reason `cancelled`). Returns the run's new status.
    */
-  async stopRun(id: string, reason = "user"): Promise<string> {
+  async stopRun(id: string, reason: StopReason = "user"): Promise<string> {
     const run = await this.options.db.runs.get(id);
     if (!run) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${id}`);
     if (await this.queue.cancel(id)) {
       this.options.log.info({ runId: id }, "queued run cancelled");
-      await this.publishStatus(id);
       return "aborted";
     }
     if (!this.active || this.active.id !== id) {
-      const elsewhere = ["queued", "running", "stopping"].includes(run.status) && run.owner;
+      const elsewhere = isActiveRunStatus(run.status) && run.owner;
       throw new VolleyError(
         "VOL_ERR_RUN_NOT_ACTIVE",
         elsewhere
@@ -159,10 +163,10 @@ export class RunScheduler {
       );
     }
     this.active.stopReason ??= reason;
-    await this.options.db.runs.update(id, { status: "stopping", stopReason: this.active.stopReason });
-    sendStop(this.active, this.options.registry);
-    await this.publishStatus(id);
-    return "stopping";
+    const active = this.active;
+    const status = await this.lifecycle.apply(run, "stop", { stopReason: active.stopReason });
+    sendStop(active, this.options.registry);
+    return status;
   }
 
   /**
@@ -217,7 +221,7 @@ export class RunScheduler {
   private async unknownRunReported(workerId: string, runId: string): Promise<void> {
     const run = await this.options.db.runs.get(runId).catch(() => undefined);
     if (run === undefined) return; // the database does not answer: decide at the next connection
-    if (run && ["running", "stopping"].includes(run.status)) {
+    if (run && isLiveRunStatus(run.status)) {
       await this.adopt();
       if (this.active?.id === runId) this.workerConnected(workerId, runId);
       return;
@@ -268,7 +272,7 @@ export class RunScheduler {
     await this.options.ingest.close(runId, false);
     let ended: boolean;
     try {
-      ended = await finalizeRun(this.options, runId, active);
+      ended = await finalizeRun({ ...this.options, lifecycle: this.lifecycle }, runId, active);
     } catch (error) {
       this.options.log.error({ err: error, runId }, "could not finalize the run");
       if (this.active === active) {
@@ -281,7 +285,7 @@ export class RunScheduler {
     this.active = null;
     if (active.scripts) void runTeardowns(active.scripts, runId, this.options.log);
     await this.options.ingest.close(runId, true);
-    if (ended) await this.publishStatus(runId);
+    if (ended) await this.lifecycle.published(runId);
     if (ended && this.options.onRunEnded) {
       const report = await this.detail(runId).catch(() => null);
       if (report) this.options.onRunEnded(report);

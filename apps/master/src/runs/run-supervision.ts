@@ -5,6 +5,7 @@ import { type LiveAggregators, routeFields, routeWorkers } from "../pipeline/agg
 import { isWorkerDone } from "../pipeline/merge-state.js";
 import type { WorkerRegistry } from "../workers/worker-registry.js";
 import { type ActiveRun, markAbsentWorkers } from "./active-run.js";
+import type { StopReason } from "./run-lifecycle.js";
 import { brokenAbortThreshold } from "./threshold-abort.js";
 
 export interface SupervisionDeps {
@@ -14,7 +15,7 @@ export interface SupervisionDeps {
   absentGraceMs?: number;
   overrunMs?: number;
   /** Stops the run gracefully with a reason (the scheduler's stopRun). */
-  stopRun: (runId: string, reason: string) => Promise<unknown>;
+  stopRun: (runId: string, reason: StopReason) => Promise<unknown>;
   /** Aggregator partitions alive now. */
   liveAggregators: () => Promise<LiveAggregators>;
   /** Merges what a dead partition's stream holds of the run, when no live partition takes its workers. */

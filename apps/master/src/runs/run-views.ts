@@ -1,5 +1,6 @@
 import type { RunAggregateRow, RunRow, RunSecondRow, RunWorkerRow } from "@volley/db";
 import {
+  isIterationStatsName,
   onRunSeconds,
   type RunDetail,
   type RunListItem,
@@ -118,7 +119,7 @@ export function toTimeseries(rows: RunSecondRow[]): Timeseries {
       const name = row.name.slice(SCENARIO_ROW_PREFIX.length);
       series.scenarios[name] ??= [];
       series.scenarios[name].push(point);
-    } else {
+    } else if (!isIterationStatsName(row.name)) {
       series.requests[row.name] ??= [];
       series.requests[row.name].push(point);
     }

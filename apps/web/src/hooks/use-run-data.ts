@@ -1,9 +1,15 @@
-import type { RunDetail, RunSummary, Timeseries, TimeseriesPoint } from "@volley/protocol";
+import {
+  ACTIVE_RUN_STATUSES,
+  type RunDetail,
+  type RunSummary,
+  type Timeseries,
+  type TimeseriesPoint,
+} from "@volley/protocol";
 import { useEffect, useMemo } from "react";
 import { useApi } from "../api/use-api.js";
 import { useLive } from "../live/live-context.js";
 
-export const ACTIVE_STATUSES = new Set(["queued", "running", "stopping"]);
+export const ACTIVE_STATUSES = new Set<string>(ACTIVE_RUN_STATUSES);
 
 export interface RunData {
   run: RunDetail | null;

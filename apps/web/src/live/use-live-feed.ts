@@ -1,12 +1,13 @@
-import type {
-  LiveMessage,
-  LiveSecond,
-  LoadChangeRecord,
-  RunDetail,
-  RunListItem,
-  RunSummary,
-  TimeseriesPoint,
-  WorkerInfo,
+import {
+  isLiveRunStatus,
+  type LiveMessage,
+  type LiveSecond,
+  type LoadChangeRecord,
+  type RunDetail,
+  type RunListItem,
+  type RunSummary,
+  type TimeseriesPoint,
+  type WorkerInfo,
 } from "@volley/protocol";
 import { useEffect, useRef, useState } from "react";
 
@@ -38,7 +39,7 @@ export interface LiveFeed {
 
 /** A run is in progress: it holds the workers (a queued one waits). */
 export function isInProgress(run: { status: string } | null): boolean {
-  return run !== null && (run.status === "running" || run.status === "stopping");
+  return run !== null && isLiveRunStatus(run.status);
 }
 
 const EMPTY: LiveFeed = {

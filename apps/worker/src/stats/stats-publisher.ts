@@ -1,4 +1,11 @@
-import { STATS_JOB, type StatsBatch, statsJobId, statsQueueName, withTimeout } from "@volley/protocol";
+import {
+  STATS_JOB,
+  STATS_JOB_OPTIONS,
+  type StatsBatch,
+  statsJobId,
+  statsQueueName,
+  withTimeout,
+} from "@volley/protocol";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
@@ -111,11 +118,8 @@ export class StatsPublisher {
         await withTimeout<unknown>(
           entry.partition === null
             ? this.queueOf(batch.runId).add(STATS_JOB, batch, {
+                ...STATS_JOB_OPTIONS,
                 jobId: statsJobId(batch.runId, batch.workerId, batch.seq),
-                removeOnComplete: true,
-                removeOnFail: 1000,
-                attempts: 300,
-                backoff: { type: "fixed", delay: 2000 },
               })
             : appendToPartition(redis, this.options.prefix, entry.partition, batch),
           5000,

@@ -1,3 +1,4 @@
+import { ACTIVE_RUN_STATUSES } from "@volley/protocol";
 import type { Run } from "../generated/sqlite/client.js";
 import type { DbClient } from "./db-client.js";
 
@@ -15,7 +16,7 @@ export interface RunListFilter {
   status?: string;
 }
 
-const ACTIVE = ["queued", "running", "stopping"];
+const ACTIVE = [...ACTIVE_RUN_STATUSES];
 
 export class RunRepository {
   constructor(private readonly client: DbClient) {}

@@ -1,3 +1,4 @@
+import { ConfigError } from "@volley/protocol";
 import type { Dispatcher } from "undici";
 import { Pool } from "undici";
 import { Http1Pool } from "./http1-pool.js";
@@ -27,7 +28,8 @@ export interface HttpPoolOptions {
   client?: "volley" | "undici";
 }
 
-export class InvalidOptionError extends Error {
+/** A pool's option that cannot be used: a ConfigError naming the field. */
+export class InvalidOptionError extends ConfigError {
   constructor(field: string, problem: string) {
     super(`${field}: ${problem}`);
     this.name = "InvalidOptionError";

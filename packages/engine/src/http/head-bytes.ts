@@ -62,6 +62,12 @@ export function isName(bytes: Buffer, start: number, lower: string): boolean {
   return true;
 }
 
+/** Whether bytes from `start` are exactly `text` (ASCII), case included. */
+export function isExactly(bytes: Buffer, start: number, text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (bytes[start + i] !== text.charCodeAt(i)) return false;
+  return true;
+}
+
 export function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }

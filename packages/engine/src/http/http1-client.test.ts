@@ -70,6 +70,30 @@ describe("Volley's HTTP/1.1 client against raw servers", () => {
     );
   });
 
+  it("counts the bytes that went on the wire, head and body, as the server received them", async () => {
+    const { url, seen } = await rawServer((socket) =>
+      socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"),
+    );
+    const { aggregate } = await runSlice(
+      scenario(url, [
+        { name: "get", path: "/hello" },
+        {
+          name: "post",
+          method: "POST",
+          path: "/p/{{iter}}",
+          headers: { "x-a": "é{{vu}}" },
+          json: { n: "{{iter}}" },
+        },
+      ]),
+    );
+    const received = (prefix: string) =>
+      seen.requests.filter((r) => r.startsWith(prefix)).reduce((sum, r) => sum + r.length, 0);
+    // "GET /hello HTTP/1.1\r\nhost: 127.0.0.1:PORT\r\n\r\n", three times.
+    expect(aggregate.get("get")?.bytesOut).toBe(received("GET "));
+    expect(aggregate.get("get")?.bytesOut).toBe(3 * (31 + new URL(url).host.length));
+    expect(aggregate.get("post")?.bytesOut).toBe(received("POST "));
+  });
+
   it("a new socket after Connection: close and after an HTTP/1.0 body read until close", async () => {
     const close = await rawServer((socket) =>
       socket.end("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok"),

@@ -1,6 +1,7 @@
 import { connect as connectTcp, type Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { connect as connectTls } from "node:tls";
+import { VolleyError } from "@volley/protocol";
 import type { Dispatcher } from "undici";
 import { InvalidRequestError, requestHead } from "./request-head.js";
 import { type HeaderSelection, type ResponseListener, ResponseParser } from "./response-parser.js";
@@ -10,9 +11,12 @@ function codedError(code: string, message: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
-/** The target broke HTTP: the report's `protocol` kind. */
-export class ProtocolError extends Error {
-  readonly code = "VOL_ERR_PROTOCOL";
+/** The target broke HTTP: the report's `protocol` kind (code VOL_ERR_PROTOCOL, docs/errors.md). */
+export class ProtocolError extends VolleyError {
+  constructor(message: string) {
+    super("VOL_ERR_PROTOCOL", message);
+    this.name = "ProtocolError";
+  }
 }
 
 export interface ConnectionTarget {
@@ -46,6 +50,8 @@ export interface HeadAwareHandler {
   wantsHeaders?: HeaderSelection;
   /** The response head's exact size on the wire, just before `onHeaders`. */
   onHeadBytes?(bytes: number): void;
+  /** The request's exact size on the wire (head and body), once written. */
+  onRequestBytes?(bytes: number): void;
   /**
    * Whether the handler keeps body chunks past `onData` (a capture or expectation reads the body):
    * then each is a copy, since plain-TCP reads share one buffer per thread.
@@ -149,23 +155,30 @@ export class Http1Connection implements ResponseListener {
     handler.onConnect?.(this.abort);
     if (this.handler !== handler) return; // aborted at once
     const body = options.body;
+    // Heads are latin1 (request-head.ts allows no byte above 0xff): a character is a byte.
+    let written: number;
     try {
       if (body === null || body === undefined) {
-        this.writeHead(options);
+        written = this.writeHead(options);
       } else if (typeof body === "string") {
         const length = Buffer.byteLength(body);
         const head = requestHead(options, this.target.hostHeader, length);
         // One write: an ASCII body joins the head; any other is written beside it, corked.
         if (length === body.length) this.socket.write(head + body, "latin1");
         else this.writeCorked(head, Buffer.from(body));
+        written = head.length + length;
       } else if (Buffer.isBuffer(body) || body instanceof Uint8Array) {
-        this.writeCorked(requestHead(options, this.target.hostHeader, body.length), body);
+        const head = requestHead(options, this.target.hostHeader, body.length);
+        this.writeCorked(head, body);
+        written = head.length + body.length;
       } else {
         throw new InvalidRequestError("a request body must be a string or bytes");
       }
     } catch (error) {
       this.fail(error as Error);
+      return;
     }
+    (handler as HeadAwareHandler).onRequestBytes?.(written);
   }
 
   /**
@@ -173,7 +186,7 @@ export class Http1Connection implements ResponseListener {
    * when method, path and (frozen) headers are those of the last one, the bytes made for it are
    * written again. They are made on the first repeat, so a templated path never pays for them.
    */
-  private writeHead(options: Dispatcher.DispatchOptions): void {
+  private writeHead(options: Dispatcher.DispatchOptions): number {
     const last = this.lastHead;
     if (
       last !== null &&
@@ -183,14 +196,16 @@ export class Http1Connection implements ResponseListener {
     ) {
       last.bytes ??= Buffer.from(requestHead(options, this.target.hostHeader, 0), "latin1");
       this.socket.write(last.bytes);
-      return;
+      return last.bytes.length;
     }
-    this.socket.write(requestHead(options, this.target.hostHeader, 0), "latin1");
+    const head = requestHead(options, this.target.hostHeader, 0);
+    this.socket.write(head, "latin1");
     const headers = options.headers;
     this.lastHead =
       headers !== null && headers !== undefined && Object.isFrozen(headers)
         ? { method: options.method, path: options.path, headers, bytes: null }
         : null;
+    return head.length;
   }
 
   private writeCorked(head: string, body: Uint8Array): void {

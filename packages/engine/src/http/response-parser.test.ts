@@ -119,6 +119,10 @@ describe("ResponseParser refuses what is not HTTP", () => {
     expect(errorOf("SSH-2.0-OpenSSH\r\n\r\n")).toMatch(/^not an HTTP\/1.x status line/);
     expect(errorOf("HTTP/2 200\r\n\r\n")).toMatch(/^not an HTTP\/1.x status line/);
     expect(errorOf("HTTP/1.1 20 OK\r\n\r\n")).toMatch(/^not an HTTP\/1.x status line/);
+    // The protocol name to the byte: a control byte where "/" or "." belongs, or another case, is not HTTP.
+    expect(errorOf("HTTP\x0f1.1 200 OK\r\n\r\n")).toMatch(/^not an HTTP\/1.x status line/);
+    expect(errorOf("HTTP/1\x0e1 200 OK\r\n\r\n")).toMatch(/^not an HTTP\/1.x status line/);
+    expect(errorOf("http/1.1 200 OK\r\n\r\n")).toMatch(/^not an HTTP\/1.x status line/);
     expect(errorOf("HTTP/1.1 200 OK\r\nno colon\r\n\r\n")).toMatch(/^a header line without a name/);
     expect(errorOf("HTTP/1.1 200 OK\r\nbad name: x\r\n\r\n")).toMatch(/^a malformed header/);
     expect(errorOf("HTTP/1.1 200 OK\r\n folded: x\r\n\r\n")).toMatch(/^a malformed header/);

@@ -5,6 +5,7 @@ import {
   hasToken,
   isBlank,
   isDigit,
+  isExactly,
   isFieldText,
   isName,
   isOneOf,
@@ -190,7 +191,6 @@ export class ResponseParser {
     return buffer === data ? at : offset + at - from;
   }
 
-  /** Reads a status line and headers; sets the body mode. False when it failed. */
   /** Reads a status line and headers (bytes `from`..`to` of `bytes`); sets the body mode. False when it failed. */
   private parseHead(bytes: Buffer, from: number, to: number): boolean {
     // Scanned as bytes (far cheaper than characters); strings are made only for what is read.
@@ -200,7 +200,8 @@ export class ResponseParser {
     const code = (bytes[from + 9] - 48) * 100 + (bytes[from + 10] - 48) * 10 + (bytes[from + 11] - 48);
     const length = statusEnd - from;
     if (
-      !isName(bytes, from, "http/1.") ||
+      // The protocol name is case-sensitive (RFC 9112): "HTTP/1." to the byte.
+      !isExactly(bytes, from, "HTTP/1.") ||
       (minorCode !== 48 && minorCode !== 49) ||
       bytes[from + 8] !== 32 ||
       !(length === 12 || (length > 12 && bytes[from + 12] === 32)) ||

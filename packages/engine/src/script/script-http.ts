@@ -98,7 +98,7 @@ export function scriptRequest(
           settings.maxBodyBytes,
         );
         const failure = response.problem(options.expect?.body);
-        const { status, bytesIn, latencyUs } = answer;
+        const { status, bytesIn, bytesOut, latencyUs } = answer;
         const statusOk = expected
           ? expected.some(([low, high]) => status >= low && status <= high)
           : status < 400;

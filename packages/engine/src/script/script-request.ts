@@ -3,8 +3,7 @@ import type { ErrorKind } from "@volley/protocol";
 import type { RequestRecorder } from "@volley/stats";
 import type { Dispatcher } from "undici";
 import { classifyError, describeError } from "../http/classify-error.js";
-import { responseHeadBytes } from "../http/head-size.js";
-import type { HeadAwareHandler } from "../http/http1-connection.js";
+import { ResponseIntake } from "../http/response-intake.js";
 import type { GateEntrant } from "../vu/connection-gate.js";
 import type { VuOrigin } from "../vu/vu-context.js";
 
@@ -36,29 +35,17 @@ export interface RawAnswer {
   blockedMs: number;
 }
 
-const DEADLINE = Object.assign(new Error("the request took longer than its timeout"), {
-  code: "UND_ERR_BODY_TIMEOUT",
-});
-
 /**
  * One request of a scripted VU through the thread's pool, as an undici handler (the same client
  * and connection gate as declarative VUs). A failure is recorded here and rejects; an answer
  * resolves and is recorded by the caller once it has checked the expectations.
  */
-export class ScriptRequest implements Dispatcher.DispatchHandler, HeadAwareHandler, GateEntrant {
+export class ScriptRequest extends ResponseIntake implements Dispatcher.DispatchHandler, GateEntrant {
   readonly wantsHeaders = true;
   waitingAtGate = false;
-  private status = 0;
   private rawHeaders: Buffer[] | string[] = [];
   private setCookies: string[] | null = null;
   private encoding: string | null = null;
-  private chunks: Buffer[] | null = [];
-  private kept = 0;
-  private bytesIn = 0;
-  private headBytes = -1;
-  private chunksSeen = 0;
-  private sentAt = 0;
-  private abortRequest: ((reason?: Error) => void) | null = null;
   private aborted: Error | null = null;
   /** Whether it was ever written (an abort before that is no request). */
   sent = false;
@@ -71,17 +58,30 @@ export class ScriptRequest implements Dispatcher.DispatchHandler, HeadAwareHandl
     private readonly origin: VuOrigin,
     private readonly options: Dispatcher.DispatchOptions,
     private readonly recorder: RequestRecorder,
-    private readonly timeoutMs: number,
-    private readonly maxBodyBytes: number,
-    private readonly bytesOut: number,
+    private readonly timeout: number,
+    private readonly maxBody: number,
+    /** An estimate; Volley's client says the exact count once written (onRequestBytes). */
+    bytesOut: number,
     /**
      * performance.now() latency counts from: an arrival-rate iteration's schedule for its first
      * request (a stalled server shows), else -1: from the moment it is handed a connection.
      */
-    private startedAt: number,
+    startedAt: number,
     private readonly resolve: (answer: RawAnswer) => void,
     private readonly reject: (error: Error) => void,
-  ) {}
+  ) {
+    super();
+    // A script may read any answer's body.
+    this.beginIntake(true, bytesOut, startedAt);
+  }
+
+  protected get timeoutMs(): number {
+    return this.timeout;
+  }
+
+  protected get maxBodyBytes(): number {
+    return this.maxBody;
+  }
 
   /** Queues at the gate, or sends at once. */
   go(): void {
@@ -97,8 +97,7 @@ export class ScriptRequest implements Dispatcher.DispatchHandler, HeadAwareHandl
       return;
     }
     this.sent = true;
-    this.sentAt = performance.now();
-    if (this.startedAt < 0) this.startedAt = this.sentAt;
+    this.markSent();
     this.origin.dispatcher.dispatch(this.options, this);
   }
 
@@ -136,28 +135,7 @@ export class ScriptRequest implements Dispatcher.DispatchHandler, HeadAwareHandl
         this.encoding = rawHeaders[i + 1].toString().trim().toLowerCase();
       }
     }
-    this.bytesIn += responseHeadBytes(this.headBytes, statusText, rawHeaders);
-    return true;
-  }
-
-  onHeadBytes(bytes: number): void {
-    this.headBytes = bytes;
-  }
-
-  /** The script reads the body: its chunks are kept (see HeadAwareHandler). */
-  get keepsBody(): boolean {
-    return this.chunks !== null;
-  }
-
-  onData(chunk: Buffer): boolean {
-    this.bytesIn += chunk.length;
-    if (this.chunks !== null) {
-      this.kept += chunk.length;
-      if (this.kept > this.maxBodyBytes) this.chunks = null;
-      else this.chunks.push(chunk);
-    }
-    if (++this.chunksSeen > 1 && performance.now() - this.sentAt > this.timeoutMs)
-      this.abortRequest?.(DEADLINE);
+    this.countHead(statusText, rawHeaders);
     return true;
   }
 
@@ -168,10 +146,10 @@ export class ScriptRequest implements Dispatcher.DispatchHandler, HeadAwareHandl
       rawHeaders: this.rawHeaders,
       setCookies: this.setCookies,
       encoding: this.encoding,
-      body: this.chunks === null ? null : Buffer.concat(this.chunks),
+      body: this.bodyTooLarge || this.chunks === null ? null : Buffer.concat(this.chunks),
       bytesIn: this.bytesIn,
       bytesOut: this.bytesOut,
-      latencyUs: (performance.now() - this.startedAt) * 1000,
+      latencyUs: this.latencyUs(),
       blockedMs: this.sentAt - this.calledAt,
     });
   }
@@ -180,7 +158,7 @@ export class ScriptRequest implements Dispatcher.DispatchHandler, HeadAwareHandl
     this.origin.gate.leave();
     const kind: ErrorKind = this.aborted ? "aborted" : classifyError(error);
     const message = describeError(error);
-    const latencyUs = (performance.now() - this.startedAt) * 1000;
+    const latencyUs = this.latencyUs();
     this.recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut, kind, message);
     this.reject(new RequestFailedError(kind, message));
   }

@@ -1,21 +1,14 @@
-import { performance } from "node:perf_hooks";
 import type { ErrorKind } from "@volley/protocol";
 import type { RequestRecorder } from "@volley/stats";
 import type { Dispatcher } from "undici";
 import { classifyError, describeError } from "../http/classify-error.js";
-import { responseHeadBytes } from "../http/head-size.js";
-import type { HeadAwareHandler } from "../http/http1-connection.js";
+import { ResponseIntake } from "../http/response-intake.js";
 import type { HeaderSelection } from "../http/response-parser.js";
 import type { TemplateContext } from "../scenario/compiled-template.js";
 import type { GateEntrant } from "./connection-gate.js";
 import type { HttpSession, SessionHeaders } from "./http-session.js";
 import { checkResponse } from "./response-check.js";
 import type { VuContext, VuOrigin } from "./vu-context.js";
-
-/** The whole request took longer than its timeout (a body that trickles in forever, say). */
-const DEADLINE = Object.assign(new Error("the request took longer than its timeout"), {
-  code: "UND_ERR_BODY_TIMEOUT",
-});
 
 const ABORTED = Object.assign(new Error("aborted at the end of gracefulStop"), { code: "UND_ERR_ABORTED" });
 
@@ -36,7 +29,7 @@ export interface ExchangeOwner {
  * checked and captures taken, and one `record` call. A VU holds one for its requests in turn, and
  * one per request of a `parallel` step. Nothing here waits for stats.
  */
-export class RequestExchange implements Dispatcher.DispatchHandler, HeadAwareHandler, GateEntrant {
+export class RequestExchange extends ResponseIntake implements Dispatcher.DispatchHandler, GateEntrant {
   /** The response headers the request in flight reads: all for captures, the session's, or none. */
   wantsHeaders: HeaderSelection = false;
   /** The prepared request waits at the connection gate. */
@@ -60,25 +53,20 @@ export class RequestExchange implements Dispatcher.DispatchHandler, HeadAwareHan
   private readonly headers: SessionHeaders = { location: null, encoding: null };
   /** An arrival-rate iteration's schedule its first request counts from; -1: from the connection. */
   private scheduledAt = -1;
-  private startedAt = 0;
-  /** When the current request was dispatched (its deadline counts from here). */
-  private sentAt = 0;
-  private status = 0;
-  private bytesIn = 0;
-  /** The head's exact size when the client says it (Volley's client); -1 to count from the headers. */
-  private headBytes = -1;
-  private bytesOut = 0;
-  private chunks: Buffer[] | null = null;
-  private keptBytes = 0;
-  private chunksSeen = 0;
-  /** The body passed maxBodyBytes: the rest was counted and discarded. */
-  private bodyTooLarge = false;
   private rawHeaders: Buffer[] | string[] | null = null;
-  private abortRequest: ((reason?: Error) => void) | null = null;
   private readonly sendNext = () => this.send();
 
   constructor(private readonly owner: ExchangeOwner) {
+    super();
     this.origin = owner.ctx.origins[0];
+  }
+
+  protected get timeoutMs(): number {
+    return this.owner.ctx.requests[this.requestIndex].timeoutMs;
+  }
+
+  protected get maxBodyBytes(): number {
+    return this.owner.ctx.maxBodyBytes;
   }
 
   /** Sends request `index` of the scenario; `scheduledAt` >= 0 times it from that moment. */
@@ -121,7 +109,8 @@ export class RequestExchange implements Dispatcher.DispatchHandler, HeadAwareHan
     this.origin = origin;
     const path = this.redirectTo ?? request.path.render(template);
     this.path = path;
-    // Fixed headers are counted at compile time; rendered values are close enough to their templates.
+    // An estimate from the compiled request, for the undici client; Volley's own says the
+    // exact count once written (onRequestBytes).
     let bytesOut = request.fixedBytesOut + path.length;
     let headers: readonly string[];
     if (request.staticHeaders !== null) headers = request.staticHeaders;
@@ -144,21 +133,12 @@ export class RequestExchange implements Dispatcher.DispatchHandler, HeadAwareHan
         request.multipart?.render(template) ??
         (request.body ? request.body.render(template) : null));
     if (body !== null) bytesOut += Buffer.byteLength(body) + 20;
-    this.bytesOut = bytesOut;
-    this.bytesIn = 0;
-    this.headBytes = -1;
     this.wantsHeaders = request.captures.length > 0 ? true : (session?.headerNames ?? false);
-    this.status = 0;
     this.rawHeaders = null;
-    this.chunks = request.needsBody ? [] : null;
-    this.keptBytes = 0;
-    this.chunksSeen = 0;
-    this.bodyTooLarge = false;
-    this.abortRequest = null;
     this.unsent = false;
     // An arrival-rate iteration's first request counts from its schedule (a stalled server shows);
     // any other from the moment it is handed a connection (the wait for one is not latency).
-    this.startedAt = this.sent ? -1 : this.scheduledAt;
+    this.beginIntake(request.needsBody, bytesOut, this.sent ? -1 : this.scheduledAt);
     this.dispatchOptions = {
       path,
       method: asGet ? "GET" : request.method,
@@ -178,8 +158,7 @@ export class RequestExchange implements Dispatcher.DispatchHandler, HeadAwareHan
     this.waitingAtGate = false;
     this.dispatchOptions = null;
     this.sent = true;
-    this.sentAt = performance.now();
-    if (this.startedAt < 0) this.startedAt = this.sentAt;
+    this.markSent();
     this.origin.dispatcher.dispatch(options, this);
   }
 
@@ -201,40 +180,8 @@ export class RequestExchange implements Dispatcher.DispatchHandler, HeadAwareHan
     const { session, ctx } = this.owner;
     if (session !== null)
       session.readHeaders(statusCode, rawHeaders, this.origin.host, this.path, this.headers);
-    this.bytesIn += responseHeadBytes(this.headBytes, statusText, rawHeaders);
+    this.countHead(statusText, rawHeaders);
     if (ctx.requests[this.requestIndex].captures.length > 0) this.rawHeaders = rawHeaders;
-    return true;
-  }
-
-  onHeadBytes(bytes: number): void {
-    this.headBytes = bytes;
-  }
-
-  /** A capture or expectation reads this response's body: its chunks are kept (see HeadAwareHandler). */
-  get keepsBody(): boolean {
-    return this.chunks !== null;
-  }
-
-  onData(chunk: Buffer): boolean {
-    this.bytesIn += chunk.length;
-    const { ctx } = this.owner;
-    if (this.chunks !== null) {
-      this.keptBytes += chunk.length;
-      if (this.keptBytes > ctx.maxBodyBytes) {
-        this.chunks = null; // drained from here on, never kept
-        this.bodyTooLarge = true;
-      } else {
-        this.chunks.push(chunk);
-      }
-    }
-    // undici's bodyTimeout is idle time between chunks; the timeout is for the whole request.
-    // A one-chunk body is covered by the headers timeout: the clock is read from the second on.
-    if (
-      ++this.chunksSeen > 1 &&
-      performance.now() - this.sentAt > ctx.requests[this.requestIndex].timeoutMs
-    ) {
-      this.abortRequest?.(DEADLINE);
-    }
     return true;
   }
 
@@ -247,7 +194,7 @@ export class RequestExchange implements Dispatcher.DispatchHandler, HeadAwareHan
   }
 
   private finish(error: Error | null): void {
-    const latencyUs = (performance.now() - this.startedAt) * 1000;
+    const latencyUs = this.latencyUs();
     const { ctx, template } = this.owner;
     const request = ctx.requests[this.requestIndex];
     const recorder = ctx.recorders[request.index];

@@ -7,7 +7,27 @@ import type { RunWarningKind, Trust } from "./trust.js";
 
 export const RUN_STATUSES = ["queued", "running", "stopping", "finished", "failed", "aborted"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
+/** Not ended: waiting its turn, running, or stopping. */
 export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ["queued", "running", "stopping"];
+/** Holding workers: started and not ended. */
+export const LIVE_RUN_STATUSES: readonly RunStatus[] = ["running", "stopping"];
+/** Ended, for good. */
+export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ["finished", "failed", "aborted"];
+
+/** Whether a run in `status` has not ended yet (queued, running or stopping). */
+export function isActiveRunStatus(status: string): boolean {
+  return (ACTIVE_RUN_STATUSES as readonly string[]).includes(status);
+}
+
+/** Whether a run in `status` holds workers (running or stopping). */
+export function isLiveRunStatus(status: string): boolean {
+  return (LIVE_RUN_STATUSES as readonly string[]).includes(status);
+}
+
+/** Whether a run in `status` has ended (finished, failed or aborted). */
+export function isTerminalRunStatus(status: string): boolean {
+  return (TERMINAL_RUN_STATUSES as readonly string[]).includes(status);
+}
 
 export const createRunBodySchema = z.strictObject({
   scenario: z.unknown(),

@@ -10,17 +10,8 @@ export type RunWarningKind =
 
 export type TrustVerdict = "trusted" | "degraded" | "untrusted";
 
-export type TrustReasonKind =
-  | "saturated"
-  | "worker-lost"
-  | "worker-refused"
-  | "lost-batches"
-  | "clock-skew"
-  | "skipped-iterations"
-  | "not-awaited"
-  | "dropped-iterations"
-  | "short-run"
-  | "failed";
+/** A reason the verdict gives: every warning's kind, and what it reads of the summary. */
+export type TrustReasonKind = RunWarningKind | "dropped-iterations" | "short-run" | "failed";
 
 export interface TrustReason {
   kind: TrustReasonKind;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { durationSchema, positiveDurationSchema } from "../duration.js";
 import { dataSchema, tableFromRows } from "./data.js";
+import { httpSettingsSchema } from "./http-settings.js";
 import { type LoadConfig, loadSchema } from "./load.js";
 import { BODY_FIELDS, CONTROL_RE, type RequestConfig } from "./request.js";
 import { forEachTemplate } from "./scenario-templates.js";
@@ -23,9 +24,6 @@ import {
 } from "./template.js";
 import { NO_THINK_TIME, type ThinkTime, thinkTimeSchema } from "./think-time.js";
 import { parseThreshold, ThresholdSyntaxError } from "./thresholds.js";
-
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-const MAX_BODY_BYTES = 256 * 1024 * 1024;
 
 const targetSchema = z.string().superRefine((text, ctx) => {
   let url: URL;
@@ -148,60 +146,7 @@ export const scenarioSchema = z
       .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "not an environment variable name" }))
       .max(100)
       .default([]),
-    http: z
-      .strictObject({
-        /** Idle keep-alive sockets are closed after this long. @defaultValue "4s" */
-        keepAliveTimeout: durationSchema.default(4000),
-        connectTimeout: positiveDurationSchema.default(10_000),
-        /** Most connections per thread; by default one per VU of the thread. */
-        maxConnections: z.int().min(1).max(1_000_000).optional(),
-        /**
-         * Requests one scripted VU may have in flight at once (`Promise.all`, `vu.http.batch`),
-         * each on a connection of its own, like a browser; more wait (`timings.blocked`).
-         * @defaultValue 6
-         */
-        maxConnectionsPerVu: z.int().min(1).max(100).default(6),
-        /** Accept any TLS certificate (self-signed test servers). @defaultValue false */
-        insecureTls: z.boolean().default(false),
-        /**
-         * Most bytes of a response body kept for captures and `expect.body`; past it the request
-         * fails (kind `expect`) and the rest is read and discarded. @defaultValue 1048576 (1 MiB)
-         */
-        maxBodyBytes: z.int().min(1).max(MAX_BODY_BYTES).default(DEFAULT_MAX_BODY_BYTES),
-        /**
-         * One cookie jar per VU: Set-Cookie is kept and sent back (`false`: none). `{ reset:
-         * iteration }` empties each VU's jar at every iteration (k6's default); `{ reset: vu }`
-         * keeps it for the VU's life. @defaultValue true (kept per VU)
-         */
-        cookies: z
-          .union([z.boolean(), z.strictObject({ reset: z.enum(["vu", "iteration"]) })], {
-            error: 'cookies must be true, false, or { reset: "vu" | "iteration" }',
-          })
-          .default(true),
-        /** Redirects followed per request (each hop is a request of the same name); 0 = off. @defaultValue 0 */
-        followRedirects: z.int().min(0).max(20).default(0),
-        /** Ask for gzip, br or deflate and decode before captures and expectations. @defaultValue false */
-        compression: z.boolean().default(false),
-        /** "1.1" (default) or "2": HTTP/2 over TLS (ALPN), VUs multiplexed over a few sessions. */
-        version: z
-          .union([z.literal(1.1), z.literal(2), z.literal("1.1"), z.literal("2")], {
-            error: "version must be 1.1 or 2",
-          })
-          .transform((v) => (String(v) === "2" ? ("2" as const) : ("1.1" as const)))
-          .default("1.1"),
-        /** The HTTP/1.1 client: Volley's own (default), or undici's for comparison. */
-        client: z
-          .enum(["volley", "undici"], { error: 'client must be "volley" or "undici"' })
-          .default("volley"),
-      })
-      // `cookies` as the engine reads it: on or off, and when each VU's jar is emptied.
-      .transform(({ cookies, ...http }) => ({
-        ...http,
-        cookies: cookies !== false,
-        cookieReset: typeof cookies === "object" ? cookies.reset : ("vu" as const),
-      }))
-      // Every default above, from the one place each is written.
-      .prefault({}),
+    http: httpSettingsSchema,
   })
   .transform((written, ctx) => {
     const issue = (path: Array<string | number>, message: string) =>

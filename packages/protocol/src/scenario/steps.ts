@@ -31,12 +31,13 @@ export function isRequestMethod(method: string): boolean {
 }
 
 /**
- * Names a part's iteration statistics travel and are stored under. Statistics are keyed by name,
- * so these start with a control character: no request or group name can hold one.
+ * Names a part's iteration statistics (and a script's requests not awaited) travel and are stored
+ * under. Statistics are keyed by name, so these start with a control character no request or group
+ * name can hold: U+0002 (the master's stored rows of a scenario's series start with U+0001).
  */
-const ITERATION_PREFIX = "\u0001iterations:";
-const SKIPPED_PREFIX = "\u0001skipped:";
-const NOT_AWAITED_PREFIX = "\u0001not-awaited:";
+const ITERATION_PREFIX = "\u0002iterations:";
+const SKIPPED_PREFIX = "\u0002skipped:";
+const NOT_AWAITED_PREFIX = "\u0002not-awaited:";
 
 export function iterationStatsName(part: string | null): string {
   return ITERATION_PREFIX + (part ?? "");
@@ -44,6 +45,11 @@ export function iterationStatsName(part: string | null): string {
 
 export function skippedStatsName(part: string | null): string {
   return SKIPPED_PREFIX + (part ?? "");
+}
+
+/** Whether a statistic's name is one of those (iterations, skipped ones, requests not awaited): no series of its own. */
+export function isIterationStatsName(name: string): boolean {
+  return name.charCodeAt(0) === 2;
 }
 
 /** Where requests a script did not await were made ("flow.ts:12"; "" when not known yet). */

@@ -28,7 +28,11 @@ function declarationPaths(): { volleyScript: string; typeRoots: string } {
  * reports what cannot be found). Problems are `file.ts:LINE:COL: message`.
  */
 export function checkScripts(scripts: readonly string[], files: Record<string, string>): ScriptProblem[] {
-  const roots = scripts.filter((script) => /\.(ts|mts|cts|tsx)$/.test(script));
+  // A script not sent is the bundler's to report ("was not sent with the scenario").
+  const sent = new Set(Object.keys(files).map((path) => posix.normalize(path)));
+  const roots = scripts.filter(
+    (script) => /\.(ts|mts|cts|tsx)$/.test(script) && sent.has(posix.normalize(script)),
+  );
   if (roots.length === 0) return [];
   const { volleyScript, typeRoots } = declarationPaths();
   const virtual = new Map<string, string>();

@@ -1,4 +1,5 @@
 import {
+  ACTIVE_RUN_STATUSES,
   maxOf,
   onRunSeconds,
   parseThreshold,
@@ -36,7 +37,7 @@ interface RunViewProps {
   compact?: boolean;
 }
 
-const ACTIVE = new Set(["queued", "running", "stopping"]);
+const ACTIVE = new Set<string>(ACTIVE_RUN_STATUSES);
 
 /** One run: big numbers, charts, tables. Live while the run is active, the report after. */
 export function RunView({

@@ -1,0 +1,105 @@
+import { performance } from "node:perf_hooks";
+import { responseHeadBytes } from "./head-size.js";
+import type { HeadAwareHandler } from "./http1-connection.js";
+
+/** The whole request took longer than its timeout (a body that trickles in forever, say). */
+const DEADLINE = Object.assign(new Error("the request took longer than its timeout"), {
+  code: "UND_ERR_BODY_TIMEOUT",
+});
+
+/**
+ * What every request of the engine measures of its exchange with the target, declarative or
+ * scripted: the moment it is handed a connection (its latency counts from there, or from an
+ * arrival-rate schedule), the bytes both ways as they went on the wire, the body kept up to
+ * `maxBodyBytes` when something reads it (the rest counted and dropped), and its deadline for
+ * the whole request. Subclasses are the client's handlers; they add what they do with the answer.
+ */
+export abstract class ResponseIntake implements HeadAwareHandler {
+  protected status = 0;
+  protected bytesIn = 0;
+  /** An estimate until Volley's client says the exact count (onRequestBytes); undici's does not. */
+  protected bytesOut = 0;
+  /** Body chunks, kept only when a capture, expectation or script reads the body. */
+  protected chunks: Buffer[] | null = null;
+  /** The body passed maxBodyBytes: the rest was counted and discarded. */
+  protected bodyTooLarge = false;
+  /** When it was handed a connection (its deadline counts from here). */
+  protected sentAt = 0;
+  /** What its latency counts from; -1 until it is handed a connection. */
+  protected startedAt = -1;
+  protected abortRequest: ((reason?: Error) => void) | null = null;
+  /** The head's exact size when the client says it (Volley's client); -1 to count from the headers. */
+  private headBytes = -1;
+  private keptBytes = 0;
+  private chunksSeen = 0;
+
+  /** Longest the whole request may take, ms. */
+  protected abstract get timeoutMs(): number;
+  /** Most body bytes kept. */
+  protected abstract get maxBodyBytes(): number;
+
+  /**
+   * Ready for a new request (or a redirect's hop): `keepBody` when something reads the body,
+   * `bytesOut` the estimate, `startedAt` an arrival-rate schedule or -1.
+   */
+  protected beginIntake(keepBody: boolean, bytesOut: number, startedAt: number): void {
+    this.status = 0;
+    this.bytesIn = 0;
+    this.bytesOut = bytesOut;
+    this.headBytes = -1;
+    this.chunks = keepBody ? [] : null;
+    this.keptBytes = 0;
+    this.chunksSeen = 0;
+    this.bodyTooLarge = false;
+    this.abortRequest = null;
+    this.startedAt = startedAt;
+  }
+
+  /** It is handed a connection now: the deadline, and the latency unless a schedule set it. */
+  protected markSent(): void {
+    this.sentAt = performance.now();
+    if (this.startedAt < 0) this.startedAt = this.sentAt;
+  }
+
+  /** Microseconds from what the latency counts from to now. */
+  protected latencyUs(): number {
+    return (performance.now() - this.startedAt) * 1000;
+  }
+
+  /** The head's bytes, once the client read it (`onHeaders` calls this). */
+  protected countHead(statusText: string, rawHeaders: Buffer[] | string[]): void {
+    this.bytesIn += responseHeadBytes(this.headBytes, statusText, rawHeaders);
+  }
+
+  onHeadBytes(bytes: number): void {
+    this.headBytes = bytes;
+  }
+
+  onRequestBytes(bytes: number): void {
+    this.bytesOut = bytes;
+  }
+
+  /** Something reads this response's body: its chunks are kept (see HeadAwareHandler). */
+  get keepsBody(): boolean {
+    return this.chunks !== null;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.bytesIn += chunk.length;
+    if (this.chunks !== null) {
+      this.keptBytes += chunk.length;
+      if (this.keptBytes > this.maxBodyBytes) {
+        this.chunks = null; // drained from here on, never kept
+        this.bodyTooLarge = true;
+      } else {
+        this.chunks.push(chunk);
+      }
+    }
+    // undici's bodyTimeout is idle time between chunks; the timeout is for the whole request.
+    // A one-chunk body is covered by the headers timeout: the clock is read from the second on.
+    if (++this.chunksSeen > 1 && performance.now() - this.sentAt > this.timeoutMs) {
+      this.abortRequest?.(DEADLINE);
+    }
+    return true;
+  }
+}

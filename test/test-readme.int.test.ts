@@ -1,0 +1,26 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ROOT } from "./support/processes.js";
+
+// test/README.md says what each suite proves: it must name every suite there is, and only those.
+describe("test/README.md", () => {
+  it("names every suite in test/ and no suite that does not exist", () => {
+    const dir = join(ROOT, "test");
+    const suites = readdirSync(dir)
+      .filter((name) => /\.(int|browser)\.test\.ts$/.test(name))
+      .sort();
+    const readme = readFileSync(join(dir, "README.md"), "utf8");
+    const named = [
+      ...new Set([...readme.matchAll(/`([a-z0-9-]+\.(?:int|browser)\.test\.ts)`/g)].map((m) => m[1])),
+    ].sort();
+    expect(
+      suites.filter((suite) => !named.includes(suite)),
+      "suites the README does not name",
+    ).toEqual([]);
+    expect(
+      named.filter((suite) => !suites.includes(suite)),
+      "names in the README with no suite",
+    ).toEqual([]);
+  });
+});
