@@ -1,6 +1,7 @@
 import { type Database, databaseMessage, RunNotOwnedError } from "@volley/db";
-import { type LiveSecond, parseScenario, recordedStatsNames } from "@volley/protocol";
+import { type LiveSecond, recordedStatsNames } from "@volley/protocol";
 import type { Logger } from "pino";
+import { runColumns } from "../runs/run-columns.js";
 import { maxBatchSecond } from "./batch-check.js";
 import { cumulativeFromRows, parseMergeState, workerFromState } from "./merge-state.js";
 import { type Checkpoint, RunAggregator } from "./run-aggregator.js";
@@ -198,7 +199,7 @@ export class StatsPipeline {
     const { db } = this.options;
     const run = await db.runs.get(runId);
     if (!run) return null;
-    const scenario = parseScenario(JSON.parse(run.scenario));
+    const scenario = runColumns.scenario(run);
     const cumulative = cumulativeFromRows(run, await db.aggregates.list(runId));
     const state = parseMergeState(run.mergeState);
     const workers = (await db.runWorkers.list(runId)).map((w) =>

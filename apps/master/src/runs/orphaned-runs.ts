@@ -1,8 +1,9 @@
 import type { Database, RunRow } from "@volley/db";
-import { parseScenario, type RunStatus } from "@volley/protocol";
+import type { RunStatus } from "@volley/protocol";
 import type { Logger } from "pino";
 import type { StatsPipeline } from "../pipeline/stats-pipeline.js";
 import { type ActiveRun, newActiveRun } from "./active-run.js";
+import { runColumns } from "./run-columns.js";
 import type { RunLease } from "./run-lease.js";
 import { nextStatus } from "./run-lifecycle.js";
 
@@ -51,13 +52,14 @@ export async function takeOver(run: StartedRun, deps: TakeOverDeps): Promise<Act
   if (!(await deps.lease.claim(run.id))) return null;
   const aggregator = await deps.pipeline.get(run.id);
   if (!aggregator) return null;
-  const scenario = parseScenario(JSON.parse(run.scenario));
+  const scenario = runColumns.scenario(run);
   const active = newActiveRun(run.id, scenario, run.startAt, aggregator, deps.overrunMs ?? 30_000);
   active.stopReason = run.stopReason;
-  active.loadChanges = JSON.parse(run.loadChanges);
-  if (active.capacity && run.capacity) {
+  active.loadChanges = runColumns.loadChanges(run);
+  const capacity = runColumns.capacity(run);
+  if (active.capacity && capacity) {
     // Steps judged before; the step in progress is judged on the seconds merged from now on.
-    active.capacity.restore(JSON.parse(run.capacity).steps ?? []);
+    active.capacity.restore(capacity.steps ?? []);
     active.capacityStepsSaved = active.capacity.steps.length;
   }
   const now = Date.now();

@@ -1,9 +1,10 @@
 import type { Database, RunRow } from "@volley/db";
-import { parseScenario, type RunDetail, type SaturationWarning } from "@volley/protocol";
+import type { RunDetail } from "@volley/protocol";
 import type { StatsAggregate } from "@volley/stats";
 import { cumulativeFromRows, workerStatus } from "../pipeline/merge-state.js";
 import { describeSummary } from "../pipeline/run-summary.js";
 import type { ActiveRun } from "./active-run.js";
+import { runColumns } from "./run-columns.js";
 import { summaryFromStats, toDetail, toWorkerInfo } from "./run-views.js";
 import { runWarnings } from "./worker-warnings.js";
 
@@ -29,7 +30,7 @@ export async function runDetail(
 ): Promise<RunDetail | null> {
   const run = await db.runs.get(runId);
   if (!run) return null;
-  const scenario = active?.scenario ?? parseScenario(JSON.parse(run.scenario));
+  const scenario = active?.scenario ?? runColumns.scenario(run);
   const stats = await statsOf(db, run, active);
   // The live aggregator describes its summary itself; a stored one is described here the same way.
   const resolved = active
@@ -48,12 +49,8 @@ export async function runDetail(
   });
   const warnings = active
     ? runWarnings(active, active.aggregator.workerList(), total, resolved.durationS)
-    : (JSON.parse(run.warnings) as SaturationWarning[]);
-  const capacity = active?.capacity
-    ? active.capacity.result()
-    : run.capacity
-      ? JSON.parse(run.capacity)
-      : null;
+    : runColumns.warnings(run);
+  const capacity = active?.capacity ? active.capacity.result() : runColumns.capacity(run);
   const detail = toDetail(run, capacity ? { ...resolved, capacity } : resolved, workers, warnings);
   return active ? { ...detail, now: active.aggregator.lastPoint } : detail;
 }

@@ -8,8 +8,6 @@ import {
   type RunSummary,
   type RunWorkerInfo,
   type SaturationWarning,
-  type ScenarioInput,
-  type ThresholdResult,
   type Timeseries,
   type TimeseriesPoint,
   trustOf,
@@ -17,6 +15,7 @@ import {
 import type { StatsAggregate } from "@volley/stats";
 import { cumulativeFromRows } from "../pipeline/merge-state.js";
 import { SCENARIO_ROW_PREFIX } from "../pipeline/second-rows.js";
+import { runColumns } from "./run-columns.js";
 
 /** A run's summary from its stored aggregates (finished runs, or any run after a restart). */
 export function summaryFromRows(run: RunRow, aggregates: RunAggregateRow[]): RunSummary {
@@ -88,16 +87,16 @@ export function toDetail(
     createdAt: run.createdAt.toISOString(),
     startedAt: run.startedAt?.toISOString() ?? null,
     finishedAt: run.finishedAt?.toISOString() ?? null,
-    scenario: JSON.parse(run.scenario) as ScenarioInput,
+    scenario: runColumns.scenarioInput(run),
     workers,
     summary,
-    thresholds: run.thresholds ? (JSON.parse(run.thresholds) as ThresholdResult[]) : [],
+    thresholds: runColumns.thresholds(run),
     passed: run.passed,
     error: run.error,
     stopReason: run.stopReason,
     warnings,
     plannedDurationS: run.plannedDurationMs / 1000,
-    loadChanges: JSON.parse(run.loadChanges),
+    loadChanges: runColumns.loadChanges(run),
   };
   return { ...detail, trust: trustOf(detail) };
 }

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, posix } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,11 +13,19 @@ export const MAX_TYPE_PROBLEMS = 20;
 
 const require = createRequire(import.meta.url);
 
+/**
+ * This package's own declarations, which scripts are checked against: dist/index.d.ts beside
+ * dist/typecheck/ once built, src/index.ts (types only) when run from the sources.
+ */
+export function volleyScriptDeclarations(): string {
+  const built = fileURLToPath(new URL("../index.d.ts", import.meta.url));
+  return existsSync(built) ? built : fileURLToPath(new URL("../index.ts", import.meta.url));
+}
+
 /** The type declarations a script is checked against: @volley/script's own, and Node's. */
 function declarationPaths(): { volleyScript: string; typeRoots: string } {
   return {
-    // This package's own declarations (dist/index.d.ts beside dist/typecheck/).
-    volleyScript: fileURLToPath(new URL("../index.d.ts", import.meta.url)),
+    volleyScript: volleyScriptDeclarations(),
     typeRoots: dirname(dirname(require.resolve("@types/node/package.json"))),
   };
 }

@@ -1,10 +1,12 @@
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import ts from "typescript";
 import type { ScriptProblem } from "../bundle/bundle-scripts.js";
+import { volleyScriptDeclarations } from "./check-program.js";
 
 export interface TypecheckOptions {
   /**
@@ -43,9 +45,27 @@ export async function typecheckScripts(
   return problems;
 }
 
-/** What decides the result: the compiler's version, the scripts, every file with its path. */
+/**
+ * What the checker is: bumped whenever its options or rules change, so results cached by an
+ * earlier one are not taken.
+ */
+const CHECKER_VERSION = 2;
+
+/** The declarations scripts are checked against (a change of the API changes every result). */
+let declarations: string | null = null;
+function declarationText(): string {
+  declarations ??= readFileSync(volleyScriptDeclarations(), "utf8");
+  return declarations;
+}
+
+/**
+ * What decides the result: the checker, the compiler's version, the declarations checked against,
+ * the scripts, every file with its path.
+ */
 function hashOf(scripts: readonly string[], files: Record<string, string>): string {
-  const hash = createHash("sha256").update(`typescript ${ts.version}\0`);
+  const hash = createHash("sha256").update(
+    `checker ${CHECKER_VERSION}\0typescript ${ts.version}\0${declarationText()}\0`,
+  );
   for (const script of scripts) hash.update(`script ${script}\0`);
   for (const path of Object.keys(files).sort()) hash.update(`${path}\0${files[path]}\0`);
   return hash.digest("hex");

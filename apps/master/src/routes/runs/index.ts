@@ -3,7 +3,6 @@ import {
   listRunsQuerySchema,
   loadPatchSchema,
   MAX_DATA_BYTES,
-  parseScenario,
   parseWith,
   scenarioRequestNames,
   timeseriesQuerySchema,
@@ -11,6 +10,7 @@ import {
   VolleyError,
 } from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
+import { runColumns } from "../../runs/run-columns.js";
 import { scenarioTimeseries, toListItem, toTimeseries } from "../../runs/run-views.js";
 import { reportRoutes } from "./reports.js";
 import { windowRoutes } from "./window.js";
@@ -79,7 +79,7 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
       const { scenario: wanted } = parseWith(timeseriesQuerySchema, request.query, "query");
       const series = toTimeseries(await db.seconds.list(request.params.id));
       if (wanted === undefined) return series;
-      const parts = scenarioRequestNames(parseScenario(JSON.parse(run.scenario)));
+      const parts = scenarioRequestNames(runColumns.scenario(run));
       const part = parts.find((p) => p.name === wanted);
       if (!part) {
         throw new ValidationError("query", [

@@ -1,5 +1,4 @@
 import {
-  parseScenario,
   parseWith,
   type RunSummary,
   statsNames,
@@ -10,6 +9,7 @@ import { StatsAggregate } from "@volley/stats";
 import type { FastifyInstance } from "fastify";
 import { describeSummary } from "../../pipeline/run-summary.js";
 import { unpackSecondStats } from "../../pipeline/second-rows.js";
+import { runColumns } from "../../runs/run-columns.js";
 
 /**
  * GET /api/runs/:id/summary?from=S&to=S: the summary of seconds [from, to) since the start,
@@ -30,7 +30,7 @@ export async function windowRoutes(app: FastifyInstance): Promise<void> {
     }
     const stats = new StatsAggregate();
     stats.add((await db.seconds.statsBetween(run.id, from, to)).map(unpackSecondStats));
-    const scenario = parseScenario(JSON.parse(run.scenario));
+    const scenario = runColumns.scenario(run);
     return describeSummary(stats.summarize(to - from, statsNames(scenario)), scenario, stats);
   });
 }

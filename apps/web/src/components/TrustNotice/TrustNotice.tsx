@@ -14,7 +14,8 @@ const HEADINGS: Record<Trust["verdict"], string> = {
 
 /**
  * The run's trust verdict with every reason: a saturated load generator, a worker lost or
- * refusing, lost batches, dropped iterations, a run too short for its tail percentiles. Nothing
+ * refusing, lost batches, dropped or skipped iterations, requests a script did not await, a run
+ * too short for its tail percentiles. Nothing
  * shows for a trusted run.
  */
 export function TrustNotice({ trust, liveSaturated = [] }: TrustNoticeProps) {
@@ -35,8 +36,10 @@ export function TrustNotice({ trust, liveSaturated = [] }: TrustNoticeProps) {
             {w.eventLoopDelayMs.toFixed(0)} ms.
           </li>
         ))}
-        {trust.reasons.map((r) => (
-          <li key={`${r.kind}-${r.worker ?? ""}-${r.from ?? ""}`}>{r.message}</li>
+        {trust.reasons.map((r, i) => (
+          // Reasons of one kind may repeat (requests not awaited at two places): the index keeps keys apart.
+          // biome-ignore lint/suspicious/noArrayIndexKey: the list is rebuilt whole from each report
+          <li key={`${r.kind}-${r.worker ?? ""}-${r.from ?? ""}-${i}`}>{r.message}</li>
         ))}
       </ul>
     </div>
