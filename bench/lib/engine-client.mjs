@@ -32,13 +32,12 @@ const SCRIPT_BODIES = {
   batch: `await vu.http.batch([{ url: ${quoted} }, { url: ${quoted} }]);`,
 };
 const scriptMode = get("script-mode", "await");
-const scripts = scripted
-  ? await loadScripts(
-      await bundleScripts(["bench.js"], {
-        "bench.js": `export default async function (vu) { ${SCRIPT_BODIES[scriptMode]} }`,
-      }),
-    )
+const bundled = scripted
+  ? await bundleScripts(["bench.js"], {
+      "bench.js": `export default async function (vu) { ${SCRIPT_BODIES[scriptMode]} }`,
+    })
   : {};
+const scripts = await loadScripts(Object.fromEntries(Object.entries(bundled).map(([path, b]) => [path, b.code])));
 const rows = Array.from({ length: 100_000 }, (_, i) => [`user${i}`, `s${i % 97}`]);
 let requests = 0;
 let failures = 0;

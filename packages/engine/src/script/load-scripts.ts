@@ -56,7 +56,7 @@ export function describeScriptError(error: unknown, frameRoot: string): string {
 }
 
 /** The first frame of a stack in the script's own files ("flow.ts:12:7"), or null. */
-export function scriptFrame(stack: string, frameRoot: string): string | null {
+function scriptFrame(stack: string, frameRoot: string): string | null {
   for (const line of stack.split("\n").slice(1)) {
     const at = line.indexOf(frameRoot);
     if (at < 0) continue;

@@ -5,6 +5,7 @@ import { basicAuthorization } from "../http/basic-auth.js";
 import type { CookieJar } from "../http/cookie-jar.js";
 import { DecodedBodyTooLargeError, decodeBody } from "../vu/http-session.js";
 import type { VuOrigin } from "../vu/vu-context.js";
+import { bundleCallSite } from "./call-site.js";
 import type { ScriptRecorders } from "./script-recorders.js";
 import { type RawAnswer, RequestFailedError, ScriptRequest } from "./script-request.js";
 
@@ -31,8 +32,11 @@ export interface ScriptRequester {
    */
   send(request: ScriptRequest): void;
   untrack(request: ScriptRequest): void;
-  /** Whether requests keep where the script made them (its script was seen not awaiting one). */
-  readonly locatesCalls: boolean;
+  /**
+   * The frame root of the script whose requests keep where they were made (it was seen not
+   * awaiting one), or null.
+   */
+  readonly locatesCalls: string | null;
   /** Throws when the iteration was aborted (no new request may start). */
   assertRunning(): void;
 }
@@ -116,7 +120,7 @@ export function scriptRequest(
         reject(error);
       },
     );
-    if (vu.locatesCalls) request.callSite = new Error("not awaited");
+    if (vu.locatesCalls !== null) request.callSite = bundleCallSite(vu.locatesCalls);
     vu.send(request);
   });
   // A script that does not await the request (k6's http is synchronous: the first thing a k6 user

@@ -6,6 +6,7 @@ import { classifyError, describeError } from "../http/classify-error.js";
 import { ResponseIntake } from "../http/response-intake.js";
 import type { GateEntrant } from "../vu/connection-gate.js";
 import type { VuOrigin } from "../vu/vu-context.js";
+import type { BundlePosition } from "./call-site.js";
 
 /** A request that got no usable answer (refused, reset, timed out, aborted): already counted. */
 export class RequestFailedError extends Error {
@@ -52,7 +53,7 @@ export class ScriptRequest extends ResponseIntake implements Dispatcher.Dispatch
   /** performance.now() the script asked for it. */
   private readonly calledAt = performance.now();
   /** Where the script asked for it, once its VU's script was seen not awaiting a request. */
-  callSite: Error | null = null;
+  callSite: BundlePosition | null = null;
 
   constructor(
     private readonly origin: VuOrigin,

@@ -129,8 +129,8 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
     return at;
   }
 
-  get locatesCalls(): boolean {
-    return this.ctx.notAwaited.locating;
+  get locatesCalls(): string | null {
+    return this.ctx.notAwaited.locating ? this.ctx.script.frameRoot : null;
   }
 
   send(request: ScriptRequest): void {
