@@ -24,7 +24,12 @@ beforeAll(async () => {
       data: { items: { rows: Array.from({ length: 100 }, (_, i) => ({ id: `i${i}` })), mode: "unique" } },
       requests: [
         { name: "item", path: "/item/{{data.items.id}}" },
-        { parallel: [{ name: "css", path: "/app.css" }, { name: "js", path: "/app.js" }] },
+        {
+          parallel: [
+            { name: "css", path: "/app.css" },
+            { name: "js", path: "/app.js" },
+          ],
+        },
       ],
     },
   });
@@ -37,38 +42,44 @@ afterAll(async () => {
 });
 
 describe("iterations in the dashboard", () => {
-  it.each(VIEWPORTS)("%s: the run page counts iterations run and skipped as the API does", async (name, viewport, scheme) => {
-    expect(report.summary.total.iterations).toBe(100);
-    expect(report.summary.total.skippedIterations).toBe(20);
-    const page = await browser.newPage({ viewport, colorScheme: scheme });
-    const errors = watchConsole(page);
-    await page.goto(`${fleet.master.url}/runs/${report.id}`);
-    const iterations = page.getByTestId("stat-iterations");
-    await iterations.waitFor();
-    expect(await iterations.textContent()).toContain("100");
-    expect(await page.getByTestId("stat-skipped").textContent()).toContain("20");
-    const warning = page.getByTestId("saturation-warning");
-    expect(await warning.textContent()).toContain("20 planned iterations did not run");
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow).toBeLessThanOrEqual(0);
-    await screenshot(page, `iterations-run-${name}`);
-    expect(errors).toEqual([]);
-    await page.close();
-  });
+  it.each(VIEWPORTS)(
+    "%s: the run page counts iterations run and skipped as the API does",
+    async (name, viewport, scheme) => {
+      expect(report.summary.total.iterations).toBe(100);
+      expect(report.summary.total.skippedIterations).toBe(20);
+      const page = await browser.newPage({ viewport, colorScheme: scheme });
+      const errors = watchConsole(page);
+      await page.goto(`${fleet.master.url}/runs/${report.id}`);
+      const iterations = page.getByTestId("stat-iterations");
+      await iterations.waitFor();
+      expect(await iterations.textContent()).toContain("100");
+      expect(await page.getByTestId("stat-skipped").textContent()).toContain("20");
+      const warning = page.getByTestId("saturation-warning");
+      expect(await warning.textContent()).toContain("20 planned iterations did not run");
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      await screenshot(page, `iterations-run-${name}`);
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+  );
 
-  it.each(VIEWPORTS)("%s: the New run form offers shared-iterations with its fields", async (name, viewport, scheme) => {
-    const page = await browser.newPage({ viewport, colorScheme: scheme });
-    const errors = watchConsole(page);
-    await page.goto(`${fleet.master.url}/new`);
-    const executor = page.locator('select[name="executor"]');
-    await executor.waitFor();
-    await executor.selectOption("shared-iterations");
-    await page.getByLabel("Iterations in all").waitFor();
-    expect(await page.getByLabel("Iterations in all").inputValue()).toBe("100");
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow).toBeLessThanOrEqual(0);
-    await screenshot(page, `iterations-new-run-${name}`);
-    expect(errors).toEqual([]);
-    await page.close();
-  });
+  it.each(VIEWPORTS)(
+    "%s: the New run form offers shared-iterations with its fields",
+    async (name, viewport, scheme) => {
+      const page = await browser.newPage({ viewport, colorScheme: scheme });
+      const errors = watchConsole(page);
+      await page.goto(`${fleet.master.url}/new`);
+      const executor = page.locator('select[name="executor"]');
+      await executor.waitFor();
+      await executor.selectOption("shared-iterations");
+      await page.getByLabel("Iterations in all").waitFor();
+      expect(await page.getByLabel("Iterations in all").inputValue()).toBe("100");
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      await screenshot(page, `iterations-new-run-${name}`);
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+  );
 });

@@ -37,7 +37,9 @@ const bundled = scripted
       "bench.js": `export default async function (vu) { ${SCRIPT_BODIES[scriptMode]} }`,
     })
   : {};
-const scripts = await loadScripts(Object.fromEntries(Object.entries(bundled).map(([path, b]) => [path, b.code])));
+const scripts = await loadScripts(
+  Object.fromEntries(Object.entries(bundled).map(([path, b]) => [path, b.code])),
+);
 const rows = Array.from({ length: 100_000 }, (_, i) => [`user${i}`, `s${i % 97}`]);
 let requests = 0;
 let failures = 0;
