@@ -212,7 +212,12 @@ describe("aggregators", () => {
       const intakeClient = new Redis(intake.url);
       const stream = aggregatorStreamKey(setup.queuePrefix, "solo");
       expect(await intakeClient.exists(stream)).toBe(1);
-      expect(await intakeClient.xlen(stream)).toBe(0); // every entry acknowledged and deleted
+      // Every entry acknowledged and deleted: the aggregator flushes its acknowledgements every
+      // 100 ms, so the last ones may still be on their way when the run reads as ended.
+      await waitFor(async () => (await intakeClient.xlen(stream)) === 0, {
+        what: "every entry of the partition's stream acknowledged and deleted",
+        timeoutMs: 10_000,
+      });
       expect(await redis.exists(stream)).toBe(0);
       intakeClient.disconnect();
     } finally {
