@@ -97,16 +97,14 @@ export class VirtualUser implements EngineVu, ExchangeOwner {
   private startParallel(requests: readonly number[]): void {
     this.parallelQueue = requests;
     this.parallelNext = 0;
-    this.parallelRunning = 0;
     this.parallelFailure = null;
     const width = Math.min(requests.length, this.ctx.maxInFlightPerVu);
     while (this.exchanges.length < width) this.exchanges.push(new RequestExchange(this));
+    // All counted before any starts: one that fails at once must not end the step early.
+    this.parallelRunning = width;
     // Every request of the step counts from the iteration's schedule when it is the first step.
     const scheduled = this.firstSchedule();
-    for (let i = 0; i < width; i++) {
-      this.parallelRunning++;
-      this.exchanges[i].start(requests[this.parallelNext++], scheduled);
-    }
+    for (let i = 0; i < width; i++) this.exchanges[i].start(requests[this.parallelNext++], scheduled);
   }
 
   /**
@@ -156,7 +154,15 @@ export class VirtualUser implements EngineVu, ExchangeOwner {
     if (this.parallelRunning > 0) {
       this.parallelFailure ??= failure;
       if (!this.aborting && this.parallelNext < this.parallelQueue.length) {
-        exchange.start(this.parallelQueue[this.parallelNext++], -1);
+        const index = this.parallelQueue[this.parallelNext++];
+        const iteration = this.iteration;
+        // Let the client release the socket first (as between sequential steps). An abort in
+        // between ends this one unsent; an iteration that ended meanwhile is not this one's.
+        queueMicrotask(() => {
+          if (this.iteration !== iteration || !this.busy) return;
+          if (this.aborting) this.exchangeDone(exchange, null);
+          else exchange.start(index, -1);
+        });
         return;
       }
       if (--this.parallelRunning > 0) return;
