@@ -146,6 +146,13 @@ describe("scripts measure exactly what they send", () => {
       typecheck: false,
     });
     expect(unchecked.status).toBe(201);
+    const bad = await sendJson("POST", `${fleet.master.url}/api/runs`, {
+      scenario: { name: "typed", target: fleet.target.url, script: "./flow.ts" },
+      scripts: { "flow.ts": flow },
+      typecheck: "no",
+    });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body.details)).toContain("typecheck");
     await waitForRunEnd(fleet.master.url, unchecked.body.id as string);
     expect(fleet.target.counts.get("/hello")).toBe(1);
   });

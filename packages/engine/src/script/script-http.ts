@@ -73,8 +73,9 @@ export function scriptRequest(
   // No headers of its own: the shared frozen list lets the client reuse the request's bytes.
   const headers = built.length === 0 ? NO_HEADERS : built;
   const timeoutMs = options.timeout ?? settings.timeoutMs;
-  let bytesOut = verb.length + path.length + 12 + (body === null ? 0 : body.length);
-  for (let i = 0; i < headers.length; i++) bytesOut += headers[i].length + 2;
+  // An estimate for undici's client; Volley's own reports what it wrote (answer.bytesOut).
+  let estimatedBytesOut = verb.length + path.length + 12 + (body === null ? 0 : body.length);
+  for (let i = 0; i < headers.length; i++) estimatedBytesOut += headers[i].length + 2;
   const scheduled = vu.takeScheduledStart();
   const answer = new Promise<HttpResponse>((resolve, reject) => {
     const request: ScriptRequest = new ScriptRequest(
@@ -90,7 +91,7 @@ export function scriptRequest(
       recorder,
       timeoutMs,
       settings.maxBodyBytes,
-      bytesOut,
+      estimatedBytesOut,
       scheduled,
       (answer) => {
         if (vu.cookies !== null && answer.setCookies !== null) {
