@@ -7,6 +7,7 @@ import { requestStats } from "./support/fake-worker.js";
 import { startTestMaster, startTestWorker } from "./support/in-process.js";
 import {
   type CliProcess,
+  hold,
   isolatedSetup,
   killAll,
   sendJson,
@@ -66,8 +67,6 @@ async function metric(name: string, masterUrl = master.url): Promise<number> {
   );
 }
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe("aggregators", () => {
   it("keep 200 workers' report exact to the request: one of a partition's two killed, another partition's workers moved when it dies", async () => {
     // Two processes consume partition agg-a (as a Deployment's replicas do), one agg-b.
@@ -107,7 +106,7 @@ describe("aggregators", () => {
       };
       for (let second = 0; second < 4; second++) {
         await push(second);
-        await pause(400);
+        await hold(400);
       }
       // One of agg-a's processes dies holding a second's batches; the other takes them over. The
       // two take turns reading (Redis serves blocked readers in order), so within two seconds
@@ -131,13 +130,13 @@ describe("aggregators", () => {
         }).catch(() => null);
         if (held) break;
         if (killedAt === 6) throw new Error("agg-a's first process never held a second");
-        await pause(400);
+        await hold(400);
       }
       a1.signal("SIGKILL");
       await a1.exited;
       for (let second = killedAt + 1; second < 8; second++) {
         await push(second);
-        await pause(400);
+        await hold(400);
       }
       // agg-b dies for good: once it stops beating its workers are moved to agg-a.
       b.signal("SIGKILL");
@@ -146,7 +145,7 @@ describe("aggregators", () => {
       const moved = fleet.workers.filter((w) => w.route === "agg-b");
       while (second < seconds - 2) {
         await push(second++);
-        await pause(1000);
+        await hold(1000);
         if (moved.every((w) => w.route === "agg-a")) break;
       }
       await waitFor(() => moved.every((w) => w.route === "agg-a" && w.reroutes === 1), {
@@ -288,7 +287,9 @@ describe("aggregators", () => {
     try {
       startAggregator("joiners");
       await waitForAggregators("joiners");
-      await pause(1100); // the master reads the live aggregators at most once a second
+      await waitFor(async () => (await master.services.consumers.liveAggregators()).has("joiners"), {
+        what: "the master to see the joiners' partition",
+      });
       const created = await sendJson("POST", `${master.url}/api/runs`, {
         scenario: {
           name: "joined",

@@ -458,8 +458,10 @@ describe("tokens", () => {
     const extra = await startTestWorker(master, { name: "to-retire" });
     const id = master.services.registry.list().find((w) => w.name === "to-retire")?.id;
     expect((await sendJson("DELETE", `${master.url}/api/workers/${id}`)).status).toBe(204);
+    // The worker stopped itself (it cannot come back), and the master forgot it.
     await extra.whenStopped();
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(master.services.registry.list().some((w) => w.name === "to-retire")).toBe(false);
+    await waitFor(() => !master.services.registry.list().some((w) => w.name === "to-retire"), {
+      what: "the retired worker to leave the list",
+    });
   });
 });

@@ -9,7 +9,7 @@ import {
   dockerUnavailable,
   networkGateway,
 } from "./support/docker.js";
-import { getJson, sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
+import { getJson, sendJson, waitFor, waitForRunEnd, waitForRunSeconds } from "./support/processes.js";
 import { freePort } from "./support/redis-server.js";
 import { skippedHere } from "./support/required-in-ci.js";
 import { startTargetServer, type TargetServer } from "./support/target-server.js";
@@ -108,7 +108,7 @@ describe.skipIf(unavailable)("docker/compose.yaml with docker/compose.local.yaml
   it("a worker container killed mid-run is lost; the survivor's count stays exact", async () => {
     target.reset();
     const id = await startRun("6s");
-    await new Promise((r) => setTimeout(r, 2500));
+    await waitForRunSeconds(masterUrl, id, 2, token);
     const containers = stack.containers("worker");
     const [killed, survivor] = containers;
     docker("kill", killed.name);
@@ -132,7 +132,7 @@ describe.skipIf(unavailable)("docker/compose.yaml with docker/compose.local.yaml
       (await getJson<{ runs: Array<{ id: string }> }>(api("/api/runs"), token)).runs.map((r) => r.id).sort();
     const before = await history();
     const id = await startRun("8s");
-    await new Promise((r) => setTimeout(r, 2500));
+    await waitForRunSeconds(masterUrl, id, 2, token);
     docker("restart", "--time", "20", stack.containers("master")[0].name);
     const run = await waitForRunEnd(masterUrl, id, 120_000, token);
     expect(run.status).toBe("finished");
@@ -151,14 +151,18 @@ describe.skipIf(unavailable)("docker/compose.yaml with docker/compose.local.yaml
         stack.containers("aggregator").every((c) => docker("logs", c.name).includes("aggregator started")),
       { what: "two aggregator containers to start", timeoutMs: 60_000 },
     );
-    const groups = async () => {
+    const metric = async (name: string) => {
       const text = await (
         await fetch(api("/metrics"), { headers: { authorization: `Bearer ${token}` } })
       ).text();
-      return Number(/^volley_aggregator_groups_merged_total (\d+)/m.exec(text)?.[1] ?? Number.NaN);
+      return Number(new RegExp(`^${name} (\\d+)`, "m").exec(text)?.[1] ?? Number.NaN);
     };
+    const groups = () => metric("volley_aggregator_groups_merged_total");
     const before = await groups();
-    await new Promise((r) => setTimeout(r, 1500)); // the master reads the live aggregators once a second
+    await waitFor(async () => (await metric("volley_aggregator_partitions_live")) === 1, {
+      what: "the master to see the aggregators' partition",
+      timeoutMs: 10_000,
+    });
     const run = await waitForRunEnd(masterUrl, await startRun("4s"), 60_000, token);
     expect(run.status).toBe("finished");
     expect(run.summary.total.requests).toBeGreaterThan(0);

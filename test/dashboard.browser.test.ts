@@ -321,27 +321,27 @@ async function expectText(
   text: string,
   timeout = 10_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeout;
   let last = "";
-  while (Date.now() < deadline) {
-    last = (await locator.textContent().catch(() => "")) ?? "";
-    if (!last && (await locator.evaluate((el) => (el as HTMLTextAreaElement).value).catch(() => ""))) {
-      last = await locator.evaluate((el) => (el as HTMLTextAreaElement).value);
-    }
-    if (last.includes(text)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`expected "${text}" in "${last}"`);
+  await waitFor(
+    async () => {
+      last = (await locator.textContent().catch(() => "")) ?? "";
+      if (!last) last = await locator.evaluate((el) => (el as HTMLTextAreaElement).value).catch(() => "");
+      return last.includes(text);
+    },
+    { what: `"${text}" on the page`, timeoutMs: timeout },
+  ).catch(() => {
+    throw new Error(`expected "${text}" in "${last}"`);
+  });
 }
 
 async function waitForNumber(testId: string): Promise<string> {
-  const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline) {
-    const value = await statValue(testId);
-    if (Number(value.replace(/,/g, "")) > 0) return value;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${testId} stayed at zero`);
+  return waitFor(
+    async () => {
+      const value = await statValue(testId);
+      return Number(value.replace(/,/g, "")) > 0 ? value : undefined;
+    },
+    { what: `${testId} above zero`, timeoutMs: 15_000, intervalMs: 200 },
+  );
 }
 
 describe("dashboard behind a token", () => {

@@ -6,7 +6,7 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, PG_ADMIN_URL, type TestDatabase } from "./support/databases.js";
 import { startTestMaster, startTestWorker } from "./support/in-process.js";
-import { sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
+import { hold, sendJson, waitFor, waitForRunEnd, waitForRunSeconds } from "./support/processes.js";
 import { startTargetServer, type TargetServer } from "./support/target-server.js";
 
 interface HealthSample {
@@ -32,12 +32,10 @@ async function sampleHealth(url: string, stop: Promise<void>): Promise<HealthSam
   });
   while (!done) {
     samples.push(await health(url));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await hold(200);
   }
   return samples;
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 // The database locked or read-only during a run: the master keeps answering at once, says
 // `degraded` with the reason, and loses nothing once the database is back.
@@ -77,12 +75,12 @@ describe("database outages", () => {
     master = await startTestMaster({ databaseUrl: database.url });
     worker = await startTestWorker(master);
     const runId = await startRun("12s");
-    await sleep(1500);
+    await waitForRunSeconds(master.url, runId, 1);
 
     // Another process holds the write lock for 9 s (longer than the 5 s a write waits for it).
     const locker = new BetterSqlite3(database.url.slice("file:".length));
     locker.exec("BEGIN IMMEDIATE");
-    const samples = await sampleHealth(master.url, sleep(9000));
+    const samples = await sampleHealth(master.url, hold(9000));
     locker.exec("ROLLBACK");
     locker.close();
 
@@ -116,14 +114,19 @@ describe("database outages", () => {
     try {
       const url = master.url;
       const runId = await startRun("6s");
-      await sleep(1500);
+      await waitForRunSeconds(url, runId, 1);
       await setReadOnly(true);
-      await sleep(1500);
-      const during = await health(master.url);
+      const during = await waitFor(
+        async () => {
+          const answer = await health(url);
+          return answer.status === 503 ? answer : undefined;
+        },
+        { what: "health to say the database is degraded", timeoutMs: 10_000 },
+      );
       expect(during).toMatchObject({ status: 503, database: "degraded" });
       expect(during.problems?.join(" ")).toContain("read-only");
       expect(during.ms).toBeLessThan(1000);
-      await sleep(1500);
+      await hold(1500);
       await setReadOnly(false);
 
       const run = await waitForRunEnd<RunDetail>(master.url, runId, 60_000);

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "./support/databases.js";
 import {
   getJson,
+  hold,
   isolatedSetup,
   killAll,
   sendJson,
@@ -10,6 +11,7 @@ import {
   startWorkerProcess,
   waitFor,
   waitForRunEnd,
+  waitForRunSeconds,
 } from "./support/processes.js";
 import { freePort, TestRedis } from "./support/redis-server.js";
 import { startTargetServer, type TargetServer } from "./support/target-server.js";
@@ -70,7 +72,7 @@ describe("distributed runs", () => {
     const doomed = await startWorkerProcess(master.url, { name: "doomed" });
     await startWorkerProcess(master.url, { name: "survivor" });
     const id = await startRun(master.url, scenario("6s", 4));
-    await new Promise((r) => setTimeout(r, 3500));
+    await waitForRunSeconds(master.url, id, 3);
     doomed.signal("SIGKILL");
     const lostAt = Date.now();
     await waitFor(
@@ -116,10 +118,10 @@ describe("distributed runs", () => {
       await startWorkerProcess(first.url, { name: "steady-1" });
       await startWorkerProcess(first.url, { name: "steady-2" });
       const id = await startRun(first.url, scenario("8s", 6));
-      await new Promise((r) => setTimeout(r, 2500));
+      await waitForRunSeconds(first.url, id, 2);
       first.signal("SIGKILL");
       await first.exited;
-      await new Promise((r) => setTimeout(r, 1000));
+      await hold(1000); // the master stays down for a second while its workers keep running
       const second = await startMasterProcess(setup, ["--port", String(port)], { ...after, ...lease });
       const run = await waitForRunEnd<RunDetail>(second.url, id, 90_000);
       expect(run.status).toBe("finished");
@@ -137,7 +139,7 @@ describe("distributed runs", () => {
       const master = await startMasterProcess(setup);
       await startWorkerProcess(master.url, { name: "buffering", env: { REDIS_URL: redis.url } });
       const id = await startRun(master.url, scenario("6s", 4));
-      await new Promise((r) => setTimeout(r, 2000));
+      await waitForRunSeconds(master.url, id, 2);
       await redis.stopServer();
       const health = await fetch(`${master.url}/api/health`);
       expect(health.status).toBe(503);
@@ -147,7 +149,7 @@ describe("distributed runs", () => {
         database: "up",
         code: "VOL_ERR_UNAVAILABLE",
       });
-      await new Promise((r) => setTimeout(r, 2000));
+      await hold(2000); // Redis stays down for two seconds of batches
       await redis.startServer();
       const run = await waitForRunEnd(master.url, id, 90_000);
       expect(run.status).toBe("finished");
@@ -184,7 +186,7 @@ describe("distributed runs on PostgreSQL", () => {
     const first = await startMasterProcess(setup, ["--port", String(port)]);
     await startWorkerProcess(first.url, { name: "pg-worker", threads: 2 });
     const id = await startRun(first.url, scenario("6s", 6));
-    await new Promise((r) => setTimeout(r, 2500));
+    await waitForRunSeconds(first.url, id, 2);
     first.signal("SIGKILL");
     await first.exited;
     const second = await startMasterProcess(setup, ["--port", String(port)]);

@@ -1,6 +1,7 @@
 import { EngineRunner, type SlicePeriod } from "@volley/engine";
 import { StatsAggregate } from "@volley/stats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "./support/processes.js";
 import { startTargetServer, type TargetServer } from "./support/target-server.js";
 
 let target: TargetServer;
@@ -49,8 +50,7 @@ describe("EngineRunner (worker threads)", () => {
     expect([...vus].map(Number).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(periods.map((p) => p.second)).toEqual(periods.map((_, i) => i));
     expect(periods.at(-1)?.final).toBe(true);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(target.connections.open).toBe(0);
+    await waitFor(() => target.connections.open === 0, { what: "every connection closed", timeoutMs: 2000 });
   });
 
   it("never starts more threads than the slice has VUs, and validates the scenario at its edge", async () => {

@@ -6,7 +6,7 @@ import type { RunningMaster } from "@volley/master";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { startTestMaster } from "./support/in-process.js";
-import { isolatedSetup, sendJson, spawnCli, waitFor } from "./support/processes.js";
+import { hold, isolatedSetup, sendJson, spawnCli, waitFor } from "./support/processes.js";
 
 // Edges an attack run found open: unbounded durations, CR/LF in headers and multipart parts,
 // connections that never finish a request.
@@ -98,13 +98,12 @@ describe("the request timeout and sockets", () => {
     let messages = 0;
     socket.on("message", () => messages++);
     await new Promise((resolve) => socket.once("open", resolve));
-    // Past twice the request timeout: a state message arrived, and the master still pushes to it.
-    const started = Date.now();
-    while (Date.now() - started < 3500) await new Promise((resolve) => setTimeout(resolve, 250));
+    // Past twice the request timeout (timers fire in order, so the timeout's would have fired
+    // first): a state message arrived, and the master still pushes to it.
+    await hold(3500);
     expect(socket.readyState).toBe(WebSocket.OPEN);
     master.services.live.publish({ type: "workers", workers: [] });
-    while (messages < 2 && Date.now() - started < 8000)
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(() => messages >= 2, { what: "the pushed message", timeoutMs: 5000 });
     expect(messages).toBe(2);
     socket.close();
   });

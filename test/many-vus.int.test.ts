@@ -2,7 +2,7 @@ import type { RunningMaster } from "@volley/master";
 import type { RunDetail } from "@volley/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestFleet, type TestFleet } from "./support/in-process.js";
-import { getJson, sendJson, waitForRunEnd } from "./support/processes.js";
+import { getJson, sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
 import type { TargetServer } from "./support/target-server.js";
 
 // Far more VUs than connections: the VUs wait for a connection in the engine, start a chunk per
@@ -48,7 +48,10 @@ describe("many VUs on few connections", () => {
     expect(run.summary.errors).toEqual([]);
     expect(run.summary.total.rps).toBeLessThan(run.summary.total.requests);
 
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Once the worker is ready again it has sent all it will ever send of the run.
+    await waitFor(() => master.services.registry.list().every((w) => w.state === "ready"), {
+      what: "the worker to be ready again",
+    });
     const later = await getJson<RunDetail>(`${master.url}/api/runs/${run.id}`);
     expect(later.summary.total).toEqual(run.summary.total);
   });

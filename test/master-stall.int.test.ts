@@ -2,6 +2,7 @@ import type { RunDetail } from "@volley/protocol";
 import { describe, expect, it } from "vitest";
 import { processSuite } from "./support/process-suite.js";
 import {
+  hold,
   isolatedSetup,
   sendJson,
   startMasterProcess,
@@ -44,7 +45,7 @@ describe("a stalled master", () => {
     const id = await startRun(master.url, { scenario: scenario("stopped", "8s") });
     await waitFor(() => suite.target.total() > 50, { what: "load to flow" });
     master.signal("SIGSTOP");
-    await new Promise((resolve) => setTimeout(resolve, 7000));
+    await hold(7000);
     master.signal("SIGCONT");
     const run = await waitForRunEnd(master.url, id, 60_000);
     expectWhole(run, suite.target.total());

@@ -5,7 +5,16 @@ import { join } from "node:path";
 import type { RunDetail, WorkerInfo } from "@volley/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TestNetwork } from "./support/netns.js";
-import { getJson, killAll, ROOT, sendJson, spawnCli, waitFor, waitForRunEnd } from "./support/processes.js";
+import {
+  getJson,
+  killAll,
+  ROOT,
+  sendJson,
+  spawnCli,
+  waitFor,
+  waitForRunEnd,
+  waitForRunSeconds,
+} from "./support/processes.js";
 import { skippedHere } from "./support/required-in-ci.js";
 
 // Real separate hosts: the master (with Redis), two workers and the target, each in its own
@@ -103,7 +112,7 @@ describe.runIf(canRun)("multi-host run across network namespaces", () => {
       token,
     );
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    await new Promise((r) => setTimeout(r, 3500));
+    await waitForRunSeconds(masterUrl, created.body.id as string, 3, token);
     net.cut("w1");
     await waitFor(
       async () =>

@@ -10,6 +10,7 @@ import {
   startWorkerProcess,
   waitFor,
   waitForRunEnd,
+  waitForRunSeconds,
 } from "./support/processes.js";
 import { wsUpgradeStatus } from "./support/raw-http.js";
 import { freePort } from "./support/redis-server.js";
@@ -109,7 +110,7 @@ describe("security and operations", () => {
         thinkTime: "5ms",
       },
     });
-    await new Promise((r) => setTimeout(r, 2500));
+    await waitForRunSeconds(master.url, created.body.id as string, 2);
     worker.signal("SIGTERM");
     expect(await worker.exited).toBe(0);
     const run = await waitForRunEnd<RunDetail>(master.url, created.body.id as string);

@@ -78,9 +78,12 @@ describe("the stats pipeline does not trust its input", () => {
       const points = await getJson<{ overall: unknown[] }>(`${master.url}/api/runs/${runId}/timeseries`);
       expect(points.overall.length).toBeLessThan(20);
 
-      // After the final status nothing changes the figures: the run's queue is no longer read.
-      await worker.push({ runId, seq: 2, requests: [requestStats("hello", 50)] });
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // After the final status nothing changes the figures: the run's queue was deleted (the
+      // refused batches kept in it with it), and a batch pushed after that stays there unread.
+      await waitFor(() => !master.services.consumers.consumes(runId), { what: "the run's queue closed" });
+      expect(Object.values(await worker.jobCounts(runId)).every((n) => n === 0)).toBe(true);
+      await worker.push({ runId, seq: 20, requests: [requestStats("hello", 50)] });
+      expect((await worker.jobCounts(runId)).waiting).toBe(1);
       const after = await getJson<RunDetail>(`${master.url}/api/runs/${runId}`);
       expect(after.summary.total.requests).toBe(11);
     } finally {

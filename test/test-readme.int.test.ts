@@ -24,3 +24,15 @@ describe("test/README.md", () => {
     ).toEqual([]);
   });
 });
+
+// A fixed sleep that asserts an absence passes on a slow machine for the wrong reason: suites wait
+// with waitFor on a positive sign, and keep a condition for a time only through hold().
+describe("the suites' waiting", () => {
+  it("no suite sleeps a fixed time of its own", () => {
+    const dir = join(ROOT, "test");
+    const sleeping = readdirSync(dir)
+      .filter((name) => name.endsWith(".test.ts"))
+      .filter((name) => /new Promise[^\n]*=>\s*setTimeout\(/.test(readFileSync(join(dir, name), "utf8")));
+    expect(sleeping).toEqual([]);
+  });
+});

@@ -52,7 +52,13 @@ describe("worker identity", () => {
       impostor.hello();
       await waitFor(() => impostor.closeCode, { what: "the impostor to be refused" });
       expect(impostor.closeCode).toBe(4002);
-      await new Promise((r) => setTimeout(r, 300));
+      // The master took a later heartbeat of the real worker after refusing the impostor.
+      const refusedAt = Date.now();
+      await waitFor(
+        async () =>
+          Date.parse((await workers()).find((w) => w.id === "victim")?.lastSeenAt ?? "") > refusedAt,
+        { what: "a heartbeat of the real worker after the refusal" },
+      );
       expect(real.closeCode).toBeNull();
       expect((await workers()).find((w) => w.id === "victim")?.state).toBe("ready");
       await impostor.close();

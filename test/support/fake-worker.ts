@@ -143,6 +143,16 @@ export class FakeWorker {
     );
   }
 
+  /** Jobs in a run's queue, by state. */
+  async jobCounts(runId: string): Promise<Record<string, number>> {
+    const queue = new Queue(statsQueueName(runId), { connection: this.redis, prefix: this.queuePrefix });
+    try {
+      return await queue.getJobCounts("waiting", "active", "delayed", "prioritized", "failed", "completed");
+    } finally {
+      await queue.close();
+    }
+  }
+
   /**
    * Pushes one batch into its run's queue, as the worker's StatsPublisher would (`queueOf`: into
    * another run's queue, as a lying worker could).

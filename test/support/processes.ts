@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { isTerminalRunStatus } from "@volley/protocol";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 export const CLI = join(ROOT, "apps/cli/dist/bin.js");
@@ -189,8 +190,46 @@ export async function waitForRunEnd<T = import("@volley/protocol").RunDetail>(
   return waitFor(
     async () => {
       const run = await getJson<{ status: string }>(`${masterUrl}/api/runs/${runId}`, token);
-      return ["finished", "failed", "aborted"].includes(run.status) ? (run as T) : undefined;
+      return isTerminalRunStatus(run.status) ? (run as T) : undefined;
     },
     { what: `run ${runId} to end`, timeoutMs, intervalMs: 250 },
   );
+}
+
+/**
+ * Waits until the master has merged the run's first `seconds` seconds (its live point is that far
+ * on): the positive sign that load flows and workers report, before a test cuts something.
+ */
+export async function waitForRunSeconds(
+  masterUrl: string,
+  runId: string,
+  seconds: number,
+  token?: string,
+): Promise<import("@volley/protocol").RunDetail> {
+  let ended = false;
+  return waitFor(
+    async () => {
+      const run = await getJson<import("@volley/protocol").RunDetail>(
+        `${masterUrl}/api/runs/${runId}`,
+        token,
+      );
+      ended = isTerminalRunStatus(run.status);
+      if (ended) throw new Error(`run ${runId} ended (${run.status}) first`);
+      return (run.now?.t ?? -1) + 1 >= seconds ? run : undefined;
+    },
+    {
+      what: `run ${runId} to have ${seconds} s merged`,
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      failIf: () => ended,
+    },
+  );
+}
+
+/**
+ * Keeps a condition (an outage, a stall, a pace of pushes) for a time. Never a wait for something
+ * to happen or not to: those are waitFor on a positive sign.
+ */
+export function hold(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -24,6 +24,8 @@ export interface StatsConsumersOptions {
 export class StatsConsumers {
   readonly counts = { consumed: 0, rejected: 0 };
   private readonly consumers = new Map<string, { consumer: StatsConsumer; queue: Queue }>();
+  /** Runs whose consumer is being closed (and their queue discarded). */
+  private readonly closing = new Set<string>();
   private readonly aggregators: AggregatorDirectory;
   /** Stranded streams being read, by partition and run. */
   private readonly draining = new Map<string, Promise<unknown>>();
@@ -55,28 +57,43 @@ export class StatsConsumers {
   }
 
   /**
-   * Stops consuming a run's queue. `discard` (once the run has its final status) deletes what is
-   * left in it: a batch that arrives after the final status must not change the report.
+   * Stops consuming a run's queue. `discard` (once the run has its final status) deletes the
+   * queue and what is left in it, even when the consumer was closed before: a batch that arrives
+   * after the final status must not change the report, nor stay in Redis.
    */
   async close(runId: string, discard: boolean): Promise<void> {
     const entry = this.consumers.get(runId);
-    if (!entry) return;
+    if (!entry && !discard) return;
     this.consumers.delete(runId);
-    await entry.consumer.close();
-    if (discard) {
-      // First: aggregators drop what they still hold of the run instead of sending it on.
-      const ended = aggregatorEndedKey(this.options.prefix, runId);
-      await this.options.redis.set(ended, "1", "EX", 2 * 24 * 3600).catch(() => null);
-      const left = await entry.queue.getJobCountByTypes("waiting", "delayed", "prioritized").catch(() => 0);
-      if (left > 0) this.options.log.warn({ runId, batches: left }, "batches after the run ended discarded");
-      await entry.queue.obliterate({ force: true }).catch((error: Error) => {
-        this.options.log.warn({ err: error.message, runId }, "could not delete the run's stats queue");
-      });
-      // The aggregators' claims for the run: nothing of it can be merged any more.
-      const claims = Object.values(aggregatorRunKeys(this.options.prefix, runId));
-      await this.options.redis.del(...claims).catch(() => 0);
+    this.closing.add(runId);
+    try {
+      if (entry) {
+        await entry.consumer.close();
+        await entry.queue.close();
+      }
+      if (discard) await this.discard(runId);
+    } finally {
+      this.closing.delete(runId);
     }
-    await entry.queue.close();
+  }
+
+  private async discard(runId: string): Promise<void> {
+    const { redis, prefix, log } = this.options;
+    // First: aggregators drop what they still hold of the run instead of sending it on.
+    await redis.set(aggregatorEndedKey(prefix, runId), "1", "EX", 2 * 24 * 3600).catch(() => null);
+    const queue = new Queue(statsQueueName(runId), { connection: redis, prefix });
+    queue.on("error", (error) => log.warn({ err: error.message, runId }, "stats queue error"));
+    try {
+      const left = await queue.getJobCountByTypes("waiting", "delayed", "prioritized").catch(() => 0);
+      if (left > 0) log.warn({ runId, batches: left }, "batches after the run ended discarded");
+      await queue.obliterate({ force: true }).catch((error: Error) => {
+        log.warn({ err: error.message, runId }, "could not delete the run's stats queue");
+      });
+    } finally {
+      await queue.close();
+    }
+    // The aggregators' claims for the run: nothing of it can be merged any more.
+    await redis.del(...Object.values(aggregatorRunKeys(prefix, runId))).catch(() => 0);
   }
 
   /**
@@ -93,6 +110,11 @@ export class StatsConsumers {
       )
       .finally(() => this.draining.delete(key));
     this.draining.set(key, drain);
+  }
+
+  /** Whether this master reads the run's queue, or is still closing it. */
+  consumes(runId: string): boolean {
+    return this.consumers.has(runId) || this.closing.has(runId);
   }
 
   /** Batches in one run's queue not merged yet, and stranded ones still being read (0 when this master does not consume it). */

@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import type { LiveMessage } from "@volley/protocol";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
 import { LiveHub } from "./live-hub.js";
 
@@ -28,6 +28,9 @@ async function hubServer(
   return { url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`, closed };
 }
 
+/** The pace of publishing (the hub's limit is reached by publishing, not by waiting). */
+const pace = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** A dashboard; `messages` counts what it received from the first message on. */
 const open = (url: string) =>
   new Promise<WebSocket & { messages: number }>((resolve, reject) => {
@@ -44,14 +47,13 @@ describe("LiveHub", () => {
     const paused = await open(url);
     (paused as unknown as { _socket: { pause(): void } })._socket.pause();
     const reader = await open(url);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(hub.size).toBe(2);
+    await vi.waitFor(() => expect(hub.size).toBe(2));
     const big = { type: "workers", workers: [{ pad: "x".repeat(512 * 1024) }] } as unknown as LiveMessage;
     let published = 0;
     for (let i = 0; i < 40 && hub.size === 2; i++) {
       hub.publish(big);
       published++;
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await pace(20);
     }
     expect(hub.size).toBe(1);
     const pausedClosed = new Promise((resolve) => paused.once("close", resolve));
@@ -60,8 +62,7 @@ describe("LiveHub", () => {
     hub.publish({ type: "workers", workers: [] } as unknown as LiveMessage);
     published++;
     // The reader gets the first state and every message published, none skipped.
-    for (let i = 0; i < 100 && reader.messages < published + 1; i++)
-      await new Promise((r) => setTimeout(r, 20));
+    await vi.waitFor(() => expect(reader.messages).toBeGreaterThanOrEqual(published + 1), { timeout: 2000 });
     expect(reader.messages).toBe(published + 1);
     reader.close();
   });
@@ -75,13 +76,13 @@ describe("LiveHub", () => {
     const { url } = await hubServer(hub, state);
     const slow = await open(url);
     (slow as unknown as { _socket: { pause(): void } })._socket.pause();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await vi.waitFor(() => expect(hub.size).toBe(1));
     hub.publish({ type: "workers", workers: [] } as unknown as LiveMessage);
     expect(hub.size).toBe(1);
     const big = { type: "workers", workers: [{ pad: "x".repeat(512 * 1024) }] } as unknown as LiveMessage;
     for (let i = 0; i < 40 && hub.size === 1; i++) {
       hub.publish(big);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await pace(20);
     }
     expect(hub.size).toBe(0);
     slow.terminate();

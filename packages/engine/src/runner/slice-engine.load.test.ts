@@ -1,6 +1,6 @@
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { startTargetServer, type TargetServer } from "../../../../test/support/target-server.js";
 import { HTTP_CLIENTS, runSlice, useHttpClient } from "../test-support/run-slice.js";
 import { selfSignedCert } from "../test-support/self-signed.js";
@@ -239,8 +239,7 @@ describe.each(HTTP_CLIENTS)("SliceEngine on the %s client", (client) => {
     const middle = server.connections.accepted;
     await runSlice(scenario("5s"));
     expect(server.connections.accepted - middle).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(server.connections.open).toBe(0);
+    await vi.waitFor(() => expect(server.connections.open).toBe(0), { timeout: 1000 });
   });
 
   it("aborts iterations still running at the end of gracefulStop and counts them", async () => {

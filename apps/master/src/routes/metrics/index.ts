@@ -84,6 +84,14 @@ export function createMetricsRegistry(services: Services): Registry {
     },
   });
   new Gauge({
+    name: "volley_aggregator_partitions_live",
+    help: "Aggregator partitions beating in Redis: where new runs' workers send their batches",
+    registers: [registry],
+    async collect() {
+      this.set((await services.consumers.liveAggregators()).size);
+    },
+  });
+  new Gauge({
     name: "volley_live_clients",
     help: "Dashboards connected to the live feed",
     registers: [registry],
