@@ -71,10 +71,10 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     heartbeatTimeoutMs: opts.heartbeatTimeoutMs,
     heartbeatIntervalMs: opts.heartbeatIntervalMs,
     lostRetentionMs: opts.lostWorkerRetentionMs,
-    keep: (workerId) => scheduler.isInActiveRun(workerId),
+    keep: (workerId) => scheduler.workers.inActiveRun(workerId),
     onLost: (entry) => {
       log.warn({ workerId: entry.info.id, name: entry.info.name }, "worker lost");
-      scheduler.workerLost(entry.info.id);
+      scheduler.workers.lost(entry.info.id);
     },
     onChange: () => {
       workersChanged = true;

@@ -1,5 +1,6 @@
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { MeterProvider, type MetricReader } from "@opentelemetry/sdk-metrics";
+import { RUN_METRICS, type RunMetric } from "@volley/protocol";
 import {
   durationQuantiles,
   failureCounts,
@@ -16,11 +17,7 @@ export interface RunMeters {
   observe(source: RunMetricsSource | null): void;
 }
 
-/**
- * The instruments of `/metrics` under OpenTelemetry names: `volley.requests` (unit `{request}`)
- * becomes `volley_requests_total` again in a collector's Prometheus export,
- * `volley.request.duration` (unit `s`) becomes `volley_request_duration_seconds`.
- */
+/** The instruments of `/metrics` under their OpenTelemetry names (see RUN_METRICS). */
 export function runMeters(runId: string, version: string, reader: MetricReader): RunMeters {
   let source: RunMetricsSource | null = null;
   const provider = new MeterProvider({
@@ -28,22 +25,16 @@ export function runMeters(runId: string, version: string, reader: MetricReader):
     readers: [reader],
   });
   const meter = provider.getMeter("volley", version);
-  const requests = meter.createObservableCounter("volley.requests", {
-    description: "Requests of the running run by scenario, request name and status (0: no answer)",
-    unit: "{request}",
-  });
-  const failures = meter.createObservableCounter("volley.request.failures", {
-    description: "Failed requests of the running run (status, expectation, network, timeout...)",
-    unit: "{request}",
-  });
-  const duration = meter.createObservableGauge("volley.request.duration", {
-    description: "Latency quantiles of the running run over its last 10 closed seconds (merged histograms)",
-    unit: "s",
-  });
-  const vus = meter.createObservableGauge("volley.vus", {
-    description: "VUs of the running run in its last merged second",
-    unit: "{vu}",
-  });
+  const instrument = (metric: RunMetric) => {
+    const options = { description: metric.help, unit: metric.unit };
+    return metric.kind === "counter"
+      ? meter.createObservableCounter(metric.otlp, options)
+      : meter.createObservableGauge(metric.otlp, options);
+  };
+  const requests = instrument(RUN_METRICS.requests);
+  const failures = instrument(RUN_METRICS.failures);
+  const duration = instrument(RUN_METRICS.duration);
+  const vus = instrument(RUN_METRICS.vus);
   meter.addBatchObservableCallback(
     (result) => {
       if (!source) return;

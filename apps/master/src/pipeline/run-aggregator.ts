@@ -1,7 +1,6 @@
 import type { RunAggregateRow, RunSecondRow, RunUpdate, RunWorkerUpdate } from "@volley/db";
 import {
   type CombinedBatch,
-  type CoveredBatch,
   type LiveSecond,
   maxOf,
   type RunSummary,
@@ -16,20 +15,15 @@ import { type BatchLimits, checkBatch, checkCombinedBatch } from "./batch-check.
 import { aggregateRows, closeSecond } from "./closed-second.js";
 import { type LateCounts, PendingLateCounts } from "./late-counts.js";
 import type { AggregatorWorker, MergeState, OpenSecondState } from "./merge-state.js";
-import { isWorkerDone, newWorker, workerStatus, workerToState } from "./merge-state.js";
+import { isWorkerDone, workerStatus } from "./merge-state.js";
+import { OpenSeconds, type SecondMeasurements } from "./open-seconds.js";
+import { RecentSeconds } from "./recent-seconds.js";
 import { describeSummary } from "./run-summary.js";
+import { RunWorkers } from "./run-workers.js";
 import { ScenarioSeries } from "./scenario-series.js";
 
 /** How long after a second ends the master waits for slow workers before closing it anyway. */
 export const DEFAULT_LATE_MS = 5000;
-
-/** What a batch, or an aggregator's group, measured in one second. */
-type SecondMeasurements = Pick<StatsBatch, "second" | "requests" | "dropped" | "vus">;
-
-interface OpenSecond {
-  stats: StatsAggregate;
-  vus: number;
-}
 
 /** Everything one checkpoint writes, in one transaction of a few statements. */
 export interface Checkpoint {
@@ -40,9 +34,6 @@ export interface Checkpoint {
   /** The run's figures and, in `mergeState`, the workers' progress and the open seconds. */
   run: RunUpdate;
 }
-
-/** Seconds `recentStats` covers (Prometheus quantiles "over the last 10 s"). */
-export const RECENT_SECONDS = 10;
 
 /** Most distinct names (requests, groups, checks, scripts) a scripted run may record. */
 export const MAX_SCRIPTED_RUN_NAMES = 5000;
@@ -78,8 +69,8 @@ export class RunAggregator {
   startAt: number | null;
   closedThrough: number;
   readonly cumulative: StatsAggregate;
-  private readonly workers = new Map<string, AggregatorWorker>();
-  private readonly open = new Map<number, OpenSecond>();
+  private readonly workers: RunWorkers;
+  private readonly open: OpenSeconds;
   private readonly order: string[];
   private readonly limits: BatchLimits;
   private readonly lateMs: number;
@@ -111,16 +102,10 @@ export class RunAggregator {
     this.lateMs = init.lateMs ?? DEFAULT_LATE_MS;
     this.scenario = init.scenario ?? null;
     this.scenarioSeries = new ScenarioSeries(init.scenario ? scenarioRequestNames(init.scenario) : []);
-    for (const worker of init.workers) this.workers.set(worker.workerId, worker);
-    for (const state of init.open ?? []) {
-      // A checkpoint written before batches were bounded may hold seconds no plan allows.
-      if (state.second > init.maxSecond) continue;
-      const stats = new StatsAggregate();
-      stats.add(state.requests, state.dropped);
-      this.open.set(state.second, { stats, vus: state.vus });
-    }
+    this.workers = new RunWorkers(init.workers);
+    this.open = new OpenSeconds(init.open ?? [], init.maxSecond);
     this.highestSecond = Math.min(
-      maxOf([...this.open.keys(), ...init.workers.map((w) => w.received.highest)], this.closedThrough),
+      maxOf([...this.open.numbers(), ...init.workers.map((w) => w.received.highest)], this.closedThrough),
       Math.max(init.maxSecond, this.closedThrough),
     );
   }
@@ -130,34 +115,29 @@ export class RunAggregator {
 
   /** The last second merged, for "now" figures while the run is live. */
   lastPoint: TimeseriesPoint | null = null;
-  /** The last RECENT_SECONDS closed seconds' statistics, for metrics over a recent window. */
-  private readonly recent: StatsAggregate[] = [];
+  private readonly recent = new RecentSeconds();
 
   /** The statistics of the last RECENT_SECONDS closed seconds, merged. */
   recentStats(): StatsAggregate {
-    const merged = new StatsAggregate();
-    for (const second of this.recent) merged.addAggregate(second);
-    return merged;
+    return this.recent.merged();
   }
 
   workerList(): AggregatorWorker[] {
-    return [...this.workers.values()];
+    return this.workers.list();
   }
 
   /** A worker that joined the run while it goes (a rebalance): its batches count from now on. */
   addWorker(workerId: string, name: string): void {
-    if (this.workers.has(workerId)) return;
-    this.workers.set(workerId, newWorker(workerId, name));
-    this.dirty = true;
+    if (this.workers.add(workerId, name)) this.dirty = true;
   }
 
   hasWorker(workerId: string): boolean {
-    return this.workers.has(workerId);
+    return this.workers.get(workerId) !== undefined;
   }
 
   /** True when the batch was merged before (a redelivery). */
   isDuplicate(batch: Pick<StatsBatch, "workerId" | "seq">): boolean {
-    return this.workers.get(batch.workerId)?.received.has(batch.seq) ?? false;
+    return this.workers.isDuplicate(batch);
   }
 
   /**
@@ -178,15 +158,13 @@ export class RunAggregator {
   accept(batch: StatsBatch, histograms?: DecodedHistograms): void {
     const worker = this.workers.get(batch.workerId);
     if (!worker || worker.received.has(batch.seq)) return;
-    this.cover(worker, { ...batch, requests: requestCount(batch.requests) });
+    this.workers.cover(worker, { ...batch, requests: requestCount(batch.requests) });
     this.merge(batch, histograms);
   }
 
   /** Whether an aggregator's group was merged before: none of it, all of it, or (never sent) part. */
   combinedState(batch: CombinedBatch): "new" | "duplicate" | "overlap" {
-    let merged = 0;
-    for (const c of batch.covers) if (this.workers.get(c.workerId)?.received.has(c.seq)) merged++;
-    return merged === 0 ? "new" : merged === batch.covers.length ? "duplicate" : "overlap";
+    return this.workers.combinedState(batch);
   }
 
   /** Why an aggregator's group cannot be merged (checked whole, as `problem` does), or null. */
@@ -199,20 +177,9 @@ export class RunAggregator {
     if (this.combinedState(batch) !== "new") return;
     for (const cover of batch.covers) {
       const worker = this.workers.get(cover.workerId);
-      if (worker) this.cover(worker, cover);
+      if (worker) this.workers.cover(worker, cover);
     }
     this.merge(batch, histograms);
-  }
-
-  /** A batch's (or a covered batch's) part in its worker's progress. */
-  private cover(worker: AggregatorWorker, batch: CoveredBatch): void {
-    worker.received.add(batch.seq);
-    worker.lostBatches += batch.lostBatches;
-    worker.requests += batch.requests;
-    if (batch.final) {
-      worker.finalSeq = batch.seq;
-      worker.finalElapsedMs = batch.elapsedMs;
-    }
   }
 
   private merge(batch: SecondMeasurements, histograms?: DecodedHistograms): void {
@@ -222,21 +189,11 @@ export class RunAggregator {
       this.mergeLate(batch, histograms);
       return;
     }
-    let second = this.open.get(batch.second);
-    if (!second) {
-      second = { stats: new StatsAggregate(), vus: 0 };
-      this.open.set(batch.second, second);
-    }
-    second.stats.add(batch.requests, batch.dropped, histograms);
-    second.vus += batch.vus;
+    this.open.add(batch, histograms);
   }
 
   markLost(workerId: string, lost = true): void {
-    const worker = this.workers.get(workerId);
-    if (worker && worker.lost !== lost) {
-      worker.lost = lost;
-      this.dirty = true;
-    }
+    if (this.workers.markLost(workerId, lost)) this.dirty = true;
   }
 
   /** Closes every second that is ready; returns what the live view should show for each. */
@@ -245,7 +202,7 @@ export class RunAggregator {
     while (this.startAt !== null) {
       const second = this.closedThrough + 1;
       if (second > this.limits.maxSecond) break; // no batch can fill it: nothing to wait for
-      const active = this.workerList().filter((w) => !w.lost && !isWorkerDone(w));
+      const active = this.workers.running();
       if (active.length === 0 && second > this.highestSecond) break;
       const waiting = active.some((w) => w.received.contiguousBelow <= second);
       if (waiting && now < this.startAt + (second + 1) * 1000 + this.lateMs) break;
@@ -322,42 +279,20 @@ export class RunAggregator {
 
   /** The RunWorker rows' final figures (written once, when the run ends). */
   workerUpdates(): Array<{ workerId: string; update: RunWorkerUpdate }> {
-    return this.workerList().map((w) => {
-      const received = w.received.toJSON();
-      return {
-        workerId: w.workerId,
-        update: {
-          mergedBelow: received.below,
-          mergedAbove: JSON.stringify(received.above),
-          requests: w.requests,
-          lostBatches: w.lostBatches,
-          finalSeq: w.finalSeq,
-          finalElapsedMs: w.finalElapsedMs,
-          status: workerStatus(w),
-        },
-      };
-    });
+    return this.workers.updates();
   }
 
   private mergeState(): MergeState {
     return {
-      workers: Object.fromEntries(this.workerList().map((w) => [w.workerId, workerToState(w)])),
-      open: [...this.open].map(([second, entry]) => ({
-        second,
-        vus: entry.vus,
-        dropped: entry.stats.dropped,
-        requests: entry.stats.toStats(),
-      })),
+      workers: this.workers.state(),
+      open: this.open.state(),
     };
   }
 
   private close(second: number): LiveSecond {
-    const entry = this.open.get(second);
-    this.open.delete(second);
+    const { stats, vus } = this.open.take(second);
     this.closedThrough = second;
     this.dirty = true;
-    const stats = entry?.stats ?? new StatsAggregate();
-    const vus = entry?.vus ?? 0;
     const { point, requests, scenarios, rows } = closeSecond(
       this.runId,
       second,
@@ -369,7 +304,6 @@ export class RunAggregator {
     this.pendingSeconds.push(...rows);
     this.cumulative.addAggregate(stats);
     this.recent.push(stats);
-    if (this.recent.length > RECENT_SECONDS) this.recent.shift();
     this.onSecondClosed?.(second, stats);
     return {
       type: "run-second",

@@ -1,16 +1,13 @@
 import {
   isActiveRunStatus,
-  isLiveRunStatus,
   type LoadChangeRecord,
   type LoadPatch,
-  type RowsReleased,
   type RunDetail,
   VolleyError,
-  type WorkerHeartbeat,
 } from "@volley/protocol";
 import type { StatsAggregate } from "@volley/stats";
 import { LoopGap } from "../loop-gap.js";
-import { type ActiveRun, batchesStillQueued, creditStall, recordHeartbeat } from "./active-run.js";
+import { type ActiveRun, batchesStillQueued, creditStall } from "./active-run.js";
 import { orphanedRuns, takeOver } from "./orphaned-runs.js";
 import { prepareRun, type RunExtras } from "./prepare-run.js";
 import { runDetail, runStats } from "./run-details.js";
@@ -22,6 +19,7 @@ import { busyMessage, type QueuedRun, RunQueue } from "./run-queue.js";
 import { runTeardowns } from "./run-scripts.js";
 import { sendStop, superviseRun } from "./run-supervision.js";
 import { toListItem } from "./run-views.js";
+import { RunWorkerEvents } from "./run-worker-events.js";
 import type { RunSchedulerOptions } from "./scheduler-options.js";
 
 export type { RunIngest, RunSchedulerOptions } from "./scheduler-options.js";
@@ -44,19 +42,22 @@ export class RunScheduler {
   private readonly gap = new LoopGap(1000);
 
   private readonly liveAggregators = () => this.options.ingest.liveAggregators();
+  /** What the workers' messages mean for the active run. */
+  readonly workers: RunWorkerEvents;
 
   constructor(private readonly options: RunSchedulerOptions) {
     this.lifecycle = new RunLifecycle(options.db.runs, (runId) => this.publishStatus(runId));
     this.queue = new RunQueue({ ...options, lifecycle: this.lifecycle });
+    this.workers = new RunWorkerEvents({
+      ...options,
+      active: () => this.active,
+      adopt: () => this.adopt(),
+      stopRun: (id, reason) => this.stopRun(id, reason),
+    });
   }
 
   get activeRunId(): string | null {
     return this.active?.id ?? null;
-  }
-
-  /** Whether the run in progress has this worker (lost or not). */
-  isInActiveRun(workerId: string): boolean {
-    return this.active?.aggregator.hasWorker(workerId) ?? false;
   }
 
   start(): void {
@@ -199,65 +200,6 @@ export class RunScheduler {
     }
   }
 
-  /** A worker connected; `activeRunId` is the run it is still running, if any. */
-  workerConnected(workerId: string, activeRunId: string | null): void {
-    const active = this.active;
-    if (activeRunId && (!active || active.id !== activeRunId)) {
-      void this.unknownRunReported(workerId, activeRunId);
-      return;
-    }
-    if (active && activeRunId === active.id && active.aggregator.hasWorker(workerId)) {
-      active.seen.set(workerId, Date.now());
-      active.aggregator.markLost(workerId, false);
-      if (active.stopReason) this.options.registry.send(workerId, { type: "stop-run", runId: active.id });
-    }
-  }
-
-  /**
-   * A worker runs a run this master does not. One still active in the database was left by a
-   * master that stopped: it is taken over (now, or once its owner's lease runs out) and the worker
-   * keeps going. One that is over, or unknown, the worker stops.
-   */
-  private async unknownRunReported(workerId: string, runId: string): Promise<void> {
-    const run = await this.options.db.runs.get(runId).catch(() => undefined);
-    if (run === undefined) return; // the database does not answer: decide at the next connection
-    if (run && isLiveRunStatus(run.status)) {
-      await this.adopt();
-      if (this.active?.id === runId) this.workerConnected(workerId, runId);
-      return;
-    }
-    if (this.active?.id !== runId) this.options.registry.send(workerId, { type: "stop-run", runId });
-  }
-
-  workerHeartbeat(workerId: string, heartbeat: WorkerHeartbeat, saturated: boolean): void {
-    const active = this.active;
-    if (!active || heartbeat.runId !== active.id || !active.aggregator.hasWorker(workerId)) return;
-    const name = this.options.registry.get(workerId)?.info.name ?? workerId;
-    if (!recordHeartbeat(active, workerId, name, heartbeat, saturated)) return;
-    // A script that never awaits: the figures stop being true; the run stops, saying why.
-    this.options.log.error(
-      { runId: active.id, workerId, why: heartbeat.blocked },
-      "a script blocked an engine thread",
-    );
-    if (!active.stopReason) void this.stopRun(active.id, "script").catch(() => undefined);
-  }
-
-  workerLost(workerId: string): void {
-    const active = this.active;
-    if (active?.aggregator.hasWorker(workerId)) {
-      active.aggregator.markLost(workerId);
-      this.options.log.warn({ runId: active.id, workerId }, "worker lost during the run");
-    }
-  }
-
-  workerRejected(workerId: string, runId: string, message: string): void {
-    const active = this.active;
-    if (!active || active.id !== runId) return;
-    active.rejected.set(workerId, message);
-    active.aggregator.markLost(workerId);
-    this.options.log.error({ runId, workerId, message }, "worker could not start its part of the run");
-  }
-
   /** Called by the pipeline once every worker finished and every batch is merged. */
   async runComplete(runId: string): Promise<void> {
     const active = this.active?.id === runId ? this.active : null;
@@ -359,12 +301,6 @@ export class RunScheduler {
       { ...this.options, liveAggregators: this.liveAggregators },
       Date.now(),
     );
-  }
-
-  /** A worker's answer to a row handover (see `RowHandover.receive`); why it was not taken, if not. */
-  rowsReleased(workerId: string, message: RowsReleased): string | null {
-    const rows = this.active?.id === message.runId ? this.active.launch?.rows : null;
-    return rows ? rows.receive(workerId, message) : "no handover in that run";
   }
 
   /** The active run by id, or 404/409. */

@@ -135,14 +135,14 @@ export function handleWorkerSocket(
         { workerId, name: message.name, host: message.host, threads: message.threads },
         "worker connected",
       );
-      scheduler.workerConnected(message.workerId, message.activeRunId);
+      scheduler.workers.connected(message.workerId, message.activeRunId);
       return;
     }
     if (workerId === null) return refuse(`"${message.type}" before "hello"`);
     switch (message.type) {
       case "heartbeat": {
         const entry = registry.heartbeat(workerId, message);
-        if (entry) scheduler.workerHeartbeat(workerId, message, entry.info.saturated);
+        if (entry) scheduler.workers.heartbeat(workerId, message, entry.info.saturated);
         return;
       }
       case "clock-ping":
@@ -152,10 +152,10 @@ export function handleWorkerSocket(
         log.info({ workerId, runId: message.runId }, "worker ready for the run");
         return;
       case "run-rejected":
-        scheduler.workerRejected(workerId, message.runId, message.message);
+        scheduler.workers.rejected(workerId, message.runId, message.message);
         return;
       case "rows-released": {
-        const problem = scheduler.rowsReleased(workerId, message);
+        const problem = scheduler.workers.rowsReleased(workerId, message);
         if (problem) log.warn({ workerId, runId: message.runId, problem }, "released rows not taken");
         return;
       }

@@ -2,8 +2,6 @@ import { type IntervalHistogram, monitorEventLoopDelay, performance } from "node
 import {
   type FeederTable,
   feedersByPart,
-  GROUP_METHOD,
-  hasParallelRequests,
   hasThinkTime,
   type JoinRun,
   type LoadChange,
@@ -12,14 +10,12 @@ import {
   peakVus,
   type RequestStats,
   type RowRange,
-  runPeakVus,
   type Scenario,
 } from "@volley/protocol";
-import { RequestRecorder } from "@volley/stats";
+import type { RequestRecorder } from "@volley/stats";
 import type { BaseExecutor } from "../executors/base-executor.js";
 import { createExecutor } from "../executors/registry.js";
 import { FeederSet } from "../feeders/feeder.js";
-import { h2Sessions } from "../http/dispatcher.js";
 import { compileRequests, requestOrigins } from "../scenario/compiled-request.js";
 import type { LoadedScript } from "../script/load-scripts.js";
 import { scriptedVus, scriptTarget } from "../script/script-part.js";
@@ -28,7 +24,8 @@ import { atMoment } from "../timing/at-moment.js";
 import { IterationLog } from "../vu/iteration-log.js";
 import { VirtualUser } from "../vu/virtual-user.js";
 import type { VuContext } from "../vu/vu-context.js";
-import { ThreadPools } from "./thread-pools.js";
+import { slicePools, sliceRecorders } from "./slice-setup.js";
+import type { ThreadPools } from "./thread-pools.js";
 
 /** One second (or the final part of one) of a slice's measurements. */
 export interface SlicePeriod {
@@ -111,29 +108,11 @@ export class SliceEngine {
       { env: options.env ?? {}, locate: (feeder, field) => feeders.locate(feeder, field) },
       attachments,
     );
-    const byName = new Map<string, RequestRecorder>();
-    this.recorders = requests.map((r) => {
-      let recorder = byName.get(r.name);
-      if (!recorder) {
-        recorder = new RequestRecorder(r.name, r.method, options.latencyHistograms ?? true);
-        byName.set(r.name, recorder);
-      }
-      return recorder;
-    });
-    const groupRecorders = scenario.groups.map(
-      (group) => new RequestRecorder(group, GROUP_METHOD, options.latencyHistograms ?? true),
-    );
-    this.uniqueRecorders = [...byName.values(), ...groupRecorders];
-    const vus = Math.max(1, partition.count(runPeakVus(scenario)));
-    const h2 = scenario.http.version === "2";
-    // A VU may have several requests in flight: a script's (Promise.all, vu.http.batch), a parallel step's.
-    const perVu = hasParallelRequests(scenario) ? scenario.http.maxConnectionsPerVu : 1;
-    const wanted = vus * perVu;
-    // HTTP/1.1: a socket per request in flight (opened as needed). HTTP/2: every request in
-    // flight at once, over a few sessions.
-    const inFlight = h2 ? wanted : Math.min(wanted, scenario.http.maxConnections ?? wanted);
-    const sockets = h2 ? h2Sessions(vus, scenario.http.maxConnections) : inFlight;
-    this.pools = new ThreadPools(scenario.http, sockets, inFlight);
+    const recorders = sliceRecorders(requests, scenario.groups, options.latencyHistograms ?? true);
+    this.recorders = recorders.perRequest;
+    this.uniqueRecorders = recorders.unique;
+    const groupRecorders = recorders.groups;
+    this.pools = slicePools(scenario, partition);
     // The scenario's origins, in the order its compiled requests refer to them.
     const origins = requestOrigins(scenario).map((origin) => this.pools.get(origin.origin));
     this.scriptRecorders = new ScriptRecorders(options.latencyHistograms ?? true);

@@ -1,29 +1,14 @@
 import { z } from "zod";
-import { durationSchema, positiveDurationSchema } from "../duration.js";
-import { dataSchema, tableFromRows } from "./data.js";
+import { positiveDurationSchema } from "../duration.js";
+import { dataSchema } from "./data.js";
 import { httpSettingsSchema } from "./http-settings.js";
 import { type LoadConfig, loadSchema } from "./load.js";
-import { BODY_FIELDS, CONTROL_RE, type RequestConfig } from "./request.js";
-import { forEachTemplate } from "./scenario-templates.js";
-import {
-  type Flow,
-  flowSchema,
-  hasParallelSteps,
-  iterationStatsName,
-  layOutSteps,
-  skippedStatsName,
-  stepsSchema,
-  type WrittenPart,
-} from "./steps.js";
-import {
-  parseTemplate,
-  TemplateSyntaxError,
-  templateDataFields,
-  templateEnvNames,
-  templateVariables,
-} from "./template.js";
+import { BODY_FIELDS, CONTROL_RE } from "./request.js";
+import { requestName } from "./scenario-names.js";
+import { templateProblems } from "./scenario-templates.js";
+import { thresholdProblems, thresholdsSchema } from "./scenario-thresholds.js";
+import { type Flow, flowSchema, layOutSteps, stepsSchema, type WrittenPart } from "./steps.js";
 import { NO_THINK_TIME, type ThinkTime, thinkTimeSchema } from "./think-time.js";
-import { parseThreshold, ThresholdSyntaxError } from "./thresholds.js";
 
 const targetSchema = z.string().superRefine((text, ctx) => {
   let url: URL;
@@ -42,39 +27,6 @@ const targetSchema = z.string().superRefine((text, ctx) => {
     });
   }
 });
-
-/** A threshold that can stop the run: `{ threshold: "<200ms", abortOnFail: true, delayAbortEval: "10s" }`. */
-const thresholdObjectSchema = z.strictObject({
-  threshold: z.string(),
-  /** Stop the run (status aborted, reason threshold) as soon as the merged data breaks it. */
-  abortOnFail: z.boolean().default(false),
-  /** Not judged for aborting before this much of the run has passed. @defaultValue "0s" */
-  delayAbortEval: durationSchema.default(0),
-});
-
-const thresholdsSchema = z
-  .record(z.string(), z.union([z.string(), thresholdObjectSchema]))
-  .superRefine((thresholds, ctx) => {
-    for (const [key, value] of Object.entries(thresholds)) {
-      try {
-        parseThreshold(key, typeof value === "string" ? value : value.threshold);
-      } catch (error) {
-        if (!(error instanceof ThresholdSyntaxError)) throw error;
-        ctx.addIssue({ code: "custom", path: [key], message: error.message });
-      }
-    }
-  })
-  .transform((thresholds) => ({
-    rules: Object.fromEntries(
-      Object.entries(thresholds).map(([key, value]) => [
-        key,
-        typeof value === "string" ? value : value.threshold,
-      ]),
-    ),
-    aborts: Object.entries(thresholds).flatMap(([key, value]) =>
-      typeof value === "object" && value.abortOnFail ? [{ key, delayMs: value.delayAbortEval }] : [],
-    ),
-  }));
 
 const PART_NAME_RE = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
@@ -228,14 +180,6 @@ export const scenarioSchema = z
   .superRefine((scenario, ctx) => {
     // Only a scenario the transform laid out (no field issues) is checked across fields.
     if (!Array.isArray(scenario?.parts)) return;
-    const captured = new Set(scenario.requests.flatMap((r) => Object.keys(r.capture ?? {})));
-    const envNames = new Set(scenario.env);
-    // Columns are known here for inline rows; a file's are checked where the file is read.
-    const inlineColumns = new Map(
-      Object.entries(scenario.data).flatMap(([name, feeder]) =>
-        feeder.rows ? [[name, new Set(tableFromRows(feeder.rows).columns)] as const] : [],
-      ),
-    );
     scenario.requests.forEach((request, index) => {
       if ((request.path === undefined) === (request.url === undefined)) {
         ctx.addIssue({
@@ -309,58 +253,8 @@ export const scenarioSchema = z
         });
       }
     }
-    forEachTemplate(scenario, (value, path) => {
-      const issue = (message: string) => ctx.addIssue({ code: "custom", path, message });
-      try {
-        const parts = parseTemplate(value);
-        for (const name of templateVariables(parts)) {
-          if (!captured.has(name)) {
-            issue(
-              `{{${name}}} is neither a built-in variable (vu, iter, worker, uuid, now, randomInt, randomString, randomItem, data.*, env.*) nor captured by any request`,
-            );
-          }
-        }
-        for (const { feeder, field } of templateDataFields(parts)) {
-          const owner = scenario.feederScenarios[feeder];
-          if (!(feeder in scenario.data)) issue(`{{data.${feeder}.${field}}}: no feeder "${feeder}" in data`);
-          else if (owner !== undefined && (path[0] !== "scenarios" || path[1] !== owner)) {
-            issue(
-              `{{data.${feeder}.${field}}}: feeder "${feeder}" belongs to scenario ${owner}; declare it in the top-level data to share it`,
-            );
-          } else if (inlineColumns.get(feeder) && !inlineColumns.get(feeder)?.has(field)) {
-            issue(`{{data.${feeder}.${field}}}: feeder "${feeder}" has no field "${field}"`);
-          }
-        }
-        for (const name of templateEnvNames(parts)) {
-          if (!envNames.has(name)) issue(`{{env.${name}}}: "${name}" is not listed in env`);
-        }
-      } catch (error) {
-        if (!(error instanceof TemplateSyntaxError)) throw error;
-        ctx.addIssue({ code: "custom", path, message: error.message });
-      }
-    });
-    const names = new Set([...scenario.requests.map(requestName), ...scenario.groups]);
-    // A script names its requests, groups and checks as it runs: their thresholds are judged then.
-    const scripted = scenario.parts.some((part) => part.script !== null);
-    for (const [key, expression] of Object.entries(scenario.thresholds)) {
-      let rule: ReturnType<typeof parseThreshold>;
-      try {
-        rule = parseThreshold(key, expression);
-      } catch {
-        continue; // reported by the field check
-      }
-      if (scripted && (rule.metric === "checks" || rule.request !== undefined)) continue;
-      if (rule.metric === "checks") {
-        const problem = checkThresholdProblem(scenario, rule.request);
-        if (problem) ctx.addIssue({ code: "custom", path: ["thresholds", key], message: problem });
-      } else if (rule.request !== undefined && !names.has(rule.request)) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["thresholds", key],
-          message: `no request or group is named "${rule.request}"`,
-        });
-      }
-    }
+    for (const problem of templateProblems(scenario)) ctx.addIssue({ code: "custom", ...problem });
+    for (const problem of thresholdProblems(scenario)) ctx.addIssue({ code: "custom", ...problem });
   });
 
 /** A scenario as a user writes it (durations as text). */
@@ -368,61 +262,12 @@ export type ScenarioInput = z.input<typeof scenarioSchema>;
 /** A validated scenario (durations in milliseconds, defaults filled in). */
 export type Scenario = z.output<typeof scenarioSchema>;
 
-/** How reports show a request: its name, after its method unless the name starts with it. */
-export function requestLabel(method: string, name: string): string {
-  return name.startsWith(`${method} `) ? name : `${method} ${name}`;
-}
-
-/** How reports show a summarised request: its scenario and flow (when it has them), then its label. */
-export function summaryLabel(r: { method: string; name: string; scenario?: string; flow?: string }): string {
-  const place = [r.scenario, r.flow].filter(Boolean).join(" · ");
-  return `${place ? `${place} · ` : ""}${requestLabel(r.method, r.name)}`;
-}
-
-/** The name a request's statistics are grouped under. */
-export function requestName(request: { name?: string; method: string; path?: string; url?: string }): string {
-  return request.name ?? `${request.method} ${request.path ?? request.url}`;
-}
-
-/** Every name a run's statistics come under: its requests', then its groups'. */
-export function statsNames(scenario: Scenario): string[] {
-  return [...new Set(scenario.requests.map(requestName)), ...scenario.groups];
-}
-
-/**
- * Whether a VU of the scenario may have several requests in flight: a scripted part
- * (`Promise.all`, `vu.http.batch`) or a `parallel` step. Its threads then size their
- * connections for `http.maxConnectionsPerVu` per VU.
- */
-export function hasParallelRequests(scenario: Scenario): boolean {
-  return (
-    scenario.parts.some((part) => part.script !== null) ||
-    hasParallelSteps(scenario.parts.map((part) => part.flows))
-  );
-}
-
-/** Every name a worker's statistics of this scenario may carry: requests, groups, each part's iterations. */
-export function recordedStatsNames(scenario: Scenario): string[] {
-  return [
-    ...statsNames(scenario),
-    ...scenario.parts.flatMap((part) => [iterationStatsName(part.name), skippedStatsName(part.name)]),
-  ];
-}
-
-/** The names of a scenario's checks: each request with `expect` is one, under its name. */
-export function checkNames(scenario: { requests: ReadonlyArray<RequestConfig> }): string[] {
-  return [...new Set(scenario.requests.filter((r) => r.expect !== undefined).map(requestName))];
-}
-
-/** Why a `checks` threshold cannot be judged on this scenario, or null when it can. */
-function checkThresholdProblem(
-  scenario: { requests: ReadonlyArray<RequestConfig> },
-  name: string | undefined,
-): string | null {
-  const checks = checkNames(scenario);
-  if (checks.length === 0) return "no request has expect: a checks threshold needs at least one check";
-  if (name !== undefined && !checks.includes(name)) {
-    return `no check is named "${name}" (checks are the requests with expect: ${checks.join(", ")})`;
-  }
-  return null;
-}
+export {
+  checkNames,
+  hasParallelRequests,
+  recordedStatsNames,
+  requestLabel,
+  requestName,
+  statsNames,
+  summaryLabel,
+} from "./scenario-names.js";

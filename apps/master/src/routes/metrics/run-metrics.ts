@@ -1,3 +1,4 @@
+import { RUN_METRICS, type RunMetric } from "@volley/protocol";
 import { Counter, Gauge, type Registry } from "prom-client";
 import {
   durationQuantiles,
@@ -21,19 +22,18 @@ export function addRunMetrics(registry: Registry, services: Services): void {
     const run = runId ? services.pipeline.active(runId) : undefined;
     return run ? liveSource(run) : null;
   };
-  const family = (
-    kind: "counter" | "gauge",
-    name: string,
-    help: string,
-    labelNames: string[],
-    read: (source: RunMetricsSource) => Sample[],
-  ) => {
-    const options = { name, help, labelNames, registers: [registry] };
+  const family = (metric: RunMetric, read: (source: RunMetricsSource) => Sample[]) => {
+    const options = {
+      name: metric.prometheus,
+      help: metric.help,
+      labelNames: [...metric.labels],
+      registers: [registry],
+    };
     const fill = (set: (labels: Record<string, string>, value: number) => void) => {
       const current = source();
       if (current) for (const sample of read(current)) set(sample.labels, sample.value);
     };
-    if (kind === "counter") {
+    if (metric.kind === "counter") {
       new Counter({
         ...options,
         collect() {
@@ -51,27 +51,8 @@ export function addRunMetrics(registry: Registry, services: Services): void {
       });
     }
   };
-  const request = ["run", "scenario", "request"];
-  family(
-    "counter",
-    "volley_requests_total",
-    "Requests of the running run by scenario, request name and status (0: no answer)",
-    [...request, "status"],
-    requestCounts,
-  );
-  family(
-    "counter",
-    "volley_request_failures_total",
-    "Failed requests of the running run (status, expectation, network, timeout...)",
-    request,
-    failureCounts,
-  );
-  family(
-    "gauge",
-    "volley_request_duration_seconds",
-    "Latency quantiles of the running run over its last 10 closed seconds (exact, merged histograms)",
-    [...request, "quantile"],
-    durationQuantiles,
-  );
-  family("gauge", "volley_vus", "VUs of the running run in its last merged second", ["run"], vusSamples);
+  family(RUN_METRICS.requests, requestCounts);
+  family(RUN_METRICS.failures, failureCounts);
+  family(RUN_METRICS.duration, durationQuantiles);
+  family(RUN_METRICS.vus, vusSamples);
 }

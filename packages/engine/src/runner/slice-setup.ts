@@ -1,0 +1,44 @@
+import {
+  GROUP_METHOD,
+  hasParallelRequests,
+  type Partition,
+  runPeakVus,
+  type Scenario,
+} from "@volley/protocol";
+import { RequestRecorder } from "@volley/stats";
+import { h2Sessions } from "../http/dispatcher.js";
+import type { CompiledRequest } from "../scenario/compiled-request.js";
+import { ThreadPools } from "./thread-pools.js";
+
+/** A thread's recorders: one per request name (requests sharing a name share it), one per group. */
+export function sliceRecorders(
+  requests: readonly Pick<CompiledRequest, "name" | "method">[],
+  groups: readonly string[],
+  latencyHistograms: boolean,
+): { perRequest: RequestRecorder[]; groups: RequestRecorder[]; unique: RequestRecorder[] } {
+  const byName = new Map<string, RequestRecorder>();
+  const perRequest = requests.map((r) => {
+    let recorder = byName.get(r.name);
+    if (!recorder) {
+      recorder = new RequestRecorder(r.name, r.method, latencyHistograms);
+      byName.set(r.name, recorder);
+    }
+    return recorder;
+  });
+  const groupRecorders = groups.map((group) => new RequestRecorder(group, GROUP_METHOD, latencyHistograms));
+  return { perRequest, groups: groupRecorders, unique: [...byName.values(), ...groupRecorders] };
+}
+
+/** A thread's connection pools, sized for its share of the VUs at their peak. */
+export function slicePools(scenario: Scenario, partition: Partition): ThreadPools {
+  const vus = Math.max(1, partition.count(runPeakVus(scenario)));
+  const h2 = scenario.http.version === "2";
+  // A VU may have several requests in flight: a script's (Promise.all, vu.http.batch), a parallel step's.
+  const perVu = hasParallelRequests(scenario) ? scenario.http.maxConnectionsPerVu : 1;
+  const wanted = vus * perVu;
+  // HTTP/1.1: a socket per request in flight (opened as needed). HTTP/2: every request in
+  // flight at once, over a few sessions.
+  const inFlight = h2 ? wanted : Math.min(wanted, scenario.http.maxConnections ?? wanted);
+  const sockets = h2 ? h2Sessions(vus, scenario.http.maxConnections) : inFlight;
+  return new ThreadPools(scenario.http, sockets, inFlight);
+}

@@ -1,0 +1,53 @@
+/**
+ * The running run's figures as monitoring systems read them: each under its Prometheus name
+ * (`GET /metrics`) and its OpenTelemetry name (OTLP push), with one description. An OTLP
+ * collector's Prometheus export turns the OpenTelemetry name and unit back into the Prometheus
+ * name (`volley.requests` + `{request}` → `volley_requests_total`).
+ */
+export interface RunMetric {
+  prometheus: string;
+  otlp: string;
+  kind: "counter" | "gauge";
+  /** UCUM unit of the OpenTelemetry instrument. */
+  unit: string;
+  /** Labels (attributes) each sample carries. */
+  labels: readonly string[];
+  help: string;
+}
+
+const REQUEST_LABELS = ["run", "scenario", "request"] as const;
+
+export const RUN_METRICS = {
+  requests: {
+    prometheus: "volley_requests_total",
+    otlp: "volley.requests",
+    kind: "counter",
+    unit: "{request}",
+    labels: [...REQUEST_LABELS, "status"],
+    help: "Requests of the running run by scenario, request name and status (0: no answer)",
+  },
+  failures: {
+    prometheus: "volley_request_failures_total",
+    otlp: "volley.request.failures",
+    kind: "counter",
+    unit: "{request}",
+    labels: REQUEST_LABELS,
+    help: "Failed requests of the running run (status, expectation, network, timeout...)",
+  },
+  duration: {
+    prometheus: "volley_request_duration_seconds",
+    otlp: "volley.request.duration",
+    kind: "gauge",
+    unit: "s",
+    labels: [...REQUEST_LABELS, "quantile"],
+    help: "Latency quantiles of the running run over its last 10 closed seconds (exact, merged histograms)",
+  },
+  vus: {
+    prometheus: "volley_vus",
+    otlp: "volley.vus",
+    kind: "gauge",
+    unit: "{vu}",
+    labels: ["run"],
+    help: "VUs of the running run in its last merged second",
+  },
+} as const satisfies Record<string, RunMetric>;

@@ -1,0 +1,57 @@
+import type { RequestConfig } from "./request.js";
+import { type Flow, hasParallelSteps, iterationStatsName, skippedStatsName } from "./steps.js";
+
+// The names a scenario's statistics come under, and how reports show them.
+
+/** How reports show a request: its name, after its method unless the name starts with it. */
+export function requestLabel(method: string, name: string): string {
+  return name.startsWith(`${method} `) ? name : `${method} ${name}`;
+}
+
+/** How reports show a summarised request: its scenario and flow (when it has them), then its label. */
+export function summaryLabel(r: { method: string; name: string; scenario?: string; flow?: string }): string {
+  const place = [r.scenario, r.flow].filter(Boolean).join(" · ");
+  return `${place ? `${place} · ` : ""}${requestLabel(r.method, r.name)}`;
+}
+
+/** The name a request's statistics are grouped under. */
+export function requestName(request: { name?: string; method: string; path?: string; url?: string }): string {
+  return request.name ?? `${request.method} ${request.path ?? request.url}`;
+}
+
+/** Every name a run's statistics come under: its requests', then its groups'. */
+export function statsNames(scenario: {
+  requests: ReadonlyArray<{ name?: string; method: string; path?: string; url?: string }>;
+  groups: readonly string[];
+}): string[] {
+  return [...new Set(scenario.requests.map(requestName)), ...scenario.groups];
+}
+
+/**
+ * Whether a VU of the scenario may have several requests in flight: a scripted part
+ * (`Promise.all`, `vu.http.batch`) or a `parallel` step. Its threads then size their
+ * connections for `http.maxConnectionsPerVu` per VU.
+ */
+export function hasParallelRequests(scenario: {
+  parts: ReadonlyArray<{ script: string | null; flows: readonly Flow[] }>;
+}): boolean {
+  return (
+    scenario.parts.some((part) => part.script !== null) ||
+    hasParallelSteps(scenario.parts.map((part) => part.flows))
+  );
+}
+
+/** Every name a worker's statistics of this scenario may carry: requests, groups, each part's iterations. */
+export function recordedStatsNames(
+  scenario: Parameters<typeof statsNames>[0] & { parts: ReadonlyArray<{ name: string | null }> },
+): string[] {
+  return [
+    ...statsNames(scenario),
+    ...scenario.parts.flatMap((part) => [iterationStatsName(part.name), skippedStatsName(part.name)]),
+  ];
+}
+
+/** The names of a scenario's checks: each request with `expect` is one, under its name. */
+export function checkNames(scenario: { requests: ReadonlyArray<RequestConfig> }): string[] {
+  return [...new Set(scenario.requests.filter((r) => r.expect !== undefined).map(requestName))];
+}

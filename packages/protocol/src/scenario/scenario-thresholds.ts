@@ -1,0 +1,84 @@
+import { z } from "zod";
+import { durationSchema } from "../duration.js";
+import type { RequestConfig } from "./request.js";
+import { checkNames, requestName } from "./scenario-names.js";
+import { parseThreshold, ThresholdSyntaxError } from "./thresholds.js";
+
+/** A threshold that can stop the run: `{ threshold: "<200ms", abortOnFail: true, delayAbortEval: "10s" }`. */
+const thresholdObjectSchema = z.strictObject({
+  threshold: z.string(),
+  /** Stop the run (status aborted, reason threshold) as soon as the merged data breaks it. */
+  abortOnFail: z.boolean().default(false),
+  /** Not judged for aborting before this much of the run has passed. @defaultValue "0s" */
+  delayAbortEval: durationSchema.default(0),
+});
+
+/** `thresholds:` as written: each expression parsed; the ones that can stop the run listed apart. */
+export const thresholdsSchema = z
+  .record(z.string(), z.union([z.string(), thresholdObjectSchema]))
+  .superRefine((thresholds, ctx) => {
+    for (const [key, value] of Object.entries(thresholds)) {
+      try {
+        parseThreshold(key, typeof value === "string" ? value : value.threshold);
+      } catch (error) {
+        if (!(error instanceof ThresholdSyntaxError)) throw error;
+        ctx.addIssue({ code: "custom", path: [key], message: error.message });
+      }
+    }
+  })
+  .transform((thresholds) => ({
+    rules: Object.fromEntries(
+      Object.entries(thresholds).map(([key, value]) => [
+        key,
+        typeof value === "string" ? value : value.threshold,
+      ]),
+    ),
+    aborts: Object.entries(thresholds).flatMap(([key, value]) =>
+      typeof value === "object" && value.abortOnFail ? [{ key, delayMs: value.delayAbortEval }] : [],
+    ),
+  }));
+
+/** Thresholds naming what the scenario does not have (a script's names are judged as it runs). */
+export function thresholdProblems(scenario: {
+  thresholds: Record<string, string>;
+  requests: ReadonlyArray<RequestConfig>;
+  groups: readonly string[];
+  parts: ReadonlyArray<{ script: string | null }>;
+}): Array<{ path: string[]; message: string }> {
+  const problems: Array<{ path: string[]; message: string }> = [];
+  const names = new Set([...scenario.requests.map(requestName), ...scenario.groups]);
+  // A script names its requests, groups and checks as it runs: their thresholds are judged then.
+  const scripted = scenario.parts.some((part) => part.script !== null);
+  for (const [key, expression] of Object.entries(scenario.thresholds)) {
+    let rule: ReturnType<typeof parseThreshold>;
+    try {
+      rule = parseThreshold(key, expression);
+    } catch {
+      continue; // reported by the field check
+    }
+    if (scripted && (rule.metric === "checks" || rule.request !== undefined)) continue;
+    if (rule.metric === "checks") {
+      const problem = checkThresholdProblem(scenario, rule.request);
+      if (problem) problems.push({ path: ["thresholds", key], message: problem });
+    } else if (rule.request !== undefined && !names.has(rule.request)) {
+      problems.push({
+        path: ["thresholds", key],
+        message: `no request or group is named "${rule.request}"`,
+      });
+    }
+  }
+  return problems;
+}
+
+/** Why a `checks` threshold cannot be judged on this scenario, or null when it can. */
+function checkThresholdProblem(
+  scenario: { requests: ReadonlyArray<RequestConfig> },
+  name: string | undefined,
+): string | null {
+  const checks = checkNames(scenario);
+  if (checks.length === 0) return "no request has expect: a checks threshold needs at least one check";
+  if (name !== undefined && !checks.includes(name)) {
+    return `no check is named "${name}" (checks are the requests with expect: ${checks.join(", ")})`;
+  }
+  return null;
+}
