@@ -22,8 +22,8 @@ export interface HttpPoolOptions {
   connectTimeoutMs: number;
   /** Accept any TLS certificate. @defaultValue false */
   insecureTls?: boolean;
-  /** "1.1" (default) or "2" (HTTP/2 over TLS, through undici). */
-  version?: "1.1" | "2";
+  /** "1.1" (default), "2" (HTTP/2 over TLS) or "2c" (HTTP/2 over plain TCP), through undici. */
+  version?: "1.1" | "2" | "2c";
   /** The HTTP/1.1 client: Volley's own (default) or undici's, for comparison. */
   client?: "volley" | "undici";
 }
@@ -42,8 +42,8 @@ const H2_STREAMS = 100;
 /**
  * One pool per origin per thread: keep-alive sockets are reused by every VU of the thread, idle
  * ones close after keepAliveTimeout, and `close()` at the end of a run closes them all. HTTP/1.1
- * goes through Volley's own client unless `client: "undici"`; HTTP/2 multiplexes the VUs over a
- * few undici sessions (`connections` of them).
+ * goes through Volley's own client unless `client: "undici"`; HTTP/2 (over TLS, or h2c over
+ * plain TCP) multiplexes the VUs over a few undici sessions (`connections` of them).
  */
 export function createHttpPool(options: HttpPoolOptions): RequestDispatcher {
   if (!Number.isInteger(options.connections) || options.connections < 1) {
@@ -53,7 +53,7 @@ export function createHttpPool(options: HttpPoolOptions): RequestDispatcher {
     throw new InvalidOptionError("keepAliveTimeoutMs", `must be positive, got ${options.keepAliveTimeoutMs}`);
   }
   const connect = { timeout: options.connectTimeoutMs, rejectUnauthorized: !options.insecureTls };
-  if (options.version === "2") {
+  if (options.version === "2" || options.version === "2c") {
     return new Pool(options.origin, {
       connections: options.connections,
       allowH2: true,
@@ -62,7 +62,10 @@ export function createHttpPool(options: HttpPoolOptions): RequestDispatcher {
       pipelining: H2_STREAMS,
       keepAliveTimeout: options.keepAliveTimeoutMs,
       keepAliveMaxTimeout: options.keepAliveTimeoutMs,
-      connect,
+      // h2c: the connector speaks HTTP/2 from the first byte on a plain socket (prior knowledge).
+      // Pool hands `connect` to its connector, which reads `useH2c`; undici's types list it
+      // only among Client's options.
+      connect: options.version === "2c" ? ({ ...connect, useH2c: true } as typeof connect) : connect,
     });
   }
   if (options.client === "undici") {

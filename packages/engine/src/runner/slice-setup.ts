@@ -32,7 +32,7 @@ export function sliceRecorders(
 /** A thread's connection pools, sized for its share of the VUs at their peak. */
 export function slicePools(scenario: Scenario, partition: Partition): ThreadPools {
   const vus = Math.max(1, partition.count(runPeakVus(scenario)));
-  const h2 = scenario.http.version === "2";
+  const h2 = scenario.http.version !== "1.1";
   // A VU may have several requests in flight: a script's (Promise.all, vu.http.batch), a parallel step's.
   const perVu = hasParallelRequests(scenario) ? scenario.http.maxConnectionsPerVu : 1;
   const wanted = vus * perVu;

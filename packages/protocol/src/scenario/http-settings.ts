@@ -40,12 +40,15 @@ export const httpSettingsSchema = z
     followRedirects: z.int().min(0).max(20).default(0),
     /** Ask for gzip, br or deflate and decode before captures and expectations. @defaultValue false */
     compression: z.boolean().default(false),
-    /** "1.1" (default) or "2": HTTP/2 over TLS (ALPN), VUs multiplexed over a few sessions. */
+    /**
+     * "1.1" (default); "2": HTTP/2 over TLS (ALPN); "2c": HTTP/2 over plain TCP with prior
+     * knowledge (h2c). With HTTP/2, VUs are multiplexed over a few sessions.
+     */
     version: z
-      .union([z.literal(1.1), z.literal(2), z.literal("1.1"), z.literal("2")], {
-        error: "version must be 1.1 or 2",
+      .union([z.literal(1.1), z.literal(2), z.literal("1.1"), z.literal("2"), z.literal("2c")], {
+        error: 'version must be 1.1, 2 (HTTP/2 over TLS) or "2c" (HTTP/2 over plain TCP)',
       })
-      .transform((v) => (String(v) === "2" ? ("2" as const) : ("1.1" as const)))
+      .transform((v) => String(v) as "1.1" | "2" | "2c")
       .default("1.1"),
     /** The HTTP/1.1 client: Volley's own (default), or undici's for comparison. */
     client: z.enum(["volley", "undici"], { error: 'client must be "volley" or "undici"' }).default("volley"),

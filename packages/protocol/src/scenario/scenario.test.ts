@@ -56,6 +56,28 @@ describe("scenario validation", () => {
     expect(scenario.http.keepAliveTimeout).toBe(4000);
   });
 
+  it("takes http.version 1.1, 2 and 2c, each with its scheme; anything else names the field", () => {
+    expect(parseScenario(valid).http.version).toBe("1.1");
+    expect(
+      parseScenario(withChanges((s) => Object.assign(s, { http: { version: "2c" } }))).http.version,
+    ).toBe("2c");
+    const tls = withChanges((s) => Object.assign(s, { target: "https://127.0.0.1:1", http: { version: 2 } }));
+    expect(parseScenario(tls).http.version).toBe("2");
+    expect(issuesOf(withChanges((s) => Object.assign(s, { http: { version: "3" } })))).toEqual([
+      {
+        path: "http.version",
+        message: 'version must be 1.1, 2 (HTTP/2 over TLS) or "2c" (HTTP/2 over plain TCP)',
+      },
+    ]);
+    const h2cOverTls = withChanges((s) =>
+      Object.assign(s, { target: "https://127.0.0.1:1", http: { version: "2c" } }),
+    );
+    expect(issuesOf(h2cOverTls)[0]).toMatchObject({
+      path: "target",
+      message: expect.stringContaining("use http://"),
+    });
+  });
+
   it("accepts every executor", () => {
     const loads = [
       {

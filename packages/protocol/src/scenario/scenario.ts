@@ -197,14 +197,17 @@ export const scenarioSchema = z
         });
       }
     });
-    if (scenario.http.version === "2") {
-      // HTTP/2 is negotiated by ALPN during the TLS handshake; cleartext h2c is not offered.
-      const h2c = "HTTP/2 runs over TLS: use https:// (cleartext h2c is not supported)";
-      if (scenario.target.startsWith("http:"))
-        ctx.addIssue({ code: "custom", path: ["target"], message: h2c });
+    if (scenario.http.version !== "1.1") {
+      // Version 2 is negotiated by ALPN in the TLS handshake; 2c speaks HTTP/2 on a plain socket.
+      const tls = scenario.http.version === "2";
+      const wrong = tls ? "http:" : "https:";
+      const message = tls
+        ? 'HTTP/2 (version 2) runs over TLS: use https://, or http.version "2c" for HTTP/2 over plain TCP'
+        : 'h2c (version "2c") is HTTP/2 over plain TCP: use http://, or http.version 2 for HTTP/2 over TLS';
+      if (scenario.target.startsWith(wrong)) ctx.addIssue({ code: "custom", path: ["target"], message });
       scenario.requests.forEach((request, index) => {
-        if (request.url?.startsWith("http:")) {
-          ctx.addIssue({ code: "custom", path: [...scenario.requestPaths[index], "url"], message: h2c });
+        if (request.url?.startsWith(wrong)) {
+          ctx.addIssue({ code: "custom", path: [...scenario.requestPaths[index], "url"], message });
         }
       });
     }
