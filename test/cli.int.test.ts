@@ -350,4 +350,27 @@ describe("volley command", () => {
     expect(result.output).toContain("Thresholds FAILED");
     expect(result.output).toContain("3x status");
   });
+
+  it("run: every request failed exits 1 and says why, unless --allow-all-failures", async () => {
+    const file = writeScenario("all-failed.json", {
+      name: "cli-all-failed",
+      target: target.url,
+      load: { executor: "per-vu-iterations", vus: 1, iterations: 3 },
+      requests: [{ path: "/status/503" }],
+    });
+    const failed = await volley(["run", file, "--threads", "1"]);
+    expect(failed.code, failed.output).toBe(1);
+    expect(failed.output).toContain("Every request failed (3 of 3, most often status: ");
+    expect(failed.output).toContain("--allow-all-failures");
+    const allowed = await volley(["run", file, "--threads", "1", "--allow-all-failures"]);
+    expect(allowed.code, allowed.output).toBe(0);
+    // One request answered as expected is enough for the run to pass.
+    const mixed = writeScenario("mixed.json", {
+      name: "cli-mixed",
+      target: target.url,
+      load: { executor: "per-vu-iterations", vus: 1, iterations: 3 },
+      requests: [{ path: "/status/503" }, { path: "/hello" }],
+    });
+    expect((await volley(["run", mixed, "--threads", "1"])).code).toBe(0);
+  });
 });

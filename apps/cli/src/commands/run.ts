@@ -40,6 +40,7 @@ Options:
   --queue        when the master is busy, wait in its queue instead of failing
   --no-typecheck do not type-check TypeScript scripts against @volley/script first
   --strict       exit 1 unless the figures are trusted (no saturation, loss, drops, short run)
+  --allow-all-failures  exit 0 even when every request failed (a test of an outage, say)
   --junit FILE   write JUnit XML (a testcase per threshold and per check)
   --summary-md FILE  write a Markdown summary (for $GITHUB_STEP_SUMMARY)
   --baseline last|pinned|ID  compare with the newest earlier finished run of this name, the
@@ -47,8 +48,8 @@ Options:
   --max-regression "p95=10%,rps=5%"  with --baseline: exit 1 when a metric is worse than this
   -h, --help     this help
 
-Exit codes: 0 passed, 1 a threshold failed (or, with --strict, the figures are not trusted),
-2 bad input or error.`;
+Exit codes: 0 passed, 1 a threshold failed, every request failed (unless
+--allow-all-failures) or, with --strict, the figures are not trusted; 2 bad input or error.`;
 
 export async function runCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
@@ -61,6 +62,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       queue: { type: "boolean" },
       "no-typecheck": { type: "boolean" },
       strict: { type: "boolean" },
+      "allow-all-failures": { type: "boolean" },
       junit: { type: "string" },
       "summary-md": { type: "string" },
       baseline: { type: "string" },
@@ -127,6 +129,11 @@ export async function runCommand(argv: string[]): Promise<number> {
       for (const c of compared) console.log(`  ${c.regressed ? "✗" : "✓"} ${c.line}`);
     }
     if (run.passed === false || regressed) return EXIT.thresholdsFailed;
+    const allFailed = everyRequestFailed(run);
+    if (allFailed && !values["allow-all-failures"]) {
+      console.log(`\n${allFailed}: exit 1 (--allow-all-failures accepts such a run)`);
+      return EXIT.thresholdsFailed;
+    }
     if (values.strict && run.trust.verdict !== "trusted") {
       console.log(`\n--strict: the figures are ${run.trust.verdict}, not trusted`);
       return EXIT.thresholdsFailed;
@@ -280,4 +287,16 @@ async function follow(api: ApiClient, runId: string): Promise<RunDetail> {
   } finally {
     process.off("SIGINT", onSignal);
   }
+}
+
+/**
+ * Why a run in which nothing succeeded cannot pass, whatever its thresholds say (most often the
+ * target was not there), or null when some request got an answer it accepted.
+ */
+export function everyRequestFailed(run: RunDetail): string | null {
+  const { requests, failures } = run.summary.total;
+  if (requests === 0 || failures < requests) return null;
+  const [top] = [...run.summary.errors].sort((a, b) => b.count - a.count);
+  const cause = top ? `, most often ${top.kind}: ${top.message}` : "";
+  return `Every request failed (${requests.toLocaleString("en-US")} of ${requests.toLocaleString("en-US")}${cause})`;
 }
