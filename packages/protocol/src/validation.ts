@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { fieldsAt, unknownFieldsMessage } from "./did-you-mean.js";
 import { VolleyError } from "./errors.js";
 
 /** One problem in an input, named by its path (`load.vus`, `requests[1].path`). */
@@ -16,13 +17,18 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
   return out || "(root)";
 }
 
-export function formatIssues(error: z.ZodError): ValidationIssue[] {
-  return error.issues.map((issue) => ({ path: formatPath(issue.path), message: describeIssue(issue) }));
+/** Each issue named by its path; `schema` (the one that found them) suggests a mistyped field. */
+export function formatIssues(error: z.ZodError, schema?: z.ZodType): ValidationIssue[] {
+  return error.issues.map((issue) => ({
+    path: formatPath(issue.path),
+    message: describeIssue(issue, schema),
+  }));
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code === "unrecognized_keys")
-    return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+function describeIssue(issue: z.core.$ZodIssue, schema: z.ZodType | undefined): string {
+  if (issue.code === "unrecognized_keys") {
+    return unknownFieldsMessage(issue.keys, schema ? fieldsAt(schema, issue.path) : []);
+  }
   if (issue.code === "invalid_type" && issue.message.includes("received undefined")) return "is required";
   return issue.message;
 }
@@ -43,6 +49,6 @@ export class ValidationError extends VolleyError {
 /** Parses `input` with `schema`, throwing a ValidationError that names every bad field. */
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
   const result = schema.safeParse(input);
-  if (!result.success) throw new ValidationError(what, formatIssues(result.error));
+  if (!result.success) throw new ValidationError(what, formatIssues(result.error, schema));
   return result.data;
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { durationSchema } from "../duration.js";
+import { k6ThresholdHint } from "./k6-thresholds.js";
 import type { RequestConfig } from "./request.js";
 import { checkNames, requestName } from "./scenario-names.js";
 import { parseThreshold, ThresholdSyntaxError } from "./thresholds.js";
@@ -13,18 +14,35 @@ const thresholdObjectSchema = z.strictObject({
   delayAbortEval: durationSchema.default(0),
 });
 
+const thresholdValueSchema = z.union([z.string(), thresholdObjectSchema]);
+
 /** `thresholds:` as written: each expression parsed; the ones that can stop the run listed apart. */
 export const thresholdsSchema = z
-  .record(z.string(), z.union([z.string(), thresholdObjectSchema]))
-  .superRefine((thresholds, ctx) => {
-    for (const [key, value] of Object.entries(thresholds)) {
+  .record(z.string(), z.unknown())
+  .transform((written, ctx) => {
+    const thresholds: Record<string, z.output<typeof thresholdValueSchema>> = {};
+    for (const [key, value] of Object.entries(written)) {
+      const issue = (message: string) => ctx.addIssue({ code: "custom", path: [key], message });
+      const parsed = thresholdValueSchema.safeParse(value);
+      if (!parsed.success) {
+        issue(
+          k6ThresholdHint(key, value) ??
+            (typeof value === "object" && value !== null && !Array.isArray(value)
+              ? (parsed.error.issues[0]?.message ?? "is not a threshold")
+              : 'write an expression ("<200ms") or { threshold, abortOnFail, delayAbortEval }'),
+        );
+        continue;
+      }
       try {
-        parseThreshold(key, typeof value === "string" ? value : value.threshold);
+        parseThreshold(key, typeof parsed.data === "string" ? parsed.data : parsed.data.threshold);
+        thresholds[key] = parsed.data;
       } catch (error) {
         if (!(error instanceof ThresholdSyntaxError)) throw error;
-        ctx.addIssue({ code: "custom", path: [key], message: error.message });
+        const hint = k6ThresholdHint(key, value);
+        issue(hint ?? error.message);
       }
     }
+    return thresholds;
   })
   .transform((thresholds) => ({
     rules: Object.fromEntries(

@@ -189,3 +189,49 @@ describe("readScenarioText", () => {
     expect(() => readScenarioText("{", "json")).toThrow(/not valid JSON/);
   });
 });
+
+describe("k6-style thresholds", () => {
+  const withThresholds = (thresholds: Record<string, unknown>) =>
+    withChanges((s) => Object.assign(s, { thresholds }));
+  it("get the Volley spelling of what was written", () => {
+    expect(issuesOf(withThresholds({ http_req_duration: ["p(95)<500", "avg<200"] }))).toEqual([
+      {
+        path: "thresholds.http_req_duration",
+        message: `k6's http_req_duration is written "p95": "<500ms", "mean": "<200ms" in Volley (one key per expression)`,
+      },
+    ]);
+    expect(issuesOf(withThresholds({ http_req_failed: ["rate<0.01"] }))[0].message).toContain(
+      `"errorRate": "<0.01"`,
+    );
+    expect(issuesOf(withThresholds({ "http_req_duration{name:login}": ["p(99)<300"] }))[0].message).toContain(
+      `"login.p99": "<300ms"`,
+    );
+    expect(issuesOf(withThresholds({ checks: ["rate>0.99"] }))[0].message).toContain(`"checks": ">0.99"`);
+    expect(issuesOf(withThresholds({ http_reqs: "count>100" }))[0].message).toContain(`"requests": ">100"`);
+    expect(issuesOf(withThresholds({ p95: ["<200ms"] }))[0].message).toBe(
+      'a threshold is one expression, not a list: write "p95": "<200ms" (one key per expression)',
+    );
+    expect(issuesOf(withThresholds({ p95: 200 }))[0].message).toBe(
+      'write an expression ("<200ms") or { threshold, abortOnFail, delayAbortEval }',
+    );
+  });
+});
+
+describe("unknown fields", () => {
+  it("are named with the field of that object that was probably meant", () => {
+    const mistyped = withChanges((s) => {
+      Object.assign(s.load, { exector: "constant-vus" });
+      Object.assign(s.requests[0], { heders: {} });
+      Object.assign(s, { thinktime: "1s", zzz: 1 });
+    });
+    expect(issuesOf(mistyped)).toEqual(
+      expect.arrayContaining([
+        { path: "(root)", message: 'unknown fields "thinktime" (did you mean "thinkTime"?), "zzz"' },
+        { path: "requests[0]", message: 'unknown field "heders" (did you mean "headers"?)' },
+      ]),
+    );
+    expect(issuesOf(mistyped).find((i) => i.path === "load")?.message).toBe(
+      'unknown field "exector" (did you mean "executor"?)',
+    );
+  });
+});

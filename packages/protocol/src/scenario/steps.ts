@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { fieldsAt, unknownFieldsMessage } from "../did-you-mean.js";
 import { type RequestConfig, requestSchema, statsNameSchema } from "./request.js";
 
 /** The `method` a group's statistics travel and are stored under (never an HTTP method). */
@@ -118,7 +119,13 @@ export const stepSchema: z.ZodType<Step, StepInput> = z.unknown().transform((val
   const parse = <T>(schema: z.ZodType<T>): T | undefined => {
     const result = schema.safeParse(value);
     if (result.success) return result.data;
-    for (const issue of result.error.issues) ctx.addIssue(issue as Parameters<typeof ctx.addIssue>[0]);
+    for (const issue of result.error.issues) {
+      // The step's own schema knows which field a mistyped one was meant to be.
+      if (issue.code === "unrecognized_keys") {
+        const message = unknownFieldsMessage(issue.keys, fieldsAt(schema, issue.path));
+        ctx.addIssue({ code: "custom", path: issue.path, message });
+      } else ctx.addIssue(issue as Parameters<typeof ctx.addIssue>[0]);
+    }
     return undefined;
   };
   if (keys.includes("group")) {

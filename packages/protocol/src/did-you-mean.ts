@@ -1,0 +1,89 @@
+import type { z } from "zod";
+
+// "unknown field "exector"" is better said with the field that was meant: the fields an object
+// at that path takes, read from the schema itself (so the suggestion cannot go stale).
+
+type Def = Record<string, unknown> & { type?: string };
+const defOf = (schema: unknown): Def | undefined =>
+  (schema as { _zod?: { def?: Def } } | undefined)?._zod?.def;
+
+/** The schemas a value at `path` may be checked by (wrappers, pipes and unions looked through). */
+function schemasAt(schema: unknown, path: readonly PropertyKey[], seen = new Set<unknown>()): unknown[] {
+  const def = defOf(schema);
+  if (!def || seen.has(schema)) return [];
+  seen.add(schema);
+  const inner = (next: unknown) => schemasAt(next, path, seen);
+  switch (def.type) {
+    case "optional":
+    case "nullable":
+    case "default":
+    case "prefault":
+    case "catch":
+    case "readonly":
+    case "nonoptional":
+      return inner(def.innerType);
+    case "pipe":
+      return inner(def.in);
+    case "lazy":
+      return inner((def.getter as () => unknown)());
+    case "union":
+      return (def.options as unknown[]).flatMap((option) => schemasAt(option, path, new Set(seen)));
+    case "intersection":
+      return [...inner(def.left), ...schemasAt(def.right, path, new Set(seen))];
+  }
+  if (path.length === 0) return [schema];
+  const [head, ...rest] = path;
+  if (def.type === "object") {
+    const field = (def.shape as Record<string, unknown>)[String(head)];
+    return field ? schemasAt(field, rest) : [];
+  }
+  if (def.type === "record") return schemasAt(def.valueType, rest);
+  if (def.type === "array" && typeof head === "number") return schemasAt(def.element, rest);
+  return [];
+}
+
+/** The fields the objects at `path` take. */
+export function fieldsAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  const fields = new Set<string>();
+  for (const at of schemasAt(schema, path)) {
+    const def = defOf(at);
+    if (def?.type === "object") for (const key of Object.keys(def.shape as object)) fields.add(key);
+  }
+  return [...fields];
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1].toLowerCase() === b[j - 1].toLowerCase() ? 0 : 1;
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost);
+    }
+    previous = current;
+  }
+  return previous[b.length];
+}
+
+/** The known field closest to `key`, when it is close enough to be what was meant. */
+export function closestField(key: string, fields: readonly string[]): string | null {
+  let best: string | null = null;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const field of fields) {
+    const distance = editDistance(key, field);
+    if (distance < bestDistance) {
+      best = field;
+      bestDistance = distance;
+    }
+  }
+  return best !== null && bestDistance <= Math.max(1, Math.min(3, Math.floor(key.length / 3))) ? best : null;
+}
+
+/** `unknown field "exector" (did you mean "executor"?)`: the keys, each with what was probably meant. */
+export function unknownFieldsMessage(keys: readonly string[], fields: readonly string[]): string {
+  const named = keys.map((key) => {
+    const meant = closestField(key, fields);
+    return meant ? `"${key}" (did you mean "${meant}"?)` : `"${key}"`;
+  });
+  return `unknown field${keys.length > 1 ? "s" : ""} ${named.join(", ")}`;
+}
