@@ -45,6 +45,26 @@ function run(overrides: Partial<RunDetail> = {}, now: Partial<TimeseriesPoint> |
 }
 
 describe("live view of volley run", () => {
+  it("counts a run of a fixed number of iterations in iterations, and says which workers finished", () => {
+    const scenario = {
+      name: "iters",
+      target: "http://127.0.0.1:1",
+      load: { executor: "per-vu-iterations", vus: 2, iterations: 15 },
+      requests: [{ path: "/" }],
+    } as unknown as RunDetail["scenario"];
+    const base = run({ id: "iters", scenario });
+    const going = { ...base, summary: { ...base.summary, total: { ...base.summary.total, iterations: 12 } } };
+    const [head, numbers] = liveLines(going, START + 3_000);
+    expect(head).toBe("checkout  running  0:03  12 of 30 iterations  [##########--------------] 40%");
+    expect(numbers).toContain("workers 1 running, 1 lost");
+    expect(plainLine(going, START + 3_000)).toMatch(/^\[0:03 12\/30 iterations\] running/);
+    const done = {
+      ...going,
+      workers: going.workers.map((w) => ({ ...w, status: w.status === "running" ? "finished" : w.status })),
+    } as RunDetail;
+    expect(liveLines(done, START + 4_000)[1]).toContain("workers 1 finished, 1 lost");
+  });
+
   it("shows elapsed of planned with a bar, rps and p95 of the last second, errors, VUs, workers", () => {
     const [head, numbers] = liveLines(run(), START + 30_000);
     expect(head).toBe("checkout  running  0:30 / 1:00  [############------------] 50%");

@@ -1,4 +1,4 @@
-import { formatMs, type RunDetail, statusLabel } from "@volley/protocol";
+import { formatMs, parseScenario, type RunDetail, runPlannedIterations, statusLabel } from "@volley/protocol";
 
 /** How often a plain (non-TTY) progress line is printed, so CI logs stay readable. */
 const PLAIN_EVERY_MS = 5000;
@@ -57,10 +57,31 @@ interface Figures {
   running: number;
   lost: number;
   saturated: string[];
+  /** Iterations done of those planned, for a run of a fixed number of them; else null. */
+  iterations: { done: number; planned: number } | null;
+  finished: number;
 }
+
+/** A run of a fixed number of iterations counts its progress in them (its length is only a bound). */
+const plannedIterationsOf = (() => {
+  const known = new Map<string, number | null>();
+  return (run: RunDetail): number | null => {
+    if (!known.has(run.id)) {
+      let planned: number | null = null;
+      try {
+        planned = runPlannedIterations(parseScenario(run.scenario));
+      } catch {
+        // A stored scenario this CLI cannot read: show the planned length instead.
+      }
+      known.set(run.id, planned);
+    }
+    return known.get(run.id) ?? null;
+  };
+})();
 
 function figures(run: RunDetail, now: number, saturatedNow?: string[]): Figures {
   const t = run.summary.total;
+  const planned = plannedIterationsOf(run);
   const started = run.startedAt ? Date.parse(run.startedAt) : now;
   const elapsedS = Math.max(0, (now - started) / 1000);
   const latest = run.now ?? null;
@@ -83,6 +104,8 @@ function figures(run: RunDetail, now: number, saturatedNow?: string[]): Figures 
     running: run.workers.filter((w) => w.status === "running").length,
     lost: run.workers.filter((w) => w.status === "lost" || w.status === "failed").length,
     saturated: [...new Set(saturated)],
+    iterations: planned === null ? null : { done: t.iterations ?? 0, planned },
+    finished: run.workers.filter((w) => w.status === "finished").length,
   };
 }
 
@@ -90,12 +113,11 @@ function figures(run: RunDetail, now: number, saturatedNow?: string[]): Figures 
 export function liveLines(run: RunDetail, now: number, saturatedNow?: string[]): string[] {
   if (run.status === "queued") return [`${run.name}  queued: it starts when the runs before it end`];
   const f = figures(run, now, saturatedNow);
-  const shown = Math.min(f.elapsedS, f.plannedS || f.elapsedS);
-  const share = f.plannedS > 0 ? Math.min(1, shown / f.plannedS) : 0;
+  const share = progress(f);
   const filled = Math.round(share * BAR_WIDTH);
   const bar = `[${"#".repeat(filled)}${"-".repeat(BAR_WIDTH - filled)}]`;
   const lines = [
-    `${run.name}  ${statusLabel(run)}  ${clock(f.elapsedS)} / ${clock(f.plannedS)}  ${bar} ${Math.round(share * 100)}%`,
+    `${run.name}  ${statusLabel(run)}  ${where(f, " / ", " of ", "  ")}  ${bar} ${Math.round(share * 100)}%`,
     `  rps ${rate(f.rps)}/s   p95 ${f.requests ? formatMs(f.p95) : "–"}   errors ${percent(f.errorRate)} (${f.failures.toLocaleString("en-US")})   VUs ${f.vus} of ${f.maxVus}   workers ${workerWord(f)}`,
   ];
   if (f.saturated.length) {
@@ -109,7 +131,7 @@ export function plainLine(run: RunDetail, now: number, saturatedNow?: string[]):
   if (run.status === "queued") return `${run.name} queued`;
   const f = figures(run, now, saturatedNow);
   return [
-    `[${clock(f.elapsedS)}/${clock(f.plannedS)}] ${statusLabel(run)}`,
+    `[${where(f, "/", "/", " ")}] ${statusLabel(run)}`,
     `rps ${rate(f.rps)}/s`,
     `p95 ${f.requests ? formatMs(f.p95) : "-"}`,
     `errors ${percent(f.errorRate)} (${f.failures})`,
@@ -124,8 +146,32 @@ function rate(value: number): string {
   return value < 100 ? value.toFixed(1) : Math.round(value).toLocaleString("en-US");
 }
 
+/**
+ * Elapsed of planned (`ofTime` between them), or, for a fixed number of iterations, elapsed and
+ * the iterations done of those planned (`ofCount` between them, after `gap`).
+ */
+function where(f: Figures, ofTime: string, ofCount: string, gap: string): string {
+  if (!f.iterations) return `${clock(f.elapsedS)}${ofTime}${clock(f.plannedS)}`;
+  const { done, planned } = f.iterations;
+  return `${clock(f.elapsedS)}${gap}${done.toLocaleString("en-US")}${ofCount}${planned.toLocaleString("en-US")} iterations`;
+}
+
+/** Share of the run done: of its iterations when it has a fixed number, else of its planned length. */
+function progress(f: Figures): number {
+  if (f.iterations)
+    return f.iterations.planned > 0 ? Math.min(1, f.iterations.done / f.iterations.planned) : 0;
+  const shown = Math.min(f.elapsedS, f.plannedS || f.elapsedS);
+  return f.plannedS > 0 ? Math.min(1, shown / f.plannedS) : 0;
+}
+
+/** "2 running", "1 running, 1 finished", "2 finished, 1 lost": a worker done with its part is finished, not idle. */
 function workerWord(f: Figures): string {
-  return `${f.running} running${f.lost ? `, ${f.lost} lost` : ""}`;
+  const parts = [
+    f.running ? `${f.running} running` : "",
+    f.finished ? `${f.finished} finished` : "",
+    f.lost ? `${f.lost} lost` : "",
+  ].filter(Boolean);
+  return parts.join(", ") || "0 running";
 }
 
 function percent(rate: number): string {

@@ -10,6 +10,9 @@ import {
 /** The final table of `volley run`: one row per request and a total, aligned for a terminal. */
 export function formatSummaryTable(run: RunDetail): string {
   const header = ["Request", "Requests", "Failures", "req/s", "min", "mean", "p50", "p95", "p99", "max"];
+  // A rate over less than a second of load says nothing (one request "at 87 req/s").
+  const rated = run.summary.durationS >= 1;
+  const cells = (name: string, t: TotalsSummary) => rowCells(name, t, rated);
   const rows = run.summary.requests.map((r) => cells(summaryLabel(r), r));
   const total = cells("Total", run.summary.total);
   // Groups after the total: their runs are not requests.
@@ -37,13 +40,13 @@ export function formatSummaryTable(run: RunDetail): string {
   return out.join("\n");
 }
 
-function cells(name: string, t: TotalsSummary): string[] {
+function rowCells(name: string, t: TotalsSummary, rated: boolean): string[] {
   const l = t.latencyMs;
   return [
     name,
-    String(t.requests),
-    String(t.failures),
-    t.rps.toFixed(1),
+    t.requests.toLocaleString("en-US"),
+    t.failures.toLocaleString("en-US"),
+    rated ? t.rps.toFixed(1) : "–",
     ...[l.min, l.mean, l.p50, l.p95, l.p99, l.max].map((v) => formatMs(v)),
   ];
 }

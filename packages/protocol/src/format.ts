@@ -33,3 +33,8 @@ export function formatPassRate(check: { passes: number; fails: number }): string
   const evaluated = check.passes + check.fails;
   return evaluated ? `${((check.passes / evaluated) * 100).toFixed(2)} %` : "–";
 }
+
+/** A count and its noun, in the singular for one: "1 request", "12,000 requests". */
+export function formatCount(count: number, noun: string): string {
+  return `${count.toLocaleString("en-US")} ${noun}${count === 1 ? "" : "s"}`;
+}

@@ -1,11 +1,18 @@
-import { type CapacityResult, formatMs, type RunDetail, statusLabel, stepVerdict } from "@volley/protocol";
+import {
+  type CapacityResult,
+  formatCount,
+  formatMs,
+  type RunDetail,
+  statusLabel,
+  stepVerdict,
+} from "@volley/protocol";
 import { formatSummaryTable, formatThresholds } from "../summary-table.js";
 
 /** The final report `volley run` prints: totals, the request table, errors, capacity, trust, thresholds. */
 export function printReport(run: RunDetail): void {
   const t = run.summary.total;
   console.log(
-    `\n${run.name}: ${statusLabel(run)}${run.error ? ` (${run.error})` : ""}, ${t.requests} requests in ${run.summary.durationS.toFixed(1)}s, ${t.dropped} dropped`,
+    `\n${run.name}: ${statusLabel(run)}${run.error ? ` (${run.error})` : ""}, ${formatCount(t.requests, "request")} in ${run.summary.durationS.toFixed(1)} s, ${t.dropped.toLocaleString("en-US")} dropped`,
   );
   console.log(formatSummaryTable(run));
   if (t.iterations !== undefined) console.log(`\n${formatIterations(t)}`);

@@ -1,6 +1,7 @@
-import type { RunDetail } from "@volley/protocol";
+import { formatCount, type RunDetail } from "@volley/protocol";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
+import { formatSummaryTable } from "../summary-table.js";
 import { junitReport } from "./junit.js";
 import { summaryMarkdown } from "./summary-markdown.js";
 
@@ -85,5 +86,28 @@ describe("CI outputs of volley run", () => {
     expect(md).toContain("| `p95` | <200ms | 51.8 ms | ✅ |");
     expect(md).toContain("| POST login | 12,000 | 402 | 400.0 | 12.0 ms | 51.8 ms | 120 ms | 300 ms |");
     expect(md).toContain("| logged in | 11598 | 402 | 96.65 % |");
+  });
+});
+
+describe("the terminal summary", () => {
+  it("separates thousands, and gives no rate for under a second of load", () => {
+    const table = formatSummaryTable(run);
+    expect(table).toContain("12,000");
+    expect(table.split("\n")[2]).toMatch(/POST login\s+12,000\s+402\s+400\.0/);
+    const single = {
+      ...run,
+      summary: {
+        ...run.summary,
+        durationS: 0.01,
+        total: { ...run.summary.total, requests: 1, failures: 0, rps: 87 },
+        requests: [{ ...run.summary.requests[0], requests: 1, failures: 0, rps: 87 }],
+      },
+    } as RunDetail;
+    expect(formatSummaryTable(single).split("\n")[2]).toMatch(/POST login\s+1\s+0\s+–/);
+  });
+
+  it("says one request in the singular", () => {
+    expect(formatCount(1, "request")).toBe("1 request");
+    expect(formatCount(12_000, "request")).toBe("12,000 requests");
   });
 });

@@ -21,6 +21,21 @@ export function runPlannedMs(scenario: Scenario): number {
   return Math.max(...scenario.parts.map((part) => plannedDurationMs(part.load)));
 }
 
+/**
+ * Iterations the run will do in all when every part is a fixed number of them
+ * (`per-vu-iterations`, `shared-iterations`); null when a part runs for a time instead. Its
+ * planned length is then only an upper bound (`maxDuration`), and progress is counted in iterations.
+ */
+export function runPlannedIterations(scenario: Scenario): number | null {
+  let total = 0;
+  for (const { load } of scenario.parts) {
+    if (load.executor === "per-vu-iterations") total += load.vus * load.iterations;
+    else if (load.executor === "shared-iterations") total += load.iterations;
+    else return null;
+  }
+  return total;
+}
+
 /** The longest graceful stop of any part. */
 export function runGracefulStopMs(scenario: Scenario): number {
   return Math.max(...scenario.parts.map((part) => part.load.gracefulStop));
