@@ -35,6 +35,6 @@ export function formatPassRate(check: { passes: number; fails: number }): string
 }
 
 /** A count and its noun, in the singular for one: "1 request", "12,000 requests". */
-export function formatCount(count: number, noun: string): string {
+export function formatQuantity(count: number, noun: string): string {
   return `${count.toLocaleString("en-US")} ${noun}${count === 1 ? "" : "s"}`;
 }

@@ -100,6 +100,41 @@ export interface VuCookies {
   clear(): void;
 }
 
+/** How `vu.ws.connect` opens a socket. */
+export interface WsConnectOptions {
+  /** The name the handshake (and the socket's messages and bytes) are recorded under. @defaultValue "WS /path" */
+  name?: string;
+  headers?: Record<string, string>;
+  /** Milliseconds the handshake may take. @defaultValue the scenario's `timeout` */
+  timeout?: number;
+}
+
+/** Which message `ws.next` waits for, and how it is recorded. */
+export interface WsNextOptions {
+  /** A substring, a pattern or a test the message must meet; earlier messages that do not are skipped. @defaultValue any message */
+  match?: string | RegExp | ((message: string | Uint8Array) => boolean);
+  /** Milliseconds to wait. @defaultValue the scenario's `timeout` */
+  timeout?: number;
+  /** Records the time from the last `send` to the message as a request of this name (a timeout or a close as its failure). */
+  name?: string;
+}
+
+/** An open WebSocket of this VU; closed for it when the iteration ends, if the script did not. */
+export interface WsSocket {
+  send(data: string | Uint8Array): void;
+  /** The next matching message: text as a string, binary as bytes. */
+  next(options?: WsNextOptions): Promise<string | Uint8Array>;
+  close(): Promise<void>;
+}
+
+export interface VuWs {
+  /**
+   * Opens a WebSocket: a path on the target (ws:// or wss:// as the target is http or https) or a
+   * ws(s):// URL. The handshake is a request (status 101); a refusal fails as `status`.
+   */
+  connect(url: string, options?: WsConnectOptions): Promise<WsSocket>;
+}
+
 /** A feeder of the scenario's `data`: each call hands this iteration a row, as the feeder's mode says. */
 export interface Feeder {
   /** The next row (by `mode`: unique across the fleet, sequential per VU, or random). */
@@ -123,6 +158,7 @@ export interface Vu<SetupData = unknown> {
   /** The run's env values (the names listed in the scenario's `env`). */
   readonly env: Record<string, string>;
   readonly http: VuHttp;
+  readonly ws: VuWs;
   /** The VU's cookies: kept for its life, or emptied at each iteration with `http.cookies: { reset: iteration }`. */
   readonly cookies: VuCookies;
   /** Counts a check (into `summary.checks`) and returns `condition`, so it can guard what follows. */

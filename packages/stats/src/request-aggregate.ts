@@ -11,6 +11,9 @@ export class RequestAggregate {
   failures = 0;
   /** Of `requests`, redirect hops (not judged by expectations or checks). */
   redirects = 0;
+  /** WebSocket messages sent and received under this (handshake's) name. */
+  messagesSent = 0;
+  messagesReceived = 0;
   bytesIn = 0;
   bytesOut = 0;
   sumUs = 0;
@@ -27,7 +30,14 @@ export class RequestAggregate {
 
   /** `decoded`, `index`: the stats' histogram read already (DecodedHistograms), not read again. */
   add(stats: RequestStats, decoded?: DecodedHistograms, index = 0): void {
-    if (stats.requests === 0) return;
+    // A second of a WebSocket's life may carry messages and no request.
+    this.messagesSent += stats.messagesSent ?? 0;
+    this.messagesReceived += stats.messagesReceived ?? 0;
+    if (stats.requests === 0) {
+      this.bytesIn += stats.bytesIn;
+      this.bytesOut += stats.bytesOut;
+      return;
+    }
     this.requests += stats.requests;
     this.failures += stats.failures;
     this.redirects += stats.redirects ?? 0;
@@ -45,7 +55,13 @@ export class RequestAggregate {
   }
 
   addAggregate(other: RequestAggregate): void {
-    if (other.requests === 0) return;
+    this.messagesSent += other.messagesSent;
+    this.messagesReceived += other.messagesReceived;
+    if (other.requests === 0) {
+      this.bytesIn += other.bytesIn;
+      this.bytesOut += other.bytesOut;
+      return;
+    }
     this.requests += other.requests;
     this.failures += other.failures;
     this.redirects += other.redirects;
@@ -68,6 +84,8 @@ export class RequestAggregate {
       requests: this.requests,
       failures: this.failures,
       ...(this.redirects > 0 ? { redirects: this.redirects } : {}),
+      ...(this.messagesSent > 0 ? { messagesSent: this.messagesSent } : {}),
+      ...(this.messagesReceived > 0 ? { messagesReceived: this.messagesReceived } : {}),
       bytesIn: this.bytesIn,
       bytesOut: this.bytesOut,
       statusCodes: { ...this.statusCodes },

@@ -35,6 +35,12 @@ export function checkRequestStats(
       return `${where}: ${stats.requests} requests in a second`;
     }
     if (stats.failures > stats.requests) return `${where}: more failures than requests`;
+    if (
+      (stats.messagesSent ?? 0) > MAX_REQUESTS_PER_BATCH * scale ||
+      (stats.messagesReceived ?? 0) > MAX_REQUESTS_PER_BATCH * scale
+    ) {
+      return `${where}: message counts beyond any second`;
+    }
     // A hop is a request that was answered and followed, never a failure.
     if ((stats.redirects ?? 0) > stats.requests - stats.failures) {
       return `${where}: more redirects than answered requests`;

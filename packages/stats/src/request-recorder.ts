@@ -11,6 +11,8 @@ export class RequestRecorder {
   private requests = 0;
   private failures = 0;
   private redirects = 0;
+  private messagesSent = 0;
+  private messagesReceived = 0;
   private bytesIn = 0;
   private bytesOut = 0;
   private sumUs = 0;
@@ -60,8 +62,19 @@ export class RequestRecorder {
     this.record(latencyUs, status, bytesIn, bytesOut);
   }
 
+  /** A WebSocket message that went out (`sent`) or came in, with its payload bytes. */
+  recordMessage(sent: boolean, bytes: number): void {
+    if (sent) {
+      this.messagesSent++;
+      this.bytesOut += bytes;
+    } else {
+      this.messagesReceived++;
+      this.bytesIn += bytes;
+    }
+  }
+
   get isEmpty(): boolean {
-    return this.requests === 0;
+    return this.requests === 0 && this.messagesSent === 0 && this.messagesReceived === 0;
   }
 
   /** The period's statistics; the recorder starts a new period. */
@@ -77,6 +90,8 @@ export class RequestRecorder {
       requests: this.requests,
       failures: this.failures,
       ...(this.redirects > 0 ? { redirects: this.redirects } : {}),
+      ...(this.messagesSent > 0 ? { messagesSent: this.messagesSent } : {}),
+      ...(this.messagesReceived > 0 ? { messagesReceived: this.messagesReceived } : {}),
       bytesIn: this.bytesIn,
       bytesOut: this.bytesOut,
       statusCodes,
@@ -94,6 +109,8 @@ export class RequestRecorder {
     this.requests =
       this.failures =
       this.redirects =
+      this.messagesSent =
+      this.messagesReceived =
       this.bytesIn =
       this.bytesOut =
       this.sumUs =

@@ -110,7 +110,7 @@ export class StatsAggregate {
     };
     const all: RequestSummary[] = this.list()
       .sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name))
-      .map((a) => ({ name: a.name, method: a.method, ...totals(a, durationS, 0) }));
+      .map((a) => ({ name: a.name, method: a.method, ...totals(a, durationS, 0), ...wsFigures(a) }));
     const requests = all.filter((r) => isRequestMethod(r.method));
     const groups = all.filter((r) => r.method === GROUP_METHOD);
     // A scripted VU's checks: one evaluation per record, a failure per false.
@@ -144,5 +144,18 @@ function totals(aggregate: RequestAggregate, durationS: number, dropped: number)
     bytesIn: aggregate.bytesIn,
     bytesOut: aggregate.bytesOut,
     latencyMs: aggregate.latencySummary(),
+  };
+}
+
+/** A WebSocket handshake's name: the messages and bytes its sockets carried. */
+function wsFigures(aggregate: RequestAggregate): { ws?: RequestSummary["ws"] } {
+  if (aggregate.messagesSent === 0 && aggregate.messagesReceived === 0) return {};
+  return {
+    ws: {
+      messagesSent: aggregate.messagesSent,
+      messagesReceived: aggregate.messagesReceived,
+      bytesIn: aggregate.bytesIn,
+      bytesOut: aggregate.bytesOut,
+    },
   };
 }

@@ -1,7 +1,8 @@
 import {
   type CapacityResult,
-  formatCount,
+  formatBytes,
   formatMs,
+  formatQuantity,
   type RunDetail,
   statusLabel,
   stepVerdict,
@@ -12,9 +13,11 @@ import { formatSummaryTable, formatThresholds } from "../summary-table.js";
 export function printReport(run: RunDetail): void {
   const t = run.summary.total;
   console.log(
-    `\n${run.name}: ${statusLabel(run)}${run.error ? ` (${run.error})` : ""}, ${formatCount(t.requests, "request")} in ${run.summary.durationS.toFixed(1)} s, ${t.dropped.toLocaleString("en-US")} dropped`,
+    `\n${run.name}: ${statusLabel(run)}${run.error ? ` (${run.error})` : ""}, ${formatQuantity(t.requests, "request")} in ${run.summary.durationS.toFixed(1)} s, ${t.dropped.toLocaleString("en-US")} dropped`,
   );
   console.log(formatSummaryTable(run));
+  const sockets = formatWebSockets(run);
+  if (sockets) console.log(`\n${sockets}`);
   if (t.iterations !== undefined) console.log(`\n${formatIterations(t)}`);
   if (run.summary.errors.length) {
     console.log("\nErrors:");
@@ -26,6 +29,18 @@ export function printReport(run: RunDetail): void {
   for (const reason of run.trust.reasons) console.log(`  - ${reason.message}`);
   const thresholds = formatThresholds(run);
   if (thresholds) console.log(`\nThresholds ${run.passed ? "passed" : "FAILED"}:\n${thresholds}`);
+}
+
+/** Each WebSocket handshake's messages and bytes: "chat  90 sent, 90 received  1.2 KiB out, 1.9 KiB in". */
+export function formatWebSockets(run: RunDetail): string {
+  const sockets = run.summary.requests.filter((r) => r.ws);
+  if (sockets.length === 0) return "";
+  const width = Math.max(...sockets.map((r) => r.name.length));
+  const lines = sockets.map((r) => {
+    const ws = r.ws as NonNullable<typeof r.ws>;
+    return `  ${r.name.padEnd(width)}  ${formatQuantity(ws.messagesSent, "message")} sent, ${ws.messagesReceived.toLocaleString("en-US")} received  ${formatBytes(ws.bytesOut)} out, ${formatBytes(ws.bytesIn)} in`;
+  });
+  return ["WebSocket messages", ...lines].join("\n");
 }
 
 /** "Iterations: 1,000 (p50 12.3 ms, p95 20.1 ms, max 41.0 ms), 50 skipped". */

@@ -1,4 +1,4 @@
-import { formatCount, type RunDetail } from "@volley/protocol";
+import { formatQuantity, type RunDetail } from "@volley/protocol";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import { formatSummaryTable } from "../summary-table.js";
@@ -107,7 +107,7 @@ describe("the terminal summary", () => {
   });
 
   it("says one request in the singular", () => {
-    expect(formatCount(1, "request")).toBe("1 request");
-    expect(formatCount(12_000, "request")).toBe("12,000 requests");
+    expect(formatQuantity(1, "request")).toBe("1 request");
+    expect(formatQuantity(12_000, "request")).toBe("12,000 requests");
   });
 });

@@ -1,7 +1,7 @@
 import {
-  formatCount,
   formatMs,
   formatPassRate,
+  formatQuantity,
   formatThresholdActual,
   type RunDetail,
   statusLabel,
@@ -19,7 +19,7 @@ export function summaryMarkdown(run: RunDetail): string {
   const out = [
     `## Volley: ${cell(run.name)}`,
     "",
-    `${statusLabel(run)} · ${passed} · figures **${run.trust.verdict}** · ${formatCount(t.requests, "request")} in ${run.summary.durationS.toFixed(1)} s · run \`${run.id}\``,
+    `${statusLabel(run)} · ${passed} · figures **${run.trust.verdict}** · ${formatQuantity(t.requests, "request")} in ${run.summary.durationS.toFixed(1)} s · run \`${run.id}\``,
     "",
   ];
   if (run.error) out.push(`> ${cell(run.error)}`, "");

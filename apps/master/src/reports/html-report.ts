@@ -114,6 +114,7 @@ ${run.summary.checks
 </tbody></table>`
     : ""
 }
+${webSocketsTable(run)}
 <h2>Status codes</h2>
 <table><thead><tr><th>Status</th><th>Count</th></tr></thead><tbody>${Object.entries(run.summary.statusCodes)
     .map(([code, count]) => `<tr><td>${escapeHtml(code)}</td><td>${fmt(count)}</td></tr>`)
@@ -163,4 +164,19 @@ function requestRow(name: string, r: TotalsSummary): string {
 
 function fmt(value: number): string {
   return formatNumber(value);
+}
+
+/** Each WebSocket handshake's name with the messages and bytes its sockets carried. */
+function webSocketsTable(run: RunDetail): string {
+  const sockets = run.summary.requests.filter((r) => r.ws);
+  if (sockets.length === 0) return "";
+  return `<h2>WebSocket messages</h2>
+<table><thead><tr><th class="text">Socket</th><th>Handshakes</th><th>Sent</th><th>Received</th><th>Bytes out</th><th>Bytes in</th></tr></thead><tbody>
+${sockets
+  .map(
+    (r) =>
+      `<tr><td class="text">${escapeHtml(r.name)}</td><td>${fmt(r.requests)}</td><td>${fmt(r.ws?.messagesSent ?? 0)}</td><td>${fmt(r.ws?.messagesReceived ?? 0)}</td><td>${formatBytes(r.ws?.bytesOut)}</td><td>${formatBytes(r.ws?.bytesIn)}</td></tr>`,
+  )
+  .join("")}
+</tbody></table>`;
 }

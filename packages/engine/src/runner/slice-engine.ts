@@ -125,6 +125,7 @@ export class SliceEngine {
         timeoutMs: scenario.timeout,
         maxBodyBytes: scenario.http.maxBodyBytes,
         compression: scenario.http.compression,
+        insecureTls: scenario.http.insecureTls,
       },
       worker: options.workerName,
       env: options.env ?? {},

@@ -19,6 +19,8 @@ export interface ScriptHttpSettings {
   timeoutMs: number;
   maxBodyBytes: number;
   compression: boolean;
+  /** Accept any TLS certificate (http.insecureTls): for wss:// sockets too. */
+  insecureTls: boolean;
 }
 
 /** One VU's side of a request: its cookies, and the request it may have to abort. */

@@ -3,6 +3,7 @@ import type { Feeder as ScriptFeeder, Vu } from "@volley/script";
 import type { FeederSet } from "../feeders/feeder.js";
 import { CookieJar } from "../http/cookie-jar.js";
 import type { EngineVu, IterationEnd, IterationOutcome } from "../vu/engine-vu.js";
+import { VuSockets } from "../ws/vu-sockets.js";
 import { describeScriptError, type LoadedScript } from "./load-scripts.js";
 import type { NotAwaitedLog } from "./not-awaited-log.js";
 import {
@@ -69,6 +70,8 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
   /** The iteration's function returned while requests were in flight: it ends when they do. */
   private endWhenAnswered = false;
   private sleeping: { timer: NodeJS.Timeout; reject: (e: Error) => void } | null = null;
+  /** The running iteration's WebSockets. */
+  private readonly sockets: VuSockets;
 
   constructor(
     readonly number: number,
@@ -76,6 +79,7 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
     private readonly ctx: ScriptVuContext,
   ) {
     this.cookies = ctx.cookies ? new CookieJar() : null;
+    this.sockets = new VuSockets(ctx.http);
     this.api = this.makeApi();
   }
 
@@ -115,6 +119,7 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
     this.waiting = [];
     this.slotsTaken = 0;
     for (const request of requests) request.abort(ABORTED);
+    this.sockets.closeAll(true);
     if (this.sleeping) {
       clearTimeout(this.sleeping.timer);
       this.sleeping.reject(ABORTED);
@@ -183,6 +188,7 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
   }
 
   private end(): void {
+    this.sockets.closeAll(false);
     this.endWhenAnswered = false;
     this.busy = false;
     this.iteration++;
@@ -221,6 +227,12 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
       setupData: ctx.script.setupData,
       data,
       env: ctx.env,
+      ws: {
+        connect: (url, options) => {
+          self.assertRunning();
+          return self.sockets.connect(url, options);
+        },
+      },
       cookies: {
         get(url) {
           const at = locate(ctx.http, String(url));

@@ -4,6 +4,11 @@ import { type RequestConfig, requestSchema, statsNameSchema } from "./request.js
 
 /** The `method` a group's statistics travel and are stored under (never an HTTP method). */
 export const GROUP_METHOD = "GROUP";
+/**
+ * The method of WebSocket statistics: a handshake (status 101) and each timed exchange on an
+ * open socket (a send answered by a matching message) are requests of this method.
+ */
+export const WS_METHOD = "WS";
 /** The `method` of a scripted VU's `vu.check(name, ...)`: one evaluation per record, a failure per false. */
 export const CHECK_METHOD = "CHECK";
 /** The `method` a script's uncaught errors are counted under (one per iteration it ended). */

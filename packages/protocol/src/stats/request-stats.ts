@@ -11,6 +11,8 @@ export const ERROR_KINDS = [
   "aborted",
   "protocol",
   "script",
+  /** A WebSocket closed while a message was awaited on it. */
+  "closed",
   "other",
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
@@ -46,6 +48,13 @@ export const requestStatsSchema = z.strictObject({
    * only). Absent: none.
    */
   redirects: count.optional(),
+  /**
+   * WebSocket messages sent and received on the sockets opened under this name (a handshake's
+   * name), in the period they went. They are not requests: a second may carry messages and no
+   * request. Absent: none.
+   */
+  messagesSent: count.optional(),
+  messagesReceived: count.optional(),
   bytesIn: count,
   bytesOut: count,
   statusCodes: z.record(z.string().regex(/^\d{3}$/), count),

@@ -55,6 +55,15 @@ export const requestSummarySchema = totalsSummarySchema.extend({
   flow: z.string().optional(),
   /** The scenario (of `scenarios:`) the request belongs to. */
   scenario: z.string().optional(),
+  /** A WebSocket handshake's name: the messages and bytes its sockets carried both ways. */
+  ws: z
+    .object({
+      messagesSent: z.number(),
+      messagesReceived: z.number(),
+      bytesIn: z.number(),
+      bytesOut: z.number(),
+    })
+    .optional(),
 });
 export type RequestSummary = z.infer<typeof requestSummarySchema>;
 

@@ -23,6 +23,7 @@ import { StatCard } from "../StatCard/StatCard.js";
 import { StatusCodes } from "../StatusCodes/StatusCodes.js";
 import { Thresholds } from "../Thresholds/Thresholds.js";
 import { TrustNotice } from "../TrustNotice/TrustNotice.js";
+import { WebSockets } from "../WebSockets/WebSockets.js";
 import { type SecondsWindow, WindowSummary } from "../WindowSummary/WindowSummary.js";
 
 interface RunViewProps {
@@ -222,6 +223,12 @@ export function RunView({
         <section>
           <h2>Checks</h2>
           <Checks checks={summary.checks} />
+        </section>
+      )}
+      {summary.requests.some((r) => r.ws) && (
+        <section>
+          <h2>WebSocket messages</h2>
+          <WebSockets requests={summary.requests} />
         </section>
       )}
       {!compact && (

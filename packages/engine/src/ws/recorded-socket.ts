@@ -1,0 +1,215 @@
+import { performance } from "node:perf_hooks";
+import type { ErrorKind } from "@volley/protocol";
+import type { RequestRecorder } from "@volley/stats";
+import WebSocket from "ws";
+import { classifyError, describeError } from "../http/classify-error.js";
+
+/** Messages a socket keeps unread at most; older ones are dropped (they were counted). */
+const MAX_UNREAD = 10_000;
+
+/** A message as it arrived: its text (or bytes) and when (performance.now ms). */
+interface Arrival {
+  data: string | Buffer;
+  at: number;
+}
+
+/** What an awaited message must be: a substring, a pattern, or a test. */
+export type MessageMatch = string | RegExp | ((message: string | Buffer) => boolean) | undefined;
+
+/** Why a socket operation failed: its kind for the report, and what to tell the caller. */
+export class SocketFailure extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+  ) {
+    super(`${kind}: ${message}`);
+    this.name = "SocketFailure";
+  }
+}
+
+export interface SocketOpenOptions {
+  url: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  insecureTls: boolean;
+  /** The handshake's name: its latency, status, messages and bytes. */
+  recorder: RequestRecorder;
+}
+
+function matches(match: MessageMatch, data: string | Buffer): boolean {
+  if (match === undefined) return true;
+  if (typeof match === "string")
+    return (typeof data === "string" ? data : data.toString("utf8")).includes(match);
+  if (match instanceof RegExp) {
+    match.lastIndex = 0;
+    return match.test(typeof data === "string" ? data : data.toString("utf8"));
+  }
+  return Boolean(match(data));
+}
+
+/**
+ * One WebSocket of a VU, measured: the handshake is a request (status 101, or the refusal's
+ * status), every message in or out is counted with its bytes under the handshake's name, and an
+ * awaited message is timed from the last send. Unread messages wait in order, bounded.
+ */
+export class RecordedSocket {
+  private readonly socket: WebSocket;
+  private readonly unread: Arrival[] = [];
+  private waiter: { match: MessageMatch; resolve: (a: Arrival) => void; reject: (e: Error) => void } | null =
+    null;
+  private lastSendAt: number;
+  private closedWith: SocketFailure | null = null;
+  private readonly closed: Promise<void>;
+
+  private constructor(
+    socket: WebSocket,
+    private readonly recorder: RequestRecorder,
+    openedAt: number,
+  ) {
+    this.socket = socket;
+    this.lastSendAt = openedAt;
+    socket.on("message", (data: Buffer, isBinary: boolean) => {
+      const arrival = { data: isBinary ? data : data.toString("utf8"), at: performance.now() };
+      recorder.recordMessage(false, data.length);
+      if (this.waiter && matches(this.waiter.match, arrival.data)) {
+        const { resolve } = this.waiter;
+        this.waiter = null;
+        resolve(arrival);
+        return;
+      }
+      // Unmatched while a message is awaited: skipped, as `next` skips them in the queue.
+      if (this.waiter) return;
+      this.unread.push(arrival);
+      if (this.unread.length > MAX_UNREAD) this.unread.shift();
+    });
+    this.closed = new Promise((resolve) => {
+      socket.once("close", (code: number) => {
+        this.closedWith = new SocketFailure(
+          "closed",
+          `the socket closed (code ${code}) before a matching message`,
+        );
+        this.waiter?.reject(this.closedWith);
+        this.waiter = null;
+        resolve();
+      });
+    });
+    // After the handshake an error ends in "close": nothing more to record here.
+    socket.on("error", () => {});
+  }
+
+  /** Opens a socket; the handshake is recorded whatever its outcome. Rejects with a SocketFailure. */
+  static open(options: SocketOpenOptions): Promise<RecordedSocket> {
+    const started = performance.now();
+    const socket = new WebSocket(options.url, {
+      headers: options.headers,
+      handshakeTimeout: options.timeoutMs,
+      perMessageDeflate: false,
+      rejectUnauthorized: !options.insecureTls,
+    });
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const fail = (kind: ErrorKind, message: string, status = 0) => {
+        if (settled) return;
+        settled = true;
+        options.recorder.record((performance.now() - started) * 1000, status, 0, 0, kind, message);
+        socket.terminate();
+        reject(new SocketFailure(kind, message));
+      };
+      socket.once("unexpected-response", (_request, response) => {
+        const status = response.statusCode ?? 0;
+        response.resume();
+        fail("status", `the handshake was refused: ${status} ${response.statusMessage ?? ""}`.trim(), status);
+      });
+      socket.once("error", (error: Error) => {
+        const timedOut = /handshake has timed out/i.test(error.message);
+        fail(timedOut ? "timeout" : classifyError(error), describeError(error));
+      });
+      socket.once("close", () => fail("closed", "the socket closed during the handshake"));
+      socket.once("open", () => {
+        settled = true;
+        const now = performance.now();
+        options.recorder.record((now - started) * 1000, 101, 0, 0);
+        resolve(new RecordedSocket(socket, options.recorder, now));
+      });
+    });
+  }
+
+  get isOpen(): boolean {
+    return this.socket.readyState === WebSocket.OPEN;
+  }
+
+  send(data: string | Uint8Array): void {
+    if (!this.isOpen) throw new SocketFailure("closed", "send on a socket that is not open");
+    const bytes = typeof data === "string" ? Buffer.byteLength(data) : data.byteLength;
+    this.lastSendAt = performance.now();
+    this.recorder.recordMessage(true, bytes);
+    this.socket.send(data);
+  }
+
+  /**
+   * The next message that matches (earlier ones that do not are skipped). When `recorder` is
+   * given, the time from the last send to its arrival is recorded there as a request, and a
+   * timeout or a close as its failure.
+   */
+  async next(
+    match: MessageMatch,
+    timeoutMs: number,
+    recorder: RequestRecorder | null,
+  ): Promise<string | Buffer> {
+    const since = this.lastSendAt;
+    let arrival: Arrival;
+    try {
+      arrival = await this.awaitMessage(match, timeoutMs);
+    } catch (error) {
+      const failure = error as SocketFailure;
+      const elapsed = performance.now() - since;
+      recorder?.record(elapsed * 1000, 0, 0, 0, failure.kind, failure.message.replace(/^\w+: /, ""));
+      throw failure;
+    }
+    recorder?.record(Math.max(0, arrival.at - since) * 1000, 0, 0, 0);
+    return arrival.data;
+  }
+
+  private awaitMessage(match: MessageMatch, timeoutMs: number): Promise<Arrival> {
+    while (this.unread.length > 0) {
+      const arrival = this.unread.shift() as Arrival;
+      if (matches(match, arrival.data)) return Promise.resolve(arrival);
+    }
+    if (this.closedWith) return Promise.reject(this.closedWith);
+    if (this.waiter)
+      return Promise.reject(new TypeError("ws.next: another next() on this socket is waiting"));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiter = null;
+        reject(new SocketFailure("timeout", `no matching message within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiter = {
+        match,
+        resolve: (arrival) => {
+          clearTimeout(timer);
+          resolve(arrival);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
+    });
+  }
+
+  /** Closes politely (code 1000) and waits for the close, at most a second, then cuts it. */
+  async close(): Promise<void> {
+    if (this.socket.readyState === WebSocket.CLOSED) return;
+    this.socket.close(1000);
+    const cut = setTimeout(() => this.socket.terminate(), 1000);
+    await this.closed;
+    clearTimeout(cut);
+  }
+
+  /** Ends the socket now (a stop): a message awaited on it fails as `aborted`. */
+  terminate(): void {
+    this.waiter?.reject(new SocketFailure("aborted", "the iteration ended while a message was awaited"));
+    this.waiter = null;
+    this.socket.terminate();
+  }
+}
