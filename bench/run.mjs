@@ -13,6 +13,7 @@ const BENCHES = {
   h2: "HTTP/2 over TLS (undici) against a node http2 server, beside HTTP/1.1 over TLS",
   storage: "what a run stores per hour (per-second statistics for exact windows) on SQLite",
   script: "scripted VUs (await vu.http.get) vs the same declarative load, one pinned thread",
+  ws: "WebSocket round trips: scripted VUs (vu.ws) vs a tight loop of the ws library, one pinned core",
 };
 
 const [name, ...args] = process.argv.slice(2);
