@@ -129,3 +129,76 @@ export default async function (vu: Vu) {
     });
   });
 });
+
+describe("WebSocket in a declarative scenario (ws: with steps)", () => {
+  async function runScenario(scenario: Record<string, unknown>): Promise<RunDetail> {
+    const created = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: { target: server.url, ...scenario },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    return waitForRunEnd<RunDetail>(master.url, created.body.id as string, 60_000);
+  }
+
+  it("sends, awaits and closes as written; counts equal the server's; failures by kind", async () => {
+    server.reset();
+    const report = await runScenario({
+      name: "ws-yaml",
+      load: { executor: "per-vu-iterations", vus: 3, iterations: 4 },
+      requests: [
+        {
+          name: "chat",
+          ws: "/echo?delay=50",
+          steps: [
+            { send: "hi {{vu}}-{{iter}}" },
+            { expect: "echo: hi {{vu}}-{{iter}}", name: "chat.reply", timeout: "2s" },
+            { send: "again" },
+            { expect: "again" },
+            { close: true },
+          ],
+        },
+        { name: "refused", ws: "/refuse" },
+        { name: "quiet", ws: "/silent", steps: [{ send: "x" }, { expect: "never", timeout: "100ms" }] },
+      ],
+      thresholds: { "chat.reply.p95": "<1s" },
+    });
+    expect(report.status).toBe("finished");
+    const byName = new Map(report.summary.requests.map((r) => [r.name, r]));
+    expect(server.counts.handshakes).toBe(24);
+    expect(byName.get("chat")).toMatchObject({ method: "WS", requests: 12, failures: 0 });
+    expect(byName.get("chat.reply")).toMatchObject({
+      method: "WS",
+      requests: server.counts.sent,
+      failures: 0,
+    });
+    expect(byName.get("chat.reply")?.latencyMs.p50 ?? 0).toBeGreaterThanOrEqual(49);
+    expect(byName.get("chat")?.ws).toMatchObject({ messagesSent: 24, messagesReceived: 24 });
+    expect(byName.get("refused")).toMatchObject({ requests: 12, failures: 12 });
+    expect(server.counts.refused).toBe(12);
+    expect(byName.get("quiet")).toMatchObject({ requests: 12, failures: 0 });
+    expect(byName.get("quiet.reply")).toMatchObject({ requests: 12, failures: 12 });
+    expect(server.counts.received).toBe(36);
+    expect(report.summary.total.requests).toBe(12 + 24 + 12 + 12 + 12);
+    expect(report.thresholds).toEqual([expect.objectContaining({ key: "chat.reply.p95", pass: true })]);
+    await waitFor(() => server.open === 0, { what: "every socket closed", timeoutMs: 5000 });
+  });
+
+  it("cuts sockets still waiting at the end of gracefulStop, counting their exchanges as aborted", async () => {
+    server.reset();
+    const report = await runScenario({
+      name: "ws-abort",
+      load: { executor: "constant-vus", vus: 3, duration: "1s", gracefulStop: "200ms" },
+      requests: [
+        { name: "long", ws: "/silent", steps: [{ send: "x" }, { expect: "never", timeout: "30s" }] },
+      ],
+    });
+    expect(report.status).toBe("finished");
+    const byName = new Map(report.summary.requests.map((r) => [r.name, r]));
+    expect(byName.get("long")).toMatchObject({ requests: 3, failures: 0 });
+    expect(byName.get("long.reply")).toMatchObject({ requests: 3, failures: 3 });
+    expect(report.summary.errors).toEqual([
+      expect.objectContaining({ kind: "aborted", request: "long.reply", count: 3 }),
+    ]);
+    expect(server.counts.handshakes).toBe(3);
+    await waitFor(() => server.open === 0, { what: "the cut sockets closed", timeoutMs: 5000 });
+  });
+});

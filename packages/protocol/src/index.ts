@@ -43,6 +43,7 @@ export * from "./scenario/steps.js";
 export * from "./scenario/template.js";
 export * from "./scenario/think-time.js";
 export * from "./scenario/thresholds.js";
+export * from "./scenario/ws-request.js";
 export * from "./stats/combined-batch.js";
 export * from "./stats/request-stats.js";
 export * from "./stats/stats-batch.js";

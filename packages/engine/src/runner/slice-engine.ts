@@ -112,6 +112,7 @@ export class SliceEngine {
     this.recorders = recorders.perRequest;
     this.uniqueRecorders = recorders.unique;
     const groupRecorders = recorders.groups;
+    const namedRecorders = recorders.byName;
     this.pools = slicePools(scenario, partition);
     // The scenario's origins, in the order its compiled requests refer to them.
     const origins = requestOrigins(scenario).map((origin) => this.pools.get(origin.origin));
@@ -143,6 +144,8 @@ export class SliceEngine {
       worker: options.workerName,
       feeders,
       groupRecorders,
+      namedRecorders,
+      insecureTls: scenario.http.insecureTls,
       maxBodyBytes: scenario.http.maxBodyBytes,
       maxInFlightPerVu: scenario.http.maxConnectionsPerVu,
       session: {

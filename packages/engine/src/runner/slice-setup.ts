@@ -4,29 +4,42 @@ import {
   type Partition,
   runPeakVus,
   type Scenario,
+  WS_METHOD,
 } from "@volley/protocol";
 import { RequestRecorder } from "@volley/stats";
 import { h2Sessions } from "../http/dispatcher.js";
 import type { CompiledRequest } from "../scenario/compiled-request.js";
 import { ThreadPools } from "./thread-pools.js";
 
-/** A thread's recorders: one per request name (requests sharing a name share it), one per group. */
+/**
+ * A thread's recorders: one per request name (requests sharing a name share it; a `ws:` request's
+ * awaited exchanges have names of their own, method WS), one per group.
+ */
 export function sliceRecorders(
-  requests: readonly Pick<CompiledRequest, "name" | "method">[],
+  requests: readonly Pick<CompiledRequest, "name" | "method" | "ws">[],
   groups: readonly string[],
   latencyHistograms: boolean,
-): { perRequest: RequestRecorder[]; groups: RequestRecorder[]; unique: RequestRecorder[] } {
+): {
+  perRequest: RequestRecorder[];
+  groups: RequestRecorder[];
+  unique: RequestRecorder[];
+  byName: ReadonlyMap<string, RequestRecorder>;
+} {
   const byName = new Map<string, RequestRecorder>();
-  const perRequest = requests.map((r) => {
-    let recorder = byName.get(r.name);
+  const named = (name: string, method: string) => {
+    let recorder = byName.get(name);
     if (!recorder) {
-      recorder = new RequestRecorder(r.name, r.method, latencyHistograms);
-      byName.set(r.name, recorder);
+      recorder = new RequestRecorder(name, method, latencyHistograms);
+      byName.set(name, recorder);
     }
     return recorder;
-  });
+  };
+  const perRequest = requests.map((r) => named(r.name, r.ws ? WS_METHOD : r.method));
+  for (const r of requests) {
+    for (const step of r.ws?.steps ?? []) if (step.kind === "expect") named(step.name, WS_METHOD);
+  }
   const groupRecorders = groups.map((group) => new RequestRecorder(group, GROUP_METHOD, latencyHistograms));
-  return { perRequest, groups: groupRecorders, unique: [...byName.values(), ...groupRecorders] };
+  return { perRequest, groups: groupRecorders, unique: [...byName.values(), ...groupRecorders], byName };
 }
 
 /** A thread's connection pools, sized for its share of the VUs at their peak. */

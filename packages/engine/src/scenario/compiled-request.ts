@@ -10,6 +10,7 @@ import {
 import { basicAuthorization } from "../http/basic-auth.js";
 import { CompiledMultipart } from "./compiled-multipart.js";
 import { CompiledTemplate, type TemplateEnvironment } from "./compiled-template.js";
+import { type CompiledWs, compileWs } from "./compiled-ws.js";
 
 export interface CompiledCapture {
   variable: string;
@@ -43,6 +44,8 @@ export interface CompiledRequest {
   needsBody: boolean;
   /** Bytes of the request line and fixed headers, for the bytes-out count. */
   fixedBytesOut: number;
+  /** A `ws:` request: its socket and steps (the HTTP fields above are unused); else null. */
+  ws: CompiledWs | null;
 }
 
 /** An origin the thread keeps a connection pool for. */
@@ -87,6 +90,24 @@ export function compileRequests(
     const path = absolute ? absolute.rest : prefix + (request.path ?? "/");
     // Credentials in the URL (the request's, else the target's) travel as Basic authentication.
     const authorization = basicAuthorization(absolute ? new URL(absolute.origin) : base);
+    if (request.ws !== undefined) {
+      const ws = compileWs({ ...request, ws: request.ws }, base, scenario.timeout, environment);
+      return {
+        ...compileRequest(
+          request,
+          index,
+          prefix || "/",
+          0,
+          origins[0].host,
+          null,
+          scenario.timeout,
+          false,
+          environment,
+          attachments,
+        ),
+        ws,
+      };
+    }
     return compileRequest(
       request,
       index,
@@ -178,6 +199,7 @@ function compileRequest(
     expectBody: request.expect?.body ?? null,
     needsBody: request.expect?.body !== undefined || captures.some((c) => c.source.kind !== "header"),
     // "METHOD path HTTP/1.1\r\nhost: h\r\nconnection: keep-alive\r\n" + header lines + "\r\n"
+    ws: null,
     fixedBytesOut:
       request.method.length +
       12 +

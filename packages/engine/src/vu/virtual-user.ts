@@ -1,6 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { drawThinkTime, type ErrorKind } from "@volley/protocol";
 import type { TemplateContext } from "../scenario/compiled-template.js";
+import { WsExchange, type WsExchangeOwner } from "../ws/ws-exchange.js";
 import type { EngineVu, IterationEnd, IterationOutcome } from "./engine-vu.js";
 import { FlowCursor, PARALLEL_STEP, pickFlow } from "./flow-cursor.js";
 import { HttpSession, needsSession } from "./http-session.js";
@@ -13,7 +14,7 @@ import type { VuContext } from "./vu-context.js";
  * RequestExchange (rendered, sent, read, judged, recorded), reused from one request to the next;
  * the VU keeps the iteration: flow, groups, think time, the end.
  */
-export class VirtualUser implements EngineVu, ExchangeOwner {
+export class VirtualUser implements EngineVu, ExchangeOwner, WsExchangeOwner {
   /** Iterations completed. */
   iteration = 0;
   busy = false;
@@ -35,6 +36,8 @@ export class VirtualUser implements EngineVu, ExchangeOwner {
   private parallelRunning = 0;
   private parallelFailure: [ErrorKind, string] | null = null;
   private thinkTimer: NodeJS.Timeout | null = null;
+  /** The `ws:` request runner, made at the first one. */
+  private ws: WsExchange | null = null;
   private aborting = false;
   private onEnd: IterationEnd | null = null;
 
@@ -86,7 +89,10 @@ export class VirtualUser implements EngineVu, ExchangeOwner {
     const index = this.cursor.nextRequest(performance.now());
     if (index === PARALLEL_STEP) this.startParallel(this.cursor.parallelRequests);
     else if (index < 0) this.endIteration("finished");
-    else this.exchanges[0].start(index, this.firstSchedule());
+    else if (this.ctx.requests[index].ws !== null) {
+      this.ws ??= new WsExchange(this);
+      this.ws.start(index, this.firstSchedule());
+    } else this.exchanges[0].start(index, this.firstSchedule());
   };
 
   /** The schedule the iteration's first request counts from (arrival rates); -1 for the others. */
@@ -117,6 +123,11 @@ export class VirtualUser implements EngineVu, ExchangeOwner {
     if (this.thinkTimer) {
       clearTimeout(this.thinkTimer);
       this.thinkTimer = null;
+      this.endIteration("interrupted");
+      return;
+    }
+    if (this.ws?.active) {
+      this.ws.abort();
       this.endIteration("interrupted");
       return;
     }
@@ -172,6 +183,15 @@ export class VirtualUser implements EngineVu, ExchangeOwner {
       this.endIteration(this.unsentSoFar() ? "unsent" : "interrupted");
       return;
     }
+    this.stepDone(failure);
+  }
+
+  wsDone(failure: [ErrorKind, string] | null): void {
+    this.stepDone(failure);
+  }
+
+  /** The current step is over: on to think time and the next one. */
+  private stepDone(failure: [ErrorKind, string] | null): void {
     this.cursor.requestDone(performance.now(), failure);
     const pause = this.ctx.thinks ? drawThinkTime(this.ctx.thinkTime) : 0;
     if (pause > 0) this.thinkTimer = setTimeout(this.next, pause);

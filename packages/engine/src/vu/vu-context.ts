@@ -34,6 +34,10 @@ export interface VuContext {
   flows: EngineFlow[];
   /** A recorder per group, by group index. */
   groupRecorders: RequestRecorder[];
+  /** Every request name's recorder (a `ws:` request's exchanges are found here by name). */
+  namedRecorders: ReadonlyMap<string, RequestRecorder>;
+  /** Accept any TLS certificate (wss:// sockets; HTTP pools have it already). */
+  insecureTls: boolean;
   /** Cookies, redirects and compression. */
   session: SessionSettings;
   /** Most body bytes kept for captures and expectations. */

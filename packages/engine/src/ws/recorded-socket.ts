@@ -34,6 +34,10 @@ export interface SocketOpenOptions {
   insecureTls: boolean;
   /** The handshake's name: its latency, status, messages and bytes. */
   recorder: RequestRecorder;
+  /** performance.now() the handshake's latency counts from (an arrival-rate schedule). @defaultValue now */
+  startedAt?: number;
+  /** Aborts the handshake (counted as `aborted`) when it fires first. */
+  signal?: AbortSignal;
 }
 
 function matches(match: MessageMatch, data: string | Buffer): boolean {
@@ -55,8 +59,12 @@ function matches(match: MessageMatch, data: string | Buffer): boolean {
 export class RecordedSocket {
   private readonly socket: WebSocket;
   private readonly unread: Arrival[] = [];
-  private waiter: { match: MessageMatch; resolve: (a: Arrival) => void; reject: (e: Error) => void } | null =
-    null;
+  /** A `next` waiting: what it matches, and how it ends (each end records at once, never later). */
+  private waiter: {
+    match: MessageMatch;
+    resolve: (a: Arrival) => void;
+    reject: (e: SocketFailure) => void;
+  } | null = null;
   private lastSendAt: number;
   private closedWith: SocketFailure | null = null;
   private readonly closed: Promise<void>;
@@ -99,7 +107,8 @@ export class RecordedSocket {
 
   /** Opens a socket; the handshake is recorded whatever its outcome. Rejects with a SocketFailure. */
   static open(options: SocketOpenOptions): Promise<RecordedSocket> {
-    const started = performance.now();
+    const started =
+      options.startedAt !== undefined && options.startedAt >= 0 ? options.startedAt : performance.now();
     const socket = new WebSocket(options.url, {
       headers: options.headers,
       handshakeTimeout: options.timeoutMs,
@@ -125,7 +134,12 @@ export class RecordedSocket {
         fail(timedOut ? "timeout" : classifyError(error), describeError(error));
       });
       socket.once("close", () => fail("closed", "the socket closed during the handshake"));
+      const abort = () => fail("aborted", "aborted at the end of gracefulStop");
+      if (options.signal?.aborted) abort();
+      options.signal?.addEventListener("abort", abort, { once: true });
       socket.once("open", () => {
+        options.signal?.removeEventListener("abort", abort);
+        if (settled) return;
         settled = true;
         const now = performance.now();
         options.recorder.record((now - started) * 1000, 101, 0, 0);
@@ -151,47 +165,39 @@ export class RecordedSocket {
    * given, the time from the last send to its arrival is recorded there as a request, and a
    * timeout or a close as its failure.
    */
-  async next(
-    match: MessageMatch,
-    timeoutMs: number,
-    recorder: RequestRecorder | null,
-  ): Promise<string | Buffer> {
+  next(match: MessageMatch, timeoutMs: number, recorder: RequestRecorder | null): Promise<string | Buffer> {
     const since = this.lastSendAt;
-    let arrival: Arrival;
-    try {
-      arrival = await this.awaitMessage(match, timeoutMs);
-    } catch (error) {
-      const failure = error as SocketFailure;
-      const elapsed = performance.now() - since;
-      recorder?.record(elapsed * 1000, 0, 0, 0, failure.kind, failure.message.replace(/^\w+: /, ""));
-      throw failure;
-    }
-    recorder?.record(Math.max(0, arrival.at - since) * 1000, 0, 0, 0);
-    return arrival.data;
-  }
-
-  private awaitMessage(match: MessageMatch, timeoutMs: number): Promise<Arrival> {
+    // Recorded the moment the exchange ends (an abort's record must make the slice's last batch).
+    const answered = (arrival: Arrival) => {
+      recorder?.record(Math.max(0, arrival.at - since) * 1000, 0, 0, 0);
+      return arrival.data;
+    };
+    const failed = (failure: SocketFailure) => {
+      const message = failure.message.replace(/^\w+: /, "");
+      recorder?.record((performance.now() - since) * 1000, 0, 0, 0, failure.kind, message);
+      return failure;
+    };
     while (this.unread.length > 0) {
       const arrival = this.unread.shift() as Arrival;
-      if (matches(match, arrival.data)) return Promise.resolve(arrival);
+      if (matches(match, arrival.data)) return Promise.resolve(answered(arrival));
     }
-    if (this.closedWith) return Promise.reject(this.closedWith);
+    if (this.closedWith) return Promise.reject(failed(this.closedWith));
     if (this.waiter)
       return Promise.reject(new TypeError("ws.next: another next() on this socket is waiting"));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiter = null;
-        reject(new SocketFailure("timeout", `no matching message within ${timeoutMs} ms`));
+        reject(failed(new SocketFailure("timeout", `no matching message within ${timeoutMs} ms`)));
       }, timeoutMs);
       this.waiter = {
         match,
         resolve: (arrival) => {
           clearTimeout(timer);
-          resolve(arrival);
+          resolve(answered(arrival));
         },
-        reject: (error) => {
+        reject: (failure) => {
           clearTimeout(timer);
-          reject(error);
+          reject(failed(failure));
         },
       };
     });

@@ -2,6 +2,10 @@ import { z } from "zod";
 import { positiveDurationSchema } from "../duration.js";
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from "../json-depth.js";
 import { CaptureSyntaxError, parseCapture } from "./capture.js";
+import { CONTROL_RE, statsNameSchema } from "./text-rules.js";
+import { wsStepSchema, wsTargetSchema } from "./ws-request.js";
+
+export { CONTROL_RE, statsNameSchema };
 
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -45,16 +49,6 @@ const partLineSchema = z
   .min(1)
   .max(200)
   .refine((text) => !CONTROL_RE.test(text), { error: "must not hold CR, LF or other control characters" });
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
-export const CONTROL_RE = /[\u0000-\u001f\u007f]/;
-
-/** A request's or group's name: statistics, reports and stored series are keyed by it. */
-export const statsNameSchema = z
-  .string()
-  .trim()
-  .min(1)
-  .max(200)
-  .refine((name) => !CONTROL_RE.test(name), { error: "a name must not hold control characters" });
 const STATUS_RANGE_RE = /^([1-5])xx$|^(\d{3})\s*-\s*(\d{3})$/;
 
 const statusCode = z.int().min(100).max(599);
@@ -158,6 +152,10 @@ export const requestSchema = z.strictObject({
     })
     .optional(),
   timeout: positiveDurationSchema.optional(),
+  /** A WebSocket instead of an HTTP request: a path on the target or a ws(s):// URL (see ws-request.ts). */
+  ws: wsTargetSchema.optional(),
+  /** What the `ws` request does on its open socket, in order. */
+  steps: z.array(wsStepSchema).min(1).max(100).optional(),
 });
 
 export type RequestConfig = z.output<typeof requestSchema>;

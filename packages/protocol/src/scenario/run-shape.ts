@@ -1,6 +1,6 @@
 import { EXECUTOR_CAPABILITIES } from "./executor-capabilities.js";
 import { peakVus, peakVusField, plannedDurationMs } from "./load.js";
-import { requestName, type Scenario } from "./scenario.js";
+import { requestStatsNames, type Scenario } from "./scenario.js";
 import { forEachTemplate } from "./scenario-templates.js";
 import { parseTemplate, templateDataFields } from "./template.js";
 
@@ -93,7 +93,7 @@ export function scenarioRequestNames(scenario: Scenario): Array<{ name: string; 
       requests: [
         ...new Set(
           scenario.requests.flatMap((r, i) =>
-            scenario.requestScenarios[i] === part.name ? [requestName(r)] : [],
+            scenario.requestScenarios[i] === part.name ? requestStatsNames(r) : [],
           ),
         ),
       ],

@@ -1,5 +1,6 @@
 import type { RequestConfig } from "./request.js";
-import { type Flow, hasParallelSteps, iterationStatsName, skippedStatsName } from "./steps.js";
+import { type Flow, hasParallelSteps, iterationStatsName, skippedStatsName, WS_METHOD } from "./steps.js";
+import { wsExchangeName } from "./ws-request.js";
 
 // The names a scenario's statistics come under, and how reports show them.
 
@@ -14,17 +15,38 @@ export function summaryLabel(r: { method: string; name: string; scenario?: strin
   return `${place ? `${place} · ` : ""}${requestLabel(r.method, r.name)}`;
 }
 
+/** What names a request: its own name, else its method and path (`WS /chat` for a `ws:` one). */
+type NamedRequest = {
+  name?: string;
+  method: string;
+  path?: string;
+  url?: string;
+  ws?: string;
+  steps?: ReadonlyArray<{ expect?: string; name?: string } | object>;
+};
+
 /** The name a request's statistics are grouped under. */
-export function requestName(request: { name?: string; method: string; path?: string; url?: string }): string {
+export function requestName(request: NamedRequest): string {
+  if (request.ws !== undefined) return request.name ?? `${WS_METHOD} ${request.ws}`;
   return request.name ?? `${request.method} ${request.path ?? request.url}`;
 }
 
-/** Every name a run's statistics come under: its requests', then its groups'. */
+/** Every name a request records under: its own, then (a `ws:` request) each awaited exchange's. */
+export function requestStatsNames(request: NamedRequest): string[] {
+  const name = requestName(request);
+  if (request.ws === undefined) return [name];
+  const exchanges = (request.steps ?? []).flatMap((step) =>
+    "expect" in step ? [wsExchangeName(name, step as { name?: string })] : [],
+  );
+  return [...new Set([name, ...exchanges])];
+}
+
+/** Every name a run's statistics come under: its requests' (WebSocket exchanges included), then its groups'. */
 export function statsNames(scenario: {
-  requests: ReadonlyArray<{ name?: string; method: string; path?: string; url?: string }>;
+  requests: ReadonlyArray<NamedRequest>;
   groups: readonly string[];
 }): string[] {
-  return [...new Set(scenario.requests.map(requestName)), ...scenario.groups];
+  return [...new Set(scenario.requests.flatMap(requestStatsNames)), ...scenario.groups];
 }
 
 /**

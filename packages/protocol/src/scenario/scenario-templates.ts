@@ -30,6 +30,11 @@ export function forEachTemplate(
     for (const [key, value] of Object.entries(request.multipart ?? {})) {
       if (typeof value !== "object") visit(String(value), at("multipart", key));
     }
+    if (request.ws !== undefined) visit(request.ws, at("ws"));
+    request.steps?.forEach((step, i) => {
+      if ("send" in step) visit(step.send, at("steps", i, "send"));
+      if ("expect" in step) visit(step.expect, at("steps", i, "expect"));
+    });
   });
 }
 

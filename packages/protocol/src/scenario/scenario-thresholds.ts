@@ -2,7 +2,7 @@ import { z } from "zod";
 import { durationSchema } from "../duration.js";
 import { k6ThresholdHint } from "./k6-thresholds.js";
 import type { RequestConfig } from "./request.js";
-import { checkNames, requestName } from "./scenario-names.js";
+import { checkNames, requestStatsNames } from "./scenario-names.js";
 import { parseThreshold, ThresholdSyntaxError } from "./thresholds.js";
 
 /** A threshold that can stop the run: `{ threshold: "<200ms", abortOnFail: true, delayAbortEval: "10s" }`. */
@@ -64,7 +64,7 @@ export function thresholdProblems(scenario: {
   parts: ReadonlyArray<{ script: string | null }>;
 }): Array<{ path: string[]; message: string }> {
   const problems: Array<{ path: string[]; message: string }> = [];
-  const names = new Set([...scenario.requests.map(requestName), ...scenario.groups]);
+  const names = new Set([...scenario.requests.flatMap(requestStatsNames), ...scenario.groups]);
   // A script names its requests, groups and checks as it runs: their thresholds are judged then.
   const scripted = scenario.parts.some((part) => part.script !== null);
   for (const [key, expression] of Object.entries(scenario.thresholds)) {

@@ -4,11 +4,12 @@ import { dataSchema } from "./data.js";
 import { httpSettingsSchema } from "./http-settings.js";
 import { type LoadConfig, loadSchema } from "./load.js";
 import { BODY_FIELDS, CONTROL_RE } from "./request.js";
-import { requestName } from "./scenario-names.js";
+import { requestName, requestStatsNames } from "./scenario-names.js";
 import { templateProblems } from "./scenario-templates.js";
 import { thresholdProblems, thresholdsSchema } from "./scenario-thresholds.js";
 import { type Flow, flowSchema, layOutSteps, stepsSchema, type WrittenPart } from "./steps.js";
 import { NO_THINK_TIME, type ThinkTime, thinkTimeSchema } from "./think-time.js";
+import { wsRequestProblems } from "./ws-request.js";
 
 const targetSchema = z.string().superRefine((text, ctx) => {
   let url: URL;
@@ -181,6 +182,16 @@ export const scenarioSchema = z
     // Only a scenario the transform laid out (no field issues) is checked across fields.
     if (!Array.isArray(scenario?.parts)) return;
     scenario.requests.forEach((request, index) => {
+      if (request.ws !== undefined || request.steps !== undefined) {
+        for (const problem of wsRequestProblems(request)) {
+          ctx.addIssue({
+            code: "custom",
+            path: [...scenario.requestPaths[index], problem.field],
+            message: problem.message,
+          });
+        }
+        return;
+      }
       if ((request.path === undefined) === (request.url === undefined)) {
         ctx.addIssue({
           code: "custom",
@@ -211,7 +222,23 @@ export const scenarioSchema = z
         }
       });
     }
-    const requestNames = new Set(scenario.requests.map(requestName));
+    // A parallel step's requests share the VU's HTTP connections; a socket is a step of its own.
+    for (const part of scenario.parts) {
+      for (const flow of part.flows) {
+        for (const op of flow.program) {
+          if (op.op !== "parallel") continue;
+          for (const index of op.requests) {
+            if (scenario.requests[index].ws === undefined) continue;
+            ctx.addIssue({
+              code: "custom",
+              path: [...scenario.requestPaths[index], "ws"],
+              message: "a parallel step sends HTTP requests: make this ws request a step of its own",
+            });
+          }
+        }
+      }
+    }
+    const requestNames = new Set(scenario.requests.flatMap(requestStatsNames));
     if (scenario.parts.length > 1) {
       // A search is judged on the run's merged seconds: another load beside it would muddle them.
       scenario.parts.forEach((part) => {
@@ -271,6 +298,7 @@ export {
   recordedStatsNames,
   requestLabel,
   requestName,
+  requestStatsNames,
   statsNames,
   summaryLabel,
 } from "./scenario-names.js";

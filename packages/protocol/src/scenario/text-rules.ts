@@ -1,0 +1,12 @@
+import { z } from "zod";
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+export const CONTROL_RE = /[\u0000-\u001f\u007f]/;
+
+/** A request's or group's name: statistics, reports and stored series are keyed by it. */
+export const statsNameSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .refine((name) => !CONTROL_RE.test(name), { error: "a name must not hold control characters" });
