@@ -40,6 +40,7 @@ export * from "./scenario/run-shape.js";
 export * from "./scenario/scenario.js";
 export * from "./scenario/scenario-templates.js";
 export * from "./scenario/steps.js";
+export * from "./scenario/stream-names.js";
 export * from "./scenario/template.js";
 export * from "./scenario/think-time.js";
 export * from "./scenario/thresholds.js";

@@ -8,6 +8,8 @@ import {
   type RunSummary,
   SCRIPT_METHOD,
   SKIPPED_METHOD,
+  STREAM_TIMINGS,
+  streamStatsName,
   type TotalsSummary,
 } from "@volley/protocol";
 import type { DecodedHistograms } from "./histogram/sparse-codec.js";
@@ -101,6 +103,25 @@ export class StatsAggregate {
     };
   }
 
+  /** A streamed request's timings, from the statistics recorded beside it (see stream-names.ts). */
+  private streamFigures(request: RequestAggregate): { stream?: RequestSummary["stream"] } {
+    const [firstByte, firstEvent, gap] = STREAM_TIMINGS.map((t) =>
+      this.byName.get(streamStatsName(request.name, t)),
+    );
+    if (!firstByte && !firstEvent && !gap) return {};
+    const empty = new RequestAggregate("", "");
+    const events = (firstEvent?.requests ?? 0) + (gap?.requests ?? 0);
+    return {
+      stream: {
+        firstByteMs: (firstByte ?? empty).latencySummary(),
+        firstEventMs: (firstEvent ?? empty).latencySummary(),
+        gapMs: (gap ?? empty).latencySummary(),
+        events,
+        eventsPerStream: request.requests ? Math.round((events / request.requests) * 100) / 100 : 0,
+      },
+    };
+  }
+
   /** The report's summary; rates are per second of `durationS`. */
   summarize(durationS: number, order?: readonly string[]): RunSummary {
     const total = this.total();
@@ -110,7 +131,13 @@ export class StatsAggregate {
     };
     const all: RequestSummary[] = this.list()
       .sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name))
-      .map((a) => ({ name: a.name, method: a.method, ...totals(a, durationS, 0), ...wsFigures(a) }));
+      .map((a) => ({
+        name: a.name,
+        method: a.method,
+        ...totals(a, durationS, 0),
+        ...wsFigures(a),
+        ...this.streamFigures(a),
+      }));
     const requests = all.filter((r) => isRequestMethod(r.method));
     const groups = all.filter((r) => r.method === GROUP_METHOD);
     // A scripted VU's checks: one evaluation per record, a failure per false.

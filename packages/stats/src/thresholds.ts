@@ -1,7 +1,9 @@
 import {
   compareThreshold,
   parseThreshold,
+  type RequestSummary,
   type RunSummary,
+  type StreamTiming,
   type ThresholdResult,
   type TotalsSummary,
 } from "@volley/protocol";
@@ -27,7 +29,11 @@ export function evaluateThresholds(
         ? summary.total
         : (summary.requests.find((r) => r.name === rule.request) ??
           summary.groups?.find((g) => g.name === rule.request));
-    const actual = scope ? measure(scope, rule.metric) : null;
+    const actual = rule.stream
+      ? streamTiming(scope, rule.stream, rule.metric)
+      : scope
+        ? measure(scope, rule.metric)
+        : null;
     return {
       key,
       expression,
@@ -57,4 +63,13 @@ function checkRate(summary: RunSummary, name: string | undefined): number | null
   const passes = checks.reduce((n, c) => n + c.passes, 0);
   const evaluated = passes + checks.reduce((n, c) => n + c.fails, 0);
   return evaluated ? passes / evaluated : null;
+}
+
+/** A streamed request's timing percentile; null when it measured no stream (or no such event). */
+function streamTiming(scope: TotalsSummary | undefined, timing: StreamTiming, metric: string): number | null {
+  const stream = scope && "stream" in scope ? (scope as RequestSummary).stream : undefined;
+  if (!stream) return null;
+  // Nothing of that timing was measured (no event at all, or never two in one stream).
+  if (stream[timing].max === 0) return null;
+  return stream[timing][metric as keyof TotalsSummary["latencyMs"]];
 }

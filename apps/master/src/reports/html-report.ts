@@ -115,6 +115,7 @@ ${run.summary.checks
     : ""
 }
 ${webSocketsTable(run)}
+${streamsTable(run)}
 <h2>Status codes</h2>
 <table><thead><tr><th>Status</th><th>Count</th></tr></thead><tbody>${Object.entries(run.summary.statusCodes)
     .map(([code, count]) => `<tr><td>${escapeHtml(code)}</td><td>${fmt(count)}</td></tr>`)
@@ -177,6 +178,24 @@ ${sockets
     (r) =>
       `<tr><td class="text">${escapeHtml(r.name)}</td><td>${fmt(r.requests)}</td><td>${fmt(r.ws?.messagesSent ?? 0)}</td><td>${fmt(r.ws?.messagesReceived ?? 0)}</td><td>${formatBytes(r.ws?.bytesOut)}</td><td>${formatBytes(r.ws?.bytesIn)}</td></tr>`,
   )
+  .join("")}
+</tbody></table>`;
+}
+
+/** Each streamed request's timings: first byte, first event and gaps (p50/p95/p99), events. */
+function streamsTable(run: RunDetail): string {
+  const streamed = run.summary.requests.filter((r) => r.stream);
+  if (streamed.length === 0) return "";
+  const cells = (l: { p50: number; p95: number; p99: number }) =>
+    `<td>${formatMs(l.p50)}</td><td>${formatMs(l.p95)}</td><td>${formatMs(l.p99)}</td>`;
+  return `<h2>Streams</h2>
+<p>Times from the request's start to its first byte and first event, and between events; merged over every stream.</p>
+<table><thead><tr><th class="text">Request</th><th>first byte p50</th><th>p95</th><th>p99</th><th>first event p50</th><th>p95</th><th>p99</th><th>gap p50</th><th>p95</th><th>p99</th><th>Events</th><th>per stream</th></tr></thead><tbody>
+${streamed
+  .map((r) => {
+    const s = r.stream as NonNullable<typeof r.stream>;
+    return `<tr><td class="text">${escapeHtml(r.name)}</td>${cells(s.firstByteMs)}${cells(s.firstEventMs)}${cells(s.gapMs)}<td>${fmt(s.events)}</td><td>${s.eventsPerStream}</td></tr>`;
+  })
   .join("")}
 </tbody></table>`;
 }

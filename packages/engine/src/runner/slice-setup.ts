@@ -4,6 +4,9 @@ import {
   type Partition,
   runPeakVus,
   type Scenario,
+  STREAM_METHODS,
+  STREAM_TIMINGS,
+  streamStatsName,
   WS_METHOD,
 } from "@volley/protocol";
 import { RequestRecorder } from "@volley/stats";
@@ -16,7 +19,7 @@ import { ThreadPools } from "./thread-pools.js";
  * awaited exchanges have names of their own, method WS), one per group.
  */
 export function sliceRecorders(
-  requests: readonly Pick<CompiledRequest, "name" | "method" | "ws">[],
+  requests: readonly Pick<CompiledRequest, "name" | "method" | "ws" | "stream">[],
   groups: readonly string[],
   latencyHistograms: boolean,
 ): {
@@ -37,6 +40,8 @@ export function sliceRecorders(
   const perRequest = requests.map((r) => named(r.name, r.ws ? WS_METHOD : r.method));
   for (const r of requests) {
     for (const step of r.ws?.steps ?? []) if (step.kind === "expect") named(step.name, WS_METHOD);
+    if (r.stream)
+      for (const timing of STREAM_TIMINGS) named(streamStatsName(r.name, timing), STREAM_METHODS[timing]);
   }
   const groupRecorders = groups.map((group) => new RequestRecorder(group, GROUP_METHOD, latencyHistograms));
   return { perRequest, groups: groupRecorders, unique: [...byName.values(), ...groupRecorders], byName };

@@ -8,6 +8,7 @@ import {
   type StatusRange,
 } from "@volley/protocol";
 import { basicAuthorization } from "../http/basic-auth.js";
+import type { StreamSpec } from "../http/stream-reader.js";
 import { CompiledMultipart } from "./compiled-multipart.js";
 import { CompiledTemplate, type TemplateEnvironment } from "./compiled-template.js";
 import { type CompiledWs, compileWs } from "./compiled-ws.js";
@@ -46,6 +47,8 @@ export interface CompiledRequest {
   fixedBytesOut: number;
   /** A `ws:` request: its socket and steps (the HTTP fields above are unused); else null. */
   ws: CompiledWs | null;
+  /** A streamed response: how its events are read; else null. */
+  stream: StreamSpec | null;
 }
 
 /** An origin the thread keeps a connection pool for. */
@@ -200,6 +203,7 @@ function compileRequest(
     needsBody: request.expect?.body !== undefined || captures.some((c) => c.source.kind !== "header"),
     // "METHOD path HTTP/1.1\r\nhost: h\r\nconnection: keep-alive\r\n" + header lines + "\r\n"
     ws: null,
+    stream: request.stream ? { kind: request.stream.kind, until: request.stream.until ?? null } : null,
     fixedBytesOut:
       request.method.length +
       12 +

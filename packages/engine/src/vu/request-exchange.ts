@@ -1,9 +1,12 @@
-import type { ErrorKind } from "@volley/protocol";
+import { performance } from "node:perf_hooks";
+import { type ErrorKind, type StreamTiming, streamStatsName } from "@volley/protocol";
 import type { RequestRecorder } from "@volley/stats";
 import type { Dispatcher } from "undici";
 import { classifyError, describeError } from "../http/classify-error.js";
 import { ResponseIntake } from "../http/response-intake.js";
 import type { HeaderSelection } from "../http/response-parser.js";
+import { StreamReader, type StreamSpec } from "../http/stream-reader.js";
+import type { CompiledRequest } from "../scenario/compiled-request.js";
 import type { TemplateContext } from "../scenario/compiled-template.js";
 import type { GateEntrant } from "./connection-gate.js";
 import type { HttpSession, SessionHeaders } from "./http-session.js";
@@ -11,6 +14,8 @@ import { checkResponse } from "./response-check.js";
 import type { VuContext, VuOrigin } from "./vu-context.js";
 
 const ABORTED = Object.assign(new Error("aborted at the end of gracefulStop"), { code: "UND_ERR_ABORTED" });
+/** A stream's `until` event arrived: the request ends there, answered. */
+const STREAM_DONE = new Error("the stream's until event arrived");
 
 /** What an exchange needs of the VU it serves. */
 export interface ExchangeOwner {
@@ -55,6 +60,8 @@ export class RequestExchange extends ResponseIntake implements Dispatcher.Dispat
   private scheduledAt = -1;
   private rawHeaders: Buffer[] | string[] | null = null;
   private readonly sendNext = () => this.send();
+  /** The events of a streamed request in flight (`stream:`); null for any other. */
+  private stream: StreamReader | null = null;
 
   constructor(private readonly owner: ExchangeOwner) {
     super();
@@ -139,6 +146,7 @@ export class RequestExchange extends ResponseIntake implements Dispatcher.Dispat
     // An arrival-rate iteration's first request counts from its schedule (a stalled server shows);
     // any other from the moment it is handed a connection (the wait for one is not latency).
     this.beginIntake(request.needsBody, bytesOut, this.sent ? -1 : this.scheduledAt);
+    this.stream = request.stream ? streamReaderOf(ctx, request) : null;
     this.dispatchOptions = {
       path,
       method: asGet ? "GET" : request.method,
@@ -159,6 +167,7 @@ export class RequestExchange extends ResponseIntake implements Dispatcher.Dispat
     this.dispatchOptions = null;
     this.sent = true;
     this.markSent();
+    this.stream?.begin(this.startedAt);
     this.origin.dispatcher.dispatch(options, this);
   }
 
@@ -182,7 +191,17 @@ export class RequestExchange extends ResponseIntake implements Dispatcher.Dispat
       session.readHeaders(statusCode, rawHeaders, this.origin.host, this.path, this.headers);
     this.countHead(statusText, rawHeaders);
     if (ctx.requests[this.requestIndex].captures.length > 0) this.rawHeaders = rawHeaders;
+    if (this.stream !== null)
+      streamRecorder(ctx, ctx.requests[this.requestIndex], "firstByteMs").record(this.latencyUs(), 0, 0, 0);
     return true;
+  }
+
+  override onData(chunk: Buffer): boolean {
+    if (this.stream !== null && !this.stream.done) {
+      this.stream.read(chunk, performance.now());
+      if (this.stream.done) this.abortRequest?.(STREAM_DONE);
+    }
+    return super.onData(chunk);
   }
 
   onComplete(): void {
@@ -190,7 +209,8 @@ export class RequestExchange extends ResponseIntake implements Dispatcher.Dispat
   }
 
   onError(error: Error): void {
-    this.finish(error);
+    // Ended at its `until` event: answered, whatever the client says of the cut.
+    this.finish(error === STREAM_DONE || this.stream?.done ? null : error);
   }
 
   private finish(error: Error | null): void {
@@ -257,4 +277,16 @@ export class RequestExchange extends ResponseIntake implements Dispatcher.Dispat
     queueMicrotask(this.sendNext);
     return true;
   }
+}
+
+/** A streamed request's reader, its recorders looked up once per request. */
+function streamReaderOf(ctx: VuContext, request: CompiledRequest): StreamReader {
+  return new StreamReader(request.stream as StreamSpec, {
+    firstEvent: streamRecorder(ctx, request, "firstEventMs"),
+    gap: streamRecorder(ctx, request, "gapMs"),
+  });
+}
+
+function streamRecorder(ctx: VuContext, request: CompiledRequest, timing: StreamTiming): RequestRecorder {
+  return ctx.namedRecorders.get(streamStatsName(request.name, timing)) as RequestRecorder;
 }

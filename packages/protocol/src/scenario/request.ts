@@ -152,6 +152,17 @@ export const requestSchema = z.strictObject({
     })
     .optional(),
   timeout: positiveDurationSchema.optional(),
+  /**
+   * The response is a stream of events: Server-Sent Events (`sse`) or lines (`lines`, NDJSON and
+   * the like). Besides its latency (to the stream's end) it records time to first byte, to first
+   * event and the gaps between events. `until`: an event holding this text ends the stream.
+   */
+  stream: z
+    .strictObject({
+      kind: z.enum(["sse", "lines"], { error: 'kind must be "sse" or "lines"' }),
+      until: z.string().min(1).max(1000).optional(),
+    })
+    .optional(),
   /** A WebSocket instead of an HTTP request: a path on the target or a ws(s):// URL (see ws-request.ts). */
   ws: wsTargetSchema.optional(),
   /** What the `ws` request does on its open socket, in order. */

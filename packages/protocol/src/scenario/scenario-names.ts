@@ -1,5 +1,6 @@
 import type { RequestConfig } from "./request.js";
 import { type Flow, hasParallelSteps, iterationStatsName, skippedStatsName, WS_METHOD } from "./steps.js";
+import { STREAM_TIMINGS, streamStatsName } from "./stream-names.js";
 import { wsExchangeName } from "./ws-request.js";
 
 // The names a scenario's statistics come under, and how reports show them.
@@ -67,8 +68,12 @@ export function hasParallelRequests(scenario: {
 export function recordedStatsNames(
   scenario: Parameters<typeof statsNames>[0] & { parts: ReadonlyArray<{ name: string | null }> },
 ): string[] {
+  const streamed = scenario.requests.filter((r) => "stream" in r && r.stream !== undefined).map(requestName);
   return [
     ...statsNames(scenario),
+    ...[...new Set(streamed)].flatMap((name) =>
+      STREAM_TIMINGS.map((timing) => streamStatsName(name, timing)),
+    ),
     ...scenario.parts.flatMap((part) => [iterationStatsName(part.name), skippedStatsName(part.name)]),
   ];
 }

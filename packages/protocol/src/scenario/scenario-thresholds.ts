@@ -2,7 +2,7 @@ import { z } from "zod";
 import { durationSchema } from "../duration.js";
 import { k6ThresholdHint } from "./k6-thresholds.js";
 import type { RequestConfig } from "./request.js";
-import { checkNames, requestStatsNames } from "./scenario-names.js";
+import { checkNames, requestName, requestStatsNames } from "./scenario-names.js";
 import { parseThreshold, ThresholdSyntaxError } from "./thresholds.js";
 
 /** A threshold that can stop the run: `{ threshold: "<200ms", abortOnFail: true, delayAbortEval: "10s" }`. */
@@ -78,6 +78,15 @@ export function thresholdProblems(scenario: {
     if (rule.metric === "checks") {
       const problem = checkThresholdProblem(scenario, rule.request);
       if (problem) problems.push({ path: ["thresholds", key], message: problem });
+    } else if (
+      rule.stream !== undefined &&
+      names.has(rule.request ?? "") &&
+      !scenario.requests.some((r) => r.stream !== undefined && requestName(r) === rule.request)
+    ) {
+      problems.push({
+        path: ["thresholds", key],
+        message: `"${rule.request}" is not streamed: give it stream: { kind: sse } (or lines) to judge its ${rule.stream}`,
+      });
     } else if (rule.request !== undefined && !names.has(rule.request)) {
       problems.push({
         path: ["thresholds", key],

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { fieldsAt, unknownFieldsMessage } from "../did-you-mean.js";
 import { type RequestConfig, requestSchema, statsNameSchema } from "./request.js";
+import { STREAM_METHODS } from "./stream-names.js";
 
 /** The `method` a group's statistics travel and are stored under (never an HTTP method). */
 export const GROUP_METHOD = "GROUP";
@@ -23,6 +24,7 @@ export const SKIPPED_METHOD = "SKIPPED";
 export const NOT_AWAITED_METHOD = "NOT_AWAITED";
 
 const NOT_REQUESTS: ReadonlySet<string> = new Set([
+  ...Object.values(STREAM_METHODS),
   GROUP_METHOD,
   CHECK_METHOD,
   SCRIPT_METHOD,

@@ -1,4 +1,5 @@
 import { formatMs } from "../format.js";
+import { STREAM_TIMINGS, type StreamTiming } from "./stream-names.js";
 /**
  * Threshold expressions: `{ "p95": "<200ms", "errorRate": "<1%", "login.p99": "<=500ms" }`.
  * A key is a metric, for one request or group either as `name.metric` or `metric[name]`; a value
@@ -18,6 +19,8 @@ export interface ThresholdRule {
   metric: ThresholdMetric;
   /** Request name the rule applies to; undefined for the whole run. */
   request?: string;
+  /** A streamed request's timing the rule judges (`chat.stream.firstEventMs.p95`) instead of its latency. */
+  stream?: StreamTiming;
   operator: ThresholdOperator;
   /** Milliseconds for latency, a fraction (0..1) for errorRate and checks, a plain number otherwise. */
   value: number;
@@ -64,8 +67,27 @@ export function parseThreshold(key: string, expression: string): ThresholdRule {
   } else if (unit) {
     throw new ThresholdSyntaxError(`${metric} is a plain number: drop the unit "${unit}"`);
   }
+  const streamed = STREAM_KEY_RE.exec(keyMatch[2] ?? "");
+  if (streamed) {
+    if (!(LATENCY_METRICS as readonly string[]).includes(metric)) {
+      throw new ThresholdSyntaxError(`${streamed[2]} is a time: judge it with ${LATENCY_METRICS.join(", ")}`);
+    }
+    const stream = streamed[2] as StreamTiming;
+    return {
+      key,
+      metric,
+      request: streamed[1],
+      stream,
+      operator: operator as ThresholdOperator,
+      value,
+      expression,
+    };
+  }
   return { key, metric, request: keyMatch[2], operator: operator as ThresholdOperator, value, expression };
 }
+
+/** `NAME.stream.TIMING`: a streamed request's timing. */
+const STREAM_KEY_RE = new RegExp(`^(.+)\\.stream\\.(${STREAM_TIMINGS.join("|")})$`);
 
 export function compareThreshold(actual: number, operator: ThresholdOperator, expected: number): boolean {
   switch (operator) {

@@ -44,6 +44,7 @@ export const NOT_FOR_WS: Readonly<Record<string, string>> = {
   multipart: "a ws request has no body: send messages in its steps",
   capture: "a ws request captures nothing: await messages with expect steps",
   expect: "a ws request's answers are awaited with expect steps",
+  stream: "a ws request's messages are awaited with expect steps, not as a stream",
 };
 
 /** The name an expect step's exchange is recorded under. */

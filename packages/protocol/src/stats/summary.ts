@@ -55,6 +55,19 @@ export const requestSummarySchema = totalsSummarySchema.extend({
   flow: z.string().optional(),
   /** The scenario (of `scenarios:`) the request belongs to. */
   scenario: z.string().optional(),
+  /**
+   * A streamed response's timings (percentiles over every stream, merged exactly): to its first
+   * byte and first event, and the gaps between events; its events in all and per stream.
+   */
+  stream: z
+    .object({
+      firstByteMs: latencySummarySchema,
+      firstEventMs: latencySummarySchema,
+      gapMs: latencySummarySchema,
+      events: z.number(),
+      eventsPerStream: z.number(),
+    })
+    .optional(),
   /** A WebSocket handshake's name: the messages and bytes its sockets carried both ways. */
   ws: z
     .object({

@@ -21,6 +21,7 @@ import { RequestTable } from "../RequestTable/RequestTable.js";
 import { RunWorkers } from "../RunWorkers/RunWorkers.js";
 import { StatCard } from "../StatCard/StatCard.js";
 import { StatusCodes } from "../StatusCodes/StatusCodes.js";
+import { Streams } from "../Streams/Streams.js";
 import { Thresholds } from "../Thresholds/Thresholds.js";
 import { TrustNotice } from "../TrustNotice/TrustNotice.js";
 import { WebSockets } from "../WebSockets/WebSockets.js";
@@ -223,6 +224,12 @@ export function RunView({
         <section>
           <h2>Checks</h2>
           <Checks checks={summary.checks} />
+        </section>
+      )}
+      {summary.requests.some((r) => r.stream) && (
+        <section>
+          <h2>Streams</h2>
+          <Streams requests={summary.requests} />
         </section>
       )}
       {summary.requests.some((r) => r.ws) && (
