@@ -115,4 +115,51 @@ describe("streamed responses", () => {
     expect(notStreamed.status).toBe(400);
     expect(notStreamed.body.details?.[0]?.path).toBe("thresholds.chat.stream.firstEventMs.p95");
   });
+
+  it("reach a script as events, as they come (vu.http.stream), timed and counted as in a scenario", async () => {
+    server.reset();
+    const created = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: {
+        name: "scripted-streams",
+        target: server.url,
+        load: { executor: "per-vu-iterations", vus: 2, iterations: 3 },
+        script: "./chat.ts",
+        thresholds: { "chat.stream.firstEventMs.p50": ">=90" },
+      },
+      scripts: {
+        "chat.ts": `
+import type { Vu } from "@volley/script";
+export default async function (vu: Vu) {
+  const chat = await vu.http.stream("POST", "/sse?first=100&gap=30&events=5", {
+    name: "chat",
+    json: { stream: true },
+    stream: { kind: "sse", until: "[DONE]" },
+  });
+  let text = "";
+  for await (const event of chat.events()) text += JSON.parse(event.data).choices[0].delta.content;
+  vu.check("every token", chat.status === 200 && text === "t1t2t3t4t5");
+  // Leaving the loop ends a stream the server would hold open.
+  const partial = await vu.http.stream("GET", "/sse?first=10&gap=20&events=10&hold=1", { name: "partial" });
+  let read = 0;
+  for await (const _event of partial.events()) if (++read === 3) break;
+}
+`,
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const report = await waitForRunEnd<RunDetail>(master.url, created.body.id as string, 60_000);
+    expect(report.status).toBe("finished");
+    const byName = new Map(report.summary.requests.map((r) => [r.name, r]));
+    expect(byName.get("chat")).toMatchObject({ requests: 6, failures: 0 });
+    expect(byName.get("chat")?.stream).toMatchObject({ events: 30, eventsPerStream: 5 });
+    expect(byName.get("chat")?.stream?.firstEventMs.p50 ?? 0).toBeGreaterThanOrEqual(99);
+    expect(report.summary.checks).toEqual([{ name: "every token", passes: 6, fails: 0 }]);
+    expect(byName.get("partial")).toMatchObject({ requests: 6, failures: 0 });
+    expect(byName.get("partial")?.stream?.eventsPerStream ?? 0).toBeGreaterThanOrEqual(3);
+    expect(byName.get("partial")?.stream?.eventsPerStream ?? 99).toBeLessThanOrEqual(4);
+    expect(byName.get("partial")?.latencyMs.max ?? 10_000).toBeLessThan(1000);
+    expect(server.counts.streams).toBe(12);
+    expect(report.passed).toBe(true);
+    await waitFor(() => server.open === 0, { what: "the streams the script left closed", timeoutMs: 5000 });
+  });
 });

@@ -80,6 +80,32 @@ export interface VuHttp {
    * still counted once).
    */
   batch(requests: ReadonlyArray<BatchRequest>): Promise<HttpResponse[]>;
+  /**
+   * A request whose answer is a stream of events (SSE, NDJSON, LLM tokens): resolves once its head
+   * arrives; `events()` yields each event as it comes. Recorded when the stream ends, with its time
+   * to first byte, to first event and the gaps between events (as a scenario's `stream:` request).
+   */
+  stream(method: string, url: string, options?: StreamOptions): Promise<HttpStream>;
+}
+
+/** How `vu.http.stream` reads the answer. */
+export interface StreamOptions extends Omit<RequestOptions, "expect"> {
+  /** `sse` (Server-Sent Events, the default) or `lines` (NDJSON and the like); `until`: the event holding this text ends the stream. */
+  stream?: { kind?: "sse" | "lines"; until?: string };
+}
+
+/** One event of a stream: an SSE event's data (its `data:` lines joined), its name and id; a line's text. */
+export interface StreamEvent {
+  data: string;
+  event?: string;
+  id?: string;
+}
+
+/** A streamed answer: its status once the head arrived, then its events as they come. */
+export interface HttpStream {
+  status: number;
+  /** Each event as it arrives; leaving the loop ends the stream (counted as answered). */
+  events(): AsyncIterable<StreamEvent>;
 }
 
 /** One request of `vu.http.batch`. */

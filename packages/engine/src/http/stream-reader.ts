@@ -9,6 +9,30 @@ export interface StreamSpec {
   until: string | null;
 }
 
+/** One event as a script reads it: an SSE event's data (its `data:` lines joined), name and id; a line's text. */
+export interface StreamEvent {
+  data: string;
+  event?: string;
+  id?: string;
+}
+
+/** An SSE block's fields (RFC: one optional space after the colon is not part of the value). */
+function parseSse(block: string): StreamEvent {
+  const data: string[] = [];
+  const event: StreamEvent = { data: "" };
+  for (const line of block.split("\n")) {
+    const colon = line.indexOf(":");
+    if (colon <= 0) continue;
+    const field = line.slice(0, colon);
+    const value = line.slice(colon + 1).replace(/^ /, "");
+    if (field === "data") data.push(value);
+    else if (field === "event") event.event = value;
+    else if (field === "id") event.id = value;
+  }
+  event.data = data.join("\n");
+  return event;
+}
+
 /** Where a stream's timings go: one record per stream for its first event, one per gap. */
 export interface StreamRecorders {
   firstEvent: RequestRecorder;
@@ -34,6 +58,8 @@ export class StreamReader {
   constructor(
     private readonly spec: StreamSpec,
     private readonly recorders: StreamRecorders,
+    /** Hears each event (a script reading the stream); the declarative engine only times them. */
+    private readonly onEvent: ((event: StreamEvent) => void) | null = null,
   ) {}
 
   /** A new stream whose timings count from `startedAt` (performance.now ms). */
@@ -60,6 +86,8 @@ export class StreamReader {
         return;
       }
       this.event(now);
+      if (this.onEvent !== null)
+        this.onEvent(this.spec.kind === "sse" ? parseSse(block) : { data: block.replace(/\r$/, "") });
     }
     this.partial = text.length - start > MAX_PARTIAL ? "" : text.slice(start);
   }

@@ -70,10 +70,11 @@ export class ScriptRequest extends ResponseIntake implements Dispatcher.Dispatch
     startedAt: number,
     private readonly resolve: (answer: RawAnswer) => void,
     private readonly reject: (error: Error) => void,
+    /** A script may read any answer's body; a stream's events are read as they come instead. */
+    keepBody = true,
   ) {
     super();
-    // A script may read any answer's body.
-    this.beginIntake(true, bytesOut, startedAt);
+    this.beginIntake(keepBody, bytesOut, startedAt);
   }
 
   protected get timeoutMs(): number {

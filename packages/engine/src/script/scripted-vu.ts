@@ -14,6 +14,7 @@ import {
   scriptRequest,
 } from "./script-http.js";
 import type { ScriptRequest } from "./script-request.js";
+import { scriptStream } from "./script-stream.js";
 
 /** What the scripted VUs of one part share. */
 export interface ScriptVuContext {
@@ -265,6 +266,7 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
         patch: (url, options) => request("PATCH", url, options),
         delete: (url, options) => request("DELETE", url, options),
         request: (method, url, options) => request(method, url, options),
+        stream: (method, url, options) => scriptStream(ctx.http, self, method, url, options),
         batch: (requests) => {
           if (!Array.isArray(requests)) throw new TypeError("vu.http.batch takes an array of requests");
           return Promise.all(

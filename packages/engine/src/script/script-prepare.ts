@@ -1,0 +1,207 @@
+import { randomUUID } from "node:crypto";
+import type { RequestOptions } from "@volley/script";
+import type { RequestRecorder } from "@volley/stats";
+import type { Dispatcher } from "undici";
+import { basicAuthorization } from "../http/basic-auth.js";
+import type { CookieJar } from "../http/cookie-jar.js";
+import type { VuOrigin } from "../vu/vu-context.js";
+import type { ScriptRecorders } from "./script-recorders.js";
+import type { ScriptRequest } from "./script-request.js";
+
+// A scripted request before it is sent: where it goes, under which name, and its bytes. Shared by
+// `vu.http.*` (script-http.ts) and `vu.http.stream` (script-stream.ts).
+
+/** What every scripted VU of a thread shares for HTTP. */
+export interface ScriptHttpSettings {
+  /** The scenario's target: origin, host, scheme and the path prefix of `target` (e.g. "/api"). */
+  target: { origin: string; prefix: string; host: string; https: boolean; authorization: string | null };
+  /** The pool and gate of an origin, made on first use (the target's is the engine's own). */
+  originOf: (origin: string) => VuOrigin;
+  recorders: ScriptRecorders;
+  timeoutMs: number;
+  maxBodyBytes: number;
+  compression: boolean;
+  /** Accept any TLS certificate (http.insecureTls): for wss:// sockets too. */
+  insecureTls: boolean;
+}
+
+/** One VU's side of a request: its cookies, and the request it may have to abort. */
+export interface ScriptRequester {
+  cookies: CookieJar | null;
+  /** performance.now() the first request of an arrival-rate iteration counts from; -1 otherwise. */
+  takeScheduledStart(): number;
+  /**
+   * A request of the running iteration starts: the VU sends it when one of its connection slots
+   * (http.maxConnectionsPerVu) is free. `untrack` hears of its end (answered, failed or aborted).
+   */
+  send(request: ScriptRequest): void;
+  untrack(request: ScriptRequest): void;
+  /**
+   * The frame root of the script whose requests keep where they were made (it was seen not
+   * awaiting one), or null.
+   */
+  readonly locatesCalls: string | null;
+  /** Throws when the iteration was aborted (no new request may start). */
+  assertRunning(): void;
+}
+
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+/** A scripted request ready to send: where, under which name, and what goes on the wire. */
+export interface PreparedRequest {
+  origin: string;
+  host: string;
+  path: string;
+  recorder: RequestRecorder;
+  dispatch: Dispatcher.DispatchOptions;
+  timeoutMs: number;
+  /** An estimate for undici's client; Volley's own reports what it wrote. */
+  estimatedBytesOut: number;
+}
+
+/**
+ * A script's request as it will be sent: the URL placed, the name (`METHOD path`, query left out)
+ * and its recorder, the body encoded, the headers (compression, authorization, cookies) added.
+ */
+export function prepareScriptRequest(
+  settings: ScriptHttpSettings,
+  vu: ScriptRequester,
+  method: string,
+  url: string,
+  options: RequestOptions,
+): PreparedRequest {
+  vu.assertRunning();
+  const verb = METHODS.has(method) ? method : String(method).toUpperCase();
+  if (!METHODS.has(verb)) throw new TypeError(`vu.http: unknown method "${method}"`);
+  const { origin, path, host, https, authorization } = locate(settings, url);
+  const query = path.indexOf("?");
+  const name = options.name ?? `${verb} ${query < 0 ? path : path.slice(0, query)}`;
+  const recorder = settings.recorders.request(name, verb);
+  const { headers: built, body } = encodeBody(options);
+  if (settings.compression && !hasHeader(built, "accept-encoding"))
+    built.push("accept-encoding", "gzip, br, deflate");
+  if (options.headers !== undefined) {
+    for (const [key, value] of Object.entries(options.headers)) built.push(key, String(value));
+  }
+  if (authorization !== null && !hasHeader(built, "authorization"))
+    built.push("authorization", authorization);
+  const cookie = vu.cookies?.header(host, path, https) ?? null;
+  if (cookie !== null) built.push("cookie", cookie);
+  // No headers of its own: the shared frozen list lets the client reuse the request's bytes.
+  const headers = built.length === 0 ? NO_HEADERS : built;
+  const timeoutMs = options.timeout ?? settings.timeoutMs;
+  let estimatedBytesOut = verb.length + path.length + 12 + (body === null ? 0 : body.length);
+  for (let i = 0; i < headers.length; i++) estimatedBytesOut += headers[i].length + 2;
+  return {
+    origin,
+    host,
+    path,
+    recorder,
+    dispatch: {
+      path,
+      method: verb as Dispatcher.HttpMethod,
+      headers: headers as string[],
+      body,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    },
+    timeoutMs,
+    estimatedBytesOut,
+  };
+}
+
+const NO_HEADERS: readonly string[] = Object.freeze([]);
+
+/** The origin, path and host a script's `url` (a path on the target, or absolute) goes to. */
+export function locate(settings: ScriptHttpSettings, url: string) {
+  if (url.startsWith("/")) {
+    const target = new URL(settings.target.origin);
+    return {
+      origin: settings.target.origin,
+      path: settings.target.prefix + url,
+      host: target.host,
+      https: target.protocol === "https:",
+      authorization: settings.target.authorization,
+    };
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new TypeError(`vu.http: "${url}" is neither a path ("/...") nor an absolute URL`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new TypeError(`vu.http: "${url}" must use http:// or https://`);
+  }
+  return {
+    origin: parsed.origin,
+    path: parsed.pathname + parsed.search,
+    host: parsed.host,
+    https: parsed.protocol === "https:",
+    // Credentials in the URL travel as Basic authentication (fetch would refuse the URL).
+    authorization: basicAuthorization(parsed),
+  };
+}
+
+function encodeBody(options: RequestOptions): { headers: string[]; body: string | Buffer | null } {
+  if (
+    options.body === undefined &&
+    options.json === undefined &&
+    options.form === undefined &&
+    options.multipart === undefined
+  ) {
+    return { headers: [], body: null };
+  }
+  const given = ["body", "json", "form", "multipart"].filter(
+    (k) => options[k as keyof RequestOptions] !== undefined,
+  );
+  if (given.length > 1)
+    throw new TypeError(`vu.http: a request has one body: ${given.join(" and ")} are both set`);
+  if (options.json !== undefined)
+    return { headers: ["content-type", "application/json"], body: JSON.stringify(options.json) };
+  if (options.form !== undefined) {
+    return {
+      headers: ["content-type", "application/x-www-form-urlencoded"],
+      body: new URLSearchParams(options.form).toString(),
+    };
+  }
+  if (options.multipart !== undefined) return multipartBody(options.multipart);
+  if (options.body === undefined) return { headers: [], body: null };
+  return { headers: [], body: typeof options.body === "string" ? options.body : Buffer.from(options.body) };
+}
+
+function multipartBody(fields: NonNullable<RequestOptions["multipart"]>): {
+  headers: string[];
+  body: Buffer;
+} {
+  const boundary = `volley-${randomUUID()}`;
+  const parts: Buffer[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    const safe = name.replace(/["\r\n]/g, "_");
+    if (typeof value === "string") {
+      parts.push(
+        Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${safe}"\r\n\r\n${value}\r\n`),
+      );
+    } else {
+      const filename = (value.filename ?? safe).replace(/["\r\n]/g, "_");
+      const type = value.contentType ?? "application/octet-stream";
+      parts.push(
+        Buffer.from(
+          `--${boundary}\r\ncontent-disposition: form-data; name="${safe}"; filename="${filename}"\r\ncontent-type: ${type}\r\n\r\n`,
+        ),
+        typeof value.content === "string" ? Buffer.from(value.content) : Buffer.from(value.content),
+        Buffer.from("\r\n"),
+      );
+    }
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return {
+    headers: ["content-type", `multipart/form-data; boundary=${boundary}`],
+    body: Buffer.concat(parts),
+  };
+}
+
+function hasHeader(headers: string[], name: string): boolean {
+  for (let i = 0; i < headers.length; i += 2) if (headers[i].toLowerCase() === name) return true;
+  return false;
+}
