@@ -7,7 +7,6 @@ import { VuSockets } from "../ws/vu-sockets.js";
 import { describeScriptError, type LoadedScript } from "./load-scripts.js";
 import type { NotAwaitedLog } from "./not-awaited-log.js";
 import {
-  locate,
   RequestFailedError,
   type ScriptHttpSettings,
   type ScriptRequester,
@@ -15,6 +14,7 @@ import {
 } from "./script-http.js";
 import type { ScriptRequest } from "./script-request.js";
 import { scriptStream } from "./script-stream.js";
+import { vuCookies } from "./vu-cookies.js";
 
 /** What the scripted VUs of one part share. */
 export interface ScriptVuContext {
@@ -234,31 +234,7 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
           return self.sockets.connect(url, options);
         },
       },
-      cookies: {
-        get(url) {
-          const at = locate(ctx.http, String(url));
-          const header = self.cookies?.header(at.host, at.path, at.https) ?? null;
-          if (header === null) return {};
-          return Object.fromEntries(
-            header.split("; ").map((pair) => {
-              const eq = pair.indexOf("=");
-              return [pair.slice(0, eq), pair.slice(eq + 1)];
-            }),
-          );
-        },
-        set(url, name, value) {
-          if (self.cookies === null)
-            throw new TypeError("vu.cookies.set: cookies are off (http.cookies: false)");
-          if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(String(name))) {
-            throw new TypeError(`vu.cookies.set: "${name}" is not a cookie name`);
-          }
-          const at = locate(ctx.http, String(url));
-          self.cookies.store(`${name}=${String(value).replace(/[;\r\n]/g, "")}; Path=/`, at.host, "/");
-        },
-        clear() {
-          self.cookies?.clear();
-        },
-      },
+      cookies: vuCookies(ctx.http, () => self.cookies),
       http: {
         get: (url, options) => request("GET", url, options),
         post: (url, options) => request("POST", url, options),
