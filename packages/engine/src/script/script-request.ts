@@ -3,21 +3,13 @@ import type { ErrorKind } from "@volley/protocol";
 import type { RequestRecorder } from "@volley/stats";
 import type { Dispatcher } from "undici";
 import { classifyError, describeError } from "../http/classify-error.js";
+import { RequestFailedError } from "../http/request-failed-error.js";
 import { ResponseIntake } from "../http/response-intake.js";
 import type { GateEntrant } from "../vu/connection-gate.js";
 import type { VuOrigin } from "../vu/vu-context.js";
 import type { BundlePosition } from "./call-site.js";
 
-/** A request that got no usable answer (refused, reset, timed out, aborted): already counted. */
-export class RequestFailedError extends Error {
-  constructor(
-    readonly kind: ErrorKind,
-    message: string,
-  ) {
-    super(`${kind}: ${message}`);
-    this.name = "RequestFailedError";
-  }
-}
+export { RequestFailedError } from "../http/request-failed-error.js";
 
 /** What a script request settles with once its answer is complete. */
 export interface RawAnswer {

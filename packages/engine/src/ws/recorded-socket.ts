@@ -3,6 +3,7 @@ import type { ErrorKind } from "@volley/protocol";
 import type { RequestRecorder } from "@volley/stats";
 import WebSocket from "ws";
 import { classifyError, describeError } from "../http/classify-error.js";
+import { RequestFailedError } from "../http/request-failed-error.js";
 
 /** Messages a socket keeps unread at most; older ones are dropped (they were counted). */
 const MAX_UNREAD = 10_000;
@@ -15,17 +16,6 @@ interface Arrival {
 
 /** What an awaited message must be: a substring, a pattern, or a test. */
 export type MessageMatch = string | RegExp | ((message: string | Buffer) => boolean) | undefined;
-
-/** Why a socket operation failed: its kind for the report, and what to tell the caller. */
-export class SocketFailure extends Error {
-  constructor(
-    readonly kind: ErrorKind,
-    message: string,
-  ) {
-    super(`${kind}: ${message}`);
-    this.name = "SocketFailure";
-  }
-}
 
 export interface SocketOpenOptions {
   url: string;
@@ -63,10 +53,10 @@ export class RecordedSocket {
   private waiter: {
     match: MessageMatch;
     resolve: (a: Arrival) => void;
-    reject: (e: SocketFailure) => void;
+    reject: (e: RequestFailedError) => void;
   } | null = null;
   private lastSendAt: number;
-  private closedWith: SocketFailure | null = null;
+  private closedWith: RequestFailedError | null = null;
   private readonly closed: Promise<void>;
 
   private constructor(
@@ -92,7 +82,7 @@ export class RecordedSocket {
     });
     this.closed = new Promise((resolve) => {
       socket.once("close", (code: number) => {
-        this.closedWith = new SocketFailure(
+        this.closedWith = new RequestFailedError(
           "closed",
           `the socket closed (code ${code}) before a matching message`,
         );
@@ -105,7 +95,7 @@ export class RecordedSocket {
     socket.on("error", () => {});
   }
 
-  /** Opens a socket; the handshake is recorded whatever its outcome. Rejects with a SocketFailure. */
+  /** Opens a socket; the handshake is recorded whatever its outcome. Rejects with a RequestFailedError. */
   static open(options: SocketOpenOptions): Promise<RecordedSocket> {
     const started =
       options.startedAt !== undefined && options.startedAt >= 0 ? options.startedAt : performance.now();
@@ -122,7 +112,7 @@ export class RecordedSocket {
         settled = true;
         options.recorder.record((performance.now() - started) * 1000, status, 0, 0, kind, message);
         socket.terminate();
-        reject(new SocketFailure(kind, message));
+        reject(new RequestFailedError(kind, message));
       };
       socket.once("unexpected-response", (_request, response) => {
         const status = response.statusCode ?? 0;
@@ -153,7 +143,7 @@ export class RecordedSocket {
   }
 
   send(data: string | Uint8Array): void {
-    if (!this.isOpen) throw new SocketFailure("closed", "send on a socket that is not open");
+    if (!this.isOpen) throw new RequestFailedError("closed", "send on a socket that is not open");
     const bytes = typeof data === "string" ? Buffer.byteLength(data) : data.byteLength;
     this.lastSendAt = performance.now();
     this.recorder.recordMessage(true, bytes);
@@ -172,8 +162,8 @@ export class RecordedSocket {
       recorder?.record(Math.max(0, arrival.at - since) * 1000, 0, 0, 0);
       return arrival.data;
     };
-    const failed = (failure: SocketFailure) => {
-      const message = failure.message.replace(/^\w+: /, "");
+    const failed = (failure: RequestFailedError) => {
+      const message = failure.reason;
       recorder?.record((performance.now() - since) * 1000, 0, 0, 0, failure.kind, message);
       return failure;
     };
@@ -187,7 +177,7 @@ export class RecordedSocket {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiter = null;
-        reject(failed(new SocketFailure("timeout", `no matching message within ${timeoutMs} ms`)));
+        reject(failed(new RequestFailedError("timeout", `no matching message within ${timeoutMs} ms`)));
       }, timeoutMs);
       this.waiter = {
         match,
@@ -214,7 +204,7 @@ export class RecordedSocket {
 
   /** Ends the socket now (a stop): a message awaited on it fails as `aborted`. */
   terminate(): void {
-    this.waiter?.reject(new SocketFailure("aborted", "the iteration ended while a message was awaited"));
+    this.waiter?.reject(new RequestFailedError("aborted", "the iteration ended while a message was awaited"));
     this.waiter = null;
     this.socket.terminate();
   }

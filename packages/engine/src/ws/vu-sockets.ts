@@ -2,8 +2,7 @@ import { WS_METHOD } from "@volley/protocol";
 import type { WsConnectOptions, WsNextOptions, WsSocket } from "@volley/script";
 import { basicAuthorization } from "../http/basic-auth.js";
 import type { ScriptHttpSettings } from "../script/script-http.js";
-import { RequestFailedError } from "../script/script-request.js";
-import { RecordedSocket, SocketFailure } from "./recorded-socket.js";
+import { RecordedSocket } from "./recorded-socket.js";
 
 /** `ws://host/path` for a path on the target (ws or wss as the target is http or https), or the URL as given. */
 export function socketUrl(settings: ScriptHttpSettings, url: string): { url: string; path: string } {
@@ -25,13 +24,6 @@ export function socketUrl(settings: ScriptHttpSettings, url: string): { url: str
   return { url, path: parsed.pathname + parsed.search };
 }
 
-/** A script's failure of a socket: counted already, it ends the iteration quietly unless caught. */
-function asScriptError(error: unknown): unknown {
-  return error instanceof SocketFailure
-    ? new RequestFailedError(error.kind, error.message.replace(/^\w+: /, ""))
-    : error;
-}
-
 /**
  * One scripted VU's WebSockets. Every socket an iteration opened is closed when the iteration
  * ends (politely) or is aborted (at once): none outlives the iteration that made it.
@@ -50,37 +42,25 @@ export class VuSockets {
     if (credentials !== null && !Object.keys(headers).some((h) => h.toLowerCase() === "authorization")) {
       headers.authorization = credentials;
     }
-    let socket: RecordedSocket;
-    try {
-      socket = await RecordedSocket.open({
-        url: at.url,
-        headers,
-        timeoutMs: options.timeout ?? http.timeoutMs,
-        insecureTls: http.insecureTls,
-        recorder: http.recorders.request(String(name), WS_METHOD),
-      });
-    } catch (error) {
-      throw asScriptError(error);
-    }
+    // A failure rejects with a RequestFailedError, counted already (see recorded-socket.ts).
+    const socket = await RecordedSocket.open({
+      url: at.url,
+      headers,
+      timeoutMs: options.timeout ?? http.timeoutMs,
+      insecureTls: http.insecureTls,
+      recorder: http.recorders.request(String(name), WS_METHOD),
+    });
     this.open.add(socket);
     const sockets = this;
     return {
       send(data) {
-        try {
-          socket.send(data);
-        } catch (error) {
-          throw asScriptError(error);
-        }
+        socket.send(data);
       },
       async next(next: WsNextOptions = {}) {
         const recorder =
           next.name === undefined ? null : http.recorders.request(String(next.name), WS_METHOD);
-        try {
-          const data = await socket.next(next.match, next.timeout ?? http.timeoutMs, recorder);
-          return typeof data === "string" ? data : new Uint8Array(data);
-        } catch (error) {
-          throw asScriptError(error);
-        }
+        const data = await socket.next(next.match, next.timeout ?? http.timeoutMs, recorder);
+        return typeof data === "string" ? data : new Uint8Array(data);
       },
       async close() {
         sockets.open.delete(socket);

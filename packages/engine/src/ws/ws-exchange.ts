@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ErrorKind } from "@volley/protocol";
 import type { RequestRecorder } from "@volley/stats";
+import { RequestFailedError } from "../http/request-failed-error.js";
 import type { TemplateContext } from "../scenario/compiled-template.js";
 import type { CompiledWs } from "../scenario/compiled-ws.js";
 import type { VuContext } from "../vu/vu-context.js";
-import { RecordedSocket, SocketFailure } from "./recorded-socket.js";
+import { RecordedSocket } from "./recorded-socket.js";
 
 /** What a `ws:` request needs of the VU it runs for. */
 export interface WsExchangeOwner {
@@ -38,8 +39,8 @@ export class WsExchange {
       (error: unknown) =>
         this.done(
           run,
-          error instanceof SocketFailure
-            ? [error.kind, error.message.replace(/^\w+: /, "")]
+          error instanceof RequestFailedError
+            ? [error.kind, error.reason]
             : ["other", (error as Error).message ?? String(error)],
         ),
     );
@@ -88,7 +89,7 @@ export class WsExchange {
       // A failed step ends the socket too: nothing stays open after its request.
       socket.terminate();
       if ((error as Error).name === "AbortError")
-        throw new SocketFailure("aborted", "aborted at the end of gracefulStop");
+        throw new RequestFailedError("aborted", "aborted at the end of gracefulStop");
       throw error;
     }
   }
