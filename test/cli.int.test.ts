@@ -6,7 +6,7 @@ import type { RunDetail } from "@volley/protocol";
 import { XMLValidator } from "fast-xml-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestMaster, startTestWorker } from "./support/in-process.js";
-import { getJson, isolatedSetup, ROOT, sendJson, spawnCli, waitFor } from "./support/processes.js";
+import { CLI, getJson, isolatedSetup, ROOT, sendJson, spawnCli, waitFor } from "./support/processes.js";
 import { startTargetServer, type TargetServer } from "./support/target-server.js";
 
 let target: TargetServer;
@@ -372,5 +372,45 @@ describe("volley command", () => {
       requests: [{ path: "/status/503" }, { path: "/hello" }],
     });
     expect((await volley(["run", mixed, "--threads", "1"])).code).toBe(0);
+  });
+
+  it("logs short lines for a person on a terminal (a pty), JSON lines elsewhere or with --log-format json", async () => {
+    const setup = isolatedSetup();
+    const inTerminal = async (flags: string) => {
+      // `script` runs the master on a pseudo-terminal, as a person's shell would.
+      const command = `${process.execPath} ${CLI} ${flags} master --port 0`;
+      const child = spawn("script", ["-qfec", command, "/dev/null"], {
+        env: {
+          ...process.env,
+          DATABASE_URL: setup.databaseUrl,
+          VOLLEY_QUEUE_PREFIX: setup.queuePrefix,
+          VOLLEY_LOG_LEVEL: "info",
+          VOLLEY_LOG_FORMAT: "",
+        },
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      let output = "";
+      child.stdout.on("data", (d: Buffer) => {
+        output += d.toString();
+      });
+      try {
+        await waitFor(() => output.includes("database ready"), {
+          what: "the master's first log line",
+          timeoutMs: 20_000,
+        });
+      } finally {
+        child.kill("SIGTERM");
+        await new Promise((resolve) => child.once("exit", resolve));
+      }
+      return output;
+    };
+    const human = await inTerminal("");
+    expect(human).toMatch(/\d\d:\d\d:\d\d {2}INFO {3}master {2}database ready {2}database=sqlite/);
+    expect(human).not.toContain('{"level"');
+    expect(await inTerminal("--log-format json")).toContain('"msg":"database ready"');
+    expect(await volley(["--log-format", "yaml", "master"])).toMatchObject({
+      code: 2,
+      output: expect.stringContaining('--log-format: expected json or human, got "yaml"'),
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { humanLogStream } from "@volley/protocol";
 import { pino } from "pino";
 import { AggregatorNode } from "./aggregator-node.js";
 import { type AggregatorOptions, resolveAggregatorOptions } from "./options.js";
@@ -12,7 +13,9 @@ export async function startAggregator(options: AggregatorOptions = {}): Promise<
   const resolved = resolveAggregatorOptions(options);
   const log = pino(
     { level: resolved.logLevel, base: { service: "volley-aggregator", partition: resolved.partition } },
-    pino.destination({ dest: 1, sync: false }),
+    resolved.logFormat === "human"
+      ? humanLogStream(process.stdout)
+      : pino.destination({ dest: 1, sync: false }),
   );
   const node = new AggregatorNode(resolved, log);
   await node.start();

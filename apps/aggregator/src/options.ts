@@ -1,5 +1,13 @@
 import { hostname } from "node:os";
-import { ConfigError, partitionIdSchema, REDIS_PREFIX, redisUrlOf, redisUrlSchema } from "@volley/protocol";
+import {
+  ConfigError,
+  type LogFormat,
+  logFormatOf,
+  partitionIdSchema,
+  REDIS_PREFIX,
+  redisUrlOf,
+  redisUrlSchema,
+} from "@volley/protocol";
 
 export interface AggregatorOptions {
   /** Redis that the master and workers use. @defaultValue REDIS_URL, else redis://127.0.0.1:6379 */
@@ -23,6 +31,8 @@ export interface AggregatorOptions {
   concurrency?: number;
   /** @defaultValue VOLLEY_LOG_LEVEL, else "info" */
   logLevel?: string;
+  /** JSON lines, or short lines for a person. @defaultValue human on a terminal, else json (VOLLEY_LOG_FORMAT) */
+  logFormat?: LogFormat;
 }
 
 export type ResolvedAggregatorOptions = Required<AggregatorOptions>;
@@ -52,5 +62,6 @@ export function resolveAggregatorOptions(options: AggregatorOptions): ResolvedAg
     windowMs,
     concurrency: options.concurrency ?? 5000,
     logLevel: options.logLevel ?? env.VOLLEY_LOG_LEVEL ?? "info",
+    logFormat: logFormatOf(options.logFormat, env),
   };
 }

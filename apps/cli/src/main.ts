@@ -20,10 +20,29 @@ Commands:
   run         run a scenario headless and print the summary
   start       master + one local worker + Redis if needed (the quick start)
 
-Run "volley <command> --help" for the options of each.`;
+Run "volley <command> --help" for the options of each.
+
+  --log-format json|human  logs as JSON lines, or short lines for a person
+                           (default: human on a terminal, JSON otherwise)`;
 
 /** Runs the CLI; returns the exit code. */
-export async function main(argv: string[]): Promise<number> {
+export async function main(input: string[]): Promise<number> {
+  let argv = input;
+  // Every command's components read it (VOLLEY_LOG_FORMAT): one flag for all of them.
+  const at = argv.findIndex((arg) => arg === "--log-format" || arg.startsWith("--log-format="));
+  if (at >= 0) {
+    const value = argv[at].includes("=") ? argv[at].slice("--log-format=".length) : argv[at + 1];
+    // Loaded only when asked: `volley --help` stays instant.
+    const { LOG_FORMATS } = await import("@volley/protocol");
+    if (!(LOG_FORMATS as readonly string[]).includes(value ?? "")) {
+      console.error(
+        `volley: --log-format: expected json or human, got ${value === undefined ? "nothing" : `"${value}"`}`,
+      );
+      return EXIT.usage;
+    }
+    process.env.VOLLEY_LOG_FORMAT = value;
+    argv = argv.filter((_, i) => i !== at && (argv[at].includes("=") || i !== at + 1));
+  }
   const [name, ...rest] = argv;
   if (!name || name === "--help" || name === "-h" || name === "help") {
     console.log(HELP);

@@ -1,7 +1,7 @@
 import { randomBytes, X509Certificate } from "node:crypto";
 import { hostname } from "node:os";
 import { openDatabase, redact } from "@volley/db";
-import { ConfigError, type RunDetail, VOLLEY_VERSION, withTimeout } from "@volley/protocol";
+import { ConfigError, humanLogStream, type RunDetail, VOLLEY_VERSION, withTimeout } from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { pino } from "pino";
@@ -40,7 +40,9 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
       base: { service: "volley-master" },
       redact: ["token", "*.token", "headers.authorization"],
     },
-    pino.destination({ dest: opts.logDestination ?? 1, sync: false }),
+    opts.logFormat === "human" && opts.logDestination === undefined
+      ? humanLogStream(process.stdout)
+      : pino.destination({ dest: opts.logDestination ?? 1, sync: false }),
   );
   const db = await openDatabase({ url: opts.databaseUrl }).catch((error: Error) => {
     throw new ConfigError(`cannot open the database at ${redact(opts.databaseUrl)}: ${error.message}`);

@@ -1,6 +1,6 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { cpus } from "node:os";
-import { ConfigError, REDIS_PREFIX, redisUrlOf } from "@volley/protocol";
+import { ConfigError, type LogFormat, logFormatOf, REDIS_PREFIX, redisUrlOf } from "@volley/protocol";
 import type { WorkerCommand } from "./workers/local-workers.js";
 
 export interface MasterOptions {
@@ -58,6 +58,8 @@ export interface MasterOptions {
   webRoot?: string | null;
   /** @defaultValue "info" */
   logLevel?: string;
+  /** JSON lines, or short lines for a person. @defaultValue human on a terminal, else json (VOLLEY_LOG_FORMAT) */
+  logFormat?: LogFormat;
   /** Log to this file descriptor or path instead of stdout. */
   logDestination?: string | number;
   /** Time from accepting a run to its common start. @defaultValue 1500 */
@@ -144,6 +146,7 @@ export function resolveMasterOptions(options: MasterOptions, env = process.env):
     webRoot:
       options.webRoot === undefined ? new URL("../../web/dist", import.meta.url).pathname : options.webRoot,
     logLevel: options.logLevel ?? env.VOLLEY_LOG_LEVEL ?? "info",
+    logFormat: logFormatOf(options.logFormat, env),
     logDestination: options.logDestination,
     startDelayMs: options.startDelayMs ?? 1500,
     lateMs: options.lateMs ?? 5000,

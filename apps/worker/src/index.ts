@@ -1,3 +1,4 @@
+import { humanLogStream } from "@volley/protocol";
 import { pino } from "pino";
 import { resolveWorkerOptions, type WorkerOptions } from "./options.js";
 import { WorkerNode } from "./worker-node.js";
@@ -15,7 +16,10 @@ export function startWorker(options: WorkerOptions, logStream?: { write(line: st
   const resolved = resolveWorkerOptions(options);
   const log = pino(
     { level: resolved.logLevel, base: { service: "volley-worker", worker: resolved.name } },
-    logStream ?? pino.destination({ dest: 1, sync: false }),
+    logStream ??
+      (resolved.logFormat === "human"
+        ? humanLogStream(process.stdout)
+        : pino.destination({ dest: 1, sync: false })),
   );
   const node = new WorkerNode(resolved, log);
   node.start();

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { availableParallelism, hostname } from "node:os";
-import { ConfigError } from "@volley/protocol";
+import { ConfigError, type LogFormat, logFormatOf } from "@volley/protocol";
 import type { MasterTls } from "./connection/master-connection.js";
 
 export interface WorkerOptions {
@@ -20,6 +20,8 @@ export interface WorkerOptions {
   maxBufferedBatches?: number;
   /** @defaultValue "info" */
   logLevel?: string;
+  /** JSON lines, or short lines for a person. @defaultValue human on a terminal, else json (VOLLEY_LOG_FORMAT) */
+  logFormat?: LogFormat;
   /** An engine thread silent this long while its slice runs is blocked, and stopped. @defaultValue 10000 */
   threadStallMs?: number;
   /** An `https://` master's CA (PEM) or pinned certificate fingerprint. @defaultValue the system's CAs */
@@ -73,6 +75,7 @@ export function resolveWorkerOptions(options: WorkerOptions, env = process.env):
     local: options.local ?? false,
     maxBufferedBatches: options.maxBufferedBatches ?? 600,
     logLevel: options.logLevel ?? env.VOLLEY_LOG_LEVEL ?? "info",
+    logFormat: logFormatOf(options.logFormat, env),
     threadStallMs: options.threadStallMs ?? 10_000,
     masterTls: tls,
     workerId: randomUUID(),

@@ -6,6 +6,7 @@ export * from "./duration.js";
 export * from "./errors.js";
 export * from "./format.js";
 export * from "./json-depth.js";
+export * from "./log-format.js";
 export * from "./messages/change-load.js";
 export * from "./messages/clock-ping.js";
 export * from "./messages/error-message.js";
