@@ -1,0 +1,88 @@
+import type { RunDetail } from "@volley/protocol";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  hold,
+  isolatedSetup,
+  killAll,
+  sendJson,
+  startMasterProcess,
+  startWorkerProcess,
+  waitFor,
+  waitForRunEnd,
+  waitForRunSeconds,
+} from "./support/processes.js";
+import { freePort } from "./support/redis-server.js";
+import { type StreamTestServer, startStreamServer } from "./support/stream-server.js";
+import { startWsServer, type WsTestServer } from "./support/ws-server.js";
+
+// WebSocket and streamed traffic through the faults HTTP is tested under (distributed.int):
+// the figures of their own (messages, events, stream timings) are checkpointed and merged
+// exactly once like request counts, so a master killed mid-run and restarted ends the run with
+// the servers' own counts.
+let ws: WsTestServer;
+let streams: StreamTestServer;
+beforeAll(async () => {
+  [ws, streams] = await Promise.all([startWsServer(), startStreamServer()]);
+});
+afterAll(async () => {
+  await ws?.close();
+  await streams?.close();
+});
+afterEach(async () => {
+  await killAll();
+  ws.reset();
+  streams.reset();
+});
+
+describe("WebSocket and streams through faults", () => {
+  it("a master killed mid-run and restarted: handshakes, messages, streams and events equal the servers' counts", async () => {
+    const setup = isolatedSetup();
+    const port = await freePort();
+    const env = { VOLLEY_INSTANCE_ID: "protocol-master", VOLLEY_RUN_LEASE_MS: "3000" };
+    const first = await startMasterProcess(setup, ["--port", String(port)], env);
+    await startWorkerProcess(first.url, { name: "socket-1" });
+    await startWorkerProcess(first.url, { name: "socket-2" });
+    const created = await sendJson("POST", `${first.url}/api/runs`, {
+      scenario: {
+        name: "protocols-through-a-restart",
+        target: ws.url,
+        load: { executor: "constant-vus", vus: 4, duration: "7s" },
+        requests: [
+          {
+            name: "chat",
+            ws: "/echo?delay=5",
+            steps: [{ send: "hi {{vu}}" }, { expect: "echo: hi", name: "chat.reply" }, { close: true }],
+          },
+          {
+            name: "feed",
+            url: `${streams.url}/sse?first=20&gap=10&events=4`,
+            stream: { kind: "sse", until: "[DONE]" },
+          },
+        ],
+        thinkTime: "20ms",
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.id as string;
+    await waitForRunSeconds(first.url, id, 2);
+    first.signal("SIGKILL");
+    await first.exited;
+    await hold(1000); // the master stays down for a second while its workers keep running
+    const second = await startMasterProcess(setup, ["--port", String(port)], env);
+    const run = await waitForRunEnd<RunDetail>(second.url, id, 90_000);
+    expect(run.status).toBe("finished");
+    expect(run.workers.every((w) => w.status === "finished")).toBe(true);
+    const byName = new Map(run.summary.requests.map((r) => [r.name, r]));
+    expect(byName.get("chat")?.requests).toBe(ws.counts.handshakes);
+    expect(byName.get("chat")?.ws).toMatchObject({
+      messagesSent: ws.counts.received,
+      messagesReceived: ws.counts.sent,
+    });
+    expect(byName.get("chat.reply")?.requests).toBe(ws.counts.sent);
+    expect(byName.get("feed")?.requests).toBe(streams.counts.streams);
+    expect(byName.get("feed")?.stream?.events).toBe(streams.counts.events);
+    expect(byName.get("feed")?.stream?.eventsPerStream).toBe(4);
+    expect(ws.counts.handshakes).toBeGreaterThan(20);
+    await waitFor(() => ws.open === 0 && streams.open === 0, { what: "every socket and stream closed" });
+  });
+});
