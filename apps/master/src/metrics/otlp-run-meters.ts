@@ -6,7 +6,9 @@ import {
   failureCounts,
   type RunMetricsSource,
   requestCounts,
+  streamTimingQuantiles,
   vusSamples,
+  wsMessageCounts,
 } from "./run-samples.js";
 
 /** One run's OpenTelemetry instruments, observed from whatever source is set at collection. */
@@ -35,6 +37,8 @@ export function runMeters(runId: string, version: string, reader: MetricReader):
   const failures = instrument(RUN_METRICS.failures);
   const duration = instrument(RUN_METRICS.duration);
   const vus = instrument(RUN_METRICS.vus);
+  const streamTiming = instrument(RUN_METRICS.streamTiming);
+  const wsMessages = instrument(RUN_METRICS.wsMessages);
   meter.addBatchObservableCallback(
     (result) => {
       if (!source) return;
@@ -42,8 +46,10 @@ export function runMeters(runId: string, version: string, reader: MetricReader):
       for (const s of failureCounts(source)) result.observe(failures, s.value, s.labels);
       for (const s of durationQuantiles(source)) result.observe(duration, s.value, s.labels);
       for (const s of vusSamples(source)) result.observe(vus, s.value, s.labels);
+      for (const s of streamTimingQuantiles(source)) result.observe(streamTiming, s.value, s.labels);
+      for (const s of wsMessageCounts(source)) result.observe(wsMessages, s.value, s.labels);
     },
-    [requests, failures, duration, vus],
+    [requests, failures, duration, vus, streamTiming, wsMessages],
   );
   return {
     runId,

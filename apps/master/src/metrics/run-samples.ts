@@ -1,4 +1,4 @@
-import { isRequestMethod, type RunDetail, requestName, type Scenario } from "@volley/protocol";
+import { isRequestMethod, type RunDetail, requestName, type Scenario, streamOf } from "@volley/protocol";
 import type { RequestAggregate, StatsAggregate } from "@volley/stats";
 import type { RunAggregator } from "../pipeline/run-aggregator.js";
 
@@ -78,6 +78,40 @@ export function durationQuantiles(source: RunMetricsSource): Sample[] {
         value: aggregate.percentileUs(quantile * 100) / 1e6,
       });
     }
+  });
+  return out;
+}
+
+/** Streamed requests' timings (seconds) over the last 10 closed seconds: first byte, first event, gap. */
+export function streamTimingQuantiles(source: RunMetricsSource): Sample[] {
+  const out: Sample[] = [];
+  if (!source.recent) return out;
+  for (const aggregate of source.recent.list()) {
+    const stream = streamOf(aggregate.name);
+    if (stream === null || aggregate.requests === 0) continue;
+    const labels = {
+      run: source.runId,
+      scenario: source.scenarioOf.get(stream.request) ?? "",
+      request: stream.request,
+      timing: stream.timing,
+    };
+    for (const quantile of DURATION_QUANTILES) {
+      out.push({
+        labels: { ...labels, quantile: String(quantile) },
+        value: aggregate.percentileUs(quantile * 100) / 1e6,
+      });
+    }
+  }
+  return out;
+}
+
+/** WebSocket messages by handshake name, sent and received. */
+export function wsMessageCounts(source: RunMetricsSource): Sample[] {
+  const out: Sample[] = [];
+  forEachRequest(source, source.cumulative, (labels, aggregate) => {
+    if (aggregate.messagesSent === 0 && aggregate.messagesReceived === 0) return;
+    out.push({ labels: { ...labels, direction: "sent" }, value: aggregate.messagesSent });
+    out.push({ labels: { ...labels, direction: "received" }, value: aggregate.messagesReceived });
   });
   return out;
 }

@@ -42,6 +42,22 @@ export const RUN_METRICS = {
     labels: [...REQUEST_LABELS, "quantile"],
     help: "Latency quantiles of the running run over its last 10 closed seconds (exact, merged histograms)",
   },
+  streamTiming: {
+    prometheus: "volley_stream_timing_seconds",
+    otlp: "volley.stream.timing",
+    kind: "gauge",
+    unit: "s",
+    labels: [...REQUEST_LABELS, "timing", "quantile"],
+    help: "Streamed responses' time to first byte, to first event and between events, quantiles over the last 10 closed seconds",
+  },
+  wsMessages: {
+    prometheus: "volley_ws_messages_total",
+    otlp: "volley.ws.messages",
+    kind: "counter",
+    unit: "{message}",
+    labels: [...REQUEST_LABELS, "direction"],
+    help: "WebSocket messages of the running run by handshake name and direction (sent, received)",
+  },
   vus: {
     prometheus: "volley_vus",
     otlp: "volley.vus",

@@ -7,7 +7,9 @@ import {
   type RunMetricsSource,
   requestCounts,
   type Sample,
+  streamTimingQuantiles,
   vusSamples,
+  wsMessageCounts,
 } from "../../metrics/run-samples.js";
 import type { Services } from "../../services.js";
 
@@ -54,5 +56,7 @@ export function addRunMetrics(registry: Registry, services: Services): void {
   family(RUN_METRICS.requests, requestCounts);
   family(RUN_METRICS.failures, failureCounts);
   family(RUN_METRICS.duration, durationQuantiles);
+  family(RUN_METRICS.streamTiming, streamTimingQuantiles);
+  family(RUN_METRICS.wsMessages, wsMessageCounts);
   family(RUN_METRICS.vus, vusSamples);
 }
