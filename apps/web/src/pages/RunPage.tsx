@@ -7,6 +7,7 @@ import { RunView } from "../components/RunView/RunView.js";
 import { formatDate } from "../format/format.js";
 import { useRunData } from "../hooks/use-run-data.js";
 import { useLive } from "../live/live-context.js";
+import { trustNow } from "../live/live-trust.js";
 import { isInProgress } from "../live/use-live-feed.js";
 
 /** /runs/:id — one run, live while it runs, the full report after. */
@@ -25,6 +26,7 @@ export function RunPage() {
   }
   if (!data.run || !data.summary) return <p className="muted">Loading…</p>;
   const run = data.run;
+  const trust = trustNow(run, data.summary, Boolean(data.live));
   const queued = run.status === "queued";
   const position = feed.queued.findIndex((q) => q.id === run.id) + 1;
   const ahead = isInProgress(feed.current) ? feed.current : null;
@@ -49,14 +51,13 @@ export function RunPage() {
             </span>{" "}
             {!queued && (
               <span
-                className={`badge trust-${run.trust.verdict}`}
+                className={`badge trust-${trust.verdict}`}
                 data-testid="trust-verdict"
                 title={
-                  run.trust.reasons.map((r) => r.message).join("\n") ||
-                  "no saturation, loss, drops or short run"
+                  trust.reasons.map((r) => r.message).join("\n") || "no saturation, loss, drops or short run"
                 }
               >
-                {run.trust.verdict}
+                {trust.verdict}
               </span>
             )}{" "}
             {run.scenario.load?.executor ?? `${Object.keys(run.scenario.scenarios ?? {}).length} scenarios`} ·{" "}

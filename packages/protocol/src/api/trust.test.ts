@@ -62,6 +62,9 @@ describe("trust verdict", () => {
     expect(trustOf(run({}, { requests: 800 })).reasons[0].message).toContain(
       "p99 and above rest on a handful",
     );
+    // It names the condition that held: a long run short of requests is not "under 10 s".
+    expect(trustOf(run({}, { requests: 800 })).reasons[0].message).toMatch(/: under 1,000 requests, p99/);
+    expect(short.reasons[0].message).toMatch(/: under 10 s, p99/);
   });
 
   it("is untrusted when the run failed, half its workers are missing, or it was saturated half the time", () => {

@@ -86,9 +86,16 @@ export function trustOf(run: TrustInput): Trust {
     });
   }
   if (run.status !== "failed" && (durationS < SHORT_RUN_S || requests < FEW_REQUESTS_FOR_P99)) {
+    // Name the condition that held: a 20 s run of 519 requests is short of requests, not of time.
+    const short = [
+      durationS < SHORT_RUN_S ? `under ${SHORT_RUN_S} s` : "",
+      requests < FEW_REQUESTS_FOR_P99 ? `under ${FEW_REQUESTS_FOR_P99.toLocaleString("en-US")} requests` : "",
+    ]
+      .filter(Boolean)
+      .join(" and ");
     reasons.push({
       kind: "short-run",
-      message: `${requests.toLocaleString("en-US")} requests in ${durationS.toFixed(1)} s: under ${SHORT_RUN_S} s or ${FEW_REQUESTS_FOR_P99.toLocaleString("en-US")} requests, p99 and above rest on a handful of samples`,
+      message: `${requests.toLocaleString("en-US")} requests in ${durationS.toFixed(1)} s: ${short}, p99 and above rest on a handful of samples`,
     });
   }
   return { verdict: untrusted ? "untrusted" : reasons.length ? "degraded" : "trusted", reasons };

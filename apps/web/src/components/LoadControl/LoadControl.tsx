@@ -73,7 +73,9 @@ export function LoadControl({ run, elapsedS }: LoadControlProps) {
   const [applied, setApplied] = useState<LoadChangeRecord | null>(null);
   if (!knobs.length) return null;
   const part = knobs[Math.min(chosen, knobs.length - 1)];
-  const now = currentValue(part, run.loadChanges, elapsedS);
+  // Mid-ramp the planned VUs are fractional (4.6): a person sets and reads whole VUs.
+  const planned = currentValue(part, run.loadChanges, elapsedS);
+  const now = part.knob === "vus" ? Math.round(planned) : Math.round(planned * 10) / 10;
   const unit = part.knob === "vus" ? "VUs" : "iterations/s";
   const submit = async (event: FormEvent) => {
     event.preventDefault();

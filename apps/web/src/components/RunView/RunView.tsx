@@ -10,6 +10,7 @@ import {
 } from "@volley/protocol";
 import { useCallback, useMemo, useState } from "react";
 import { formatMs, formatPercent, formatRate, formatSeconds } from "../../format/format.js";
+import { trustNow } from "../../live/live-trust.js";
 import { CapacityView } from "../CapacityView/CapacityView.js";
 import { Chart } from "../Chart/Chart.js";
 import { ChartScope } from "../ChartScope/ChartScope.js";
@@ -98,10 +99,11 @@ export function RunView({
   const runNodes = workers.filter((w) => runWorkerIds.has(w.id));
   const activeVusNow = live && runNodes.length ? runNodes.reduce((sum, w) => sum + w.vus, 0) : null;
   const saturatedNow = live ? workers.filter((w) => runWorkerIds.has(w.id) && w.saturated) : [];
+  const trust = useMemo(() => trustNow(run, summary, Boolean(live)), [live, run, summary]);
 
   return (
     <div className="run-view">
-      <TrustNotice trust={run.trust} liveSaturated={saturatedNow} />
+      <TrustNotice trust={trust} liveSaturated={saturatedNow} />
       {run.error && <div className="callout bad">{run.error}</div>}
       <div className="stat-grid">
         <StatCard
