@@ -234,7 +234,8 @@ describe("dashboard", () => {
       ]) {
         await phone.goto(`${master.url}${path}`);
         await phone.locator("main h1").waitFor();
-        await phone.waitForTimeout(300);
+        // Laid out with its data: nothing more is being fetched.
+        await phone.waitForLoadState("networkidle");
         const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         expect(overflow, path).toBeLessThanOrEqual(1);
         // Big numbers stay whole inside their cards ("1,769 req/s" on one line, not cut).

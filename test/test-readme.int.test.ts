@@ -32,7 +32,9 @@ describe("the suites' waiting", () => {
     const dir = join(ROOT, "test");
     const sleeping = readdirSync(dir)
       .filter((name) => name.endsWith(".test.ts"))
-      .filter((name) => /new Promise[^\n]*=>\s*setTimeout\(/.test(readFileSync(join(dir, name), "utf8")));
+      .filter((name) =>
+        /new Promise[^\n]*=>\s*setTimeout\(|\.waitForTimeout\(/.test(readFileSync(join(dir, name), "utf8")),
+      );
     expect(sleeping).toEqual([]);
   });
 });
