@@ -335,6 +335,8 @@ describe("volley command", () => {
     const bad = spawnCli(["run", file], { ...env, CLI_TEST_TOKEN: "tok-1" }, ROOT);
     expect(await bad.exited).toBe(2);
     expect(bad.output.join("")).toContain("data.users.file: users.csv: line 2: a quoted field is not closed");
+    // Said once, on its own line (not again inside a one-line summary of the same problems).
+    expect(bad.output.join("").split("a quoted field is not closed")).toHaveLength(2);
   });
 
   it("run: a failed threshold exits 1", async () => {

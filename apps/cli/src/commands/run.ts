@@ -103,9 +103,10 @@ export async function runCommand(argv: string[]): Promise<number> {
       ...(values.queue ? { queue: true } : {}),
     });
     if (created.status !== 201) {
+      // The error repeats its details in one line: with details, each is said once, on its own line.
       const details = created.body.details?.map((d) => `  ${d.path}: ${d.message}`).join("\n");
       throw new UsageError(
-        `the master refused the run: ${created.body.error}${details ? `\n${details}` : ""}`,
+        `the master refused the run:${details ? `\n${details}` : ` ${created.body.error}`}`,
       );
     }
     const runId = created.body.id;
