@@ -59,6 +59,25 @@ describe("feeders, bodies and env across workers and threads", () => {
     );
   });
 
+  it("a CSV without a header line takes the columns the scenario names: every line is a row", async () => {
+    const report = await run({
+      scenario: {
+        name: "headerless",
+        target: target.url,
+        load: { executor: "per-vu-iterations", vus: 1, iterations: 3 },
+        data: { users: { file: "users.csv", columns: ["user", "password"], mode: "unique" } },
+        requests: [{ name: "login", path: "/echo?u={{data.users.user}}&p={{data.users.password}}" }],
+      },
+      files: { "users.csv": "ann,pw1\nbob,pw2\ncid,pw3\n" },
+    });
+    expect(report.status).toBe("finished");
+    expect(target.log.map((e) => new URL(e.url, "http://x").search).sort()).toEqual([
+      "?u=ann&p=pw1",
+      "?u=bob&p=pw2",
+      "?u=cid&p=pw3",
+    ]);
+  });
+
   it("10 VUs x 100 iterations over 4 threads and exactly 1,000 unique rows: every iteration runs, every row once", async () => {
     // 10 VUs split 3, 3, 2, 2 over the threads; dealt by threads alone the rows went 250 each and
     // the two 3-VU threads ran dry: 900 requests, no warning.

@@ -21,7 +21,7 @@ export function inlineFeeder(rows: Array<Record<string, unknown>>): FeederData {
 
 /** Reads feeder files in a thread of its own, off the master's event loop (see feeder-thread.ts). */
 export function readFeederFiles(
-  files: Array<{ name: string; file: string; text: string }>,
+  files: Array<{ name: string; file: string; text: string; columns?: string[] }>,
 ): Promise<FeederAnswer[]> {
   if (files.length === 0) return Promise.resolve([]);
   return new Promise((resolve, reject) => {

@@ -56,7 +56,7 @@ export async function resolveRunInputs(
     }
   });
   const data: Record<string, FeederData> = {};
-  const toRead: Array<{ name: string; file: string; text: string }> = [];
+  const toRead: Parameters<typeof readFeederFiles>[0] = [];
   const kept: RunFileContent[] = Object.entries(sent).map(([name, base64]) => ({
     kind: "attachment",
     name,
@@ -81,7 +81,7 @@ export async function resolveRunInputs(
     if (!kept.some((f) => f.kind === "feeder" && f.name === file)) {
       kept.push({ kind: "feeder", name: file, content: Buffer.from(text, "utf8") });
     }
-    toRead.push({ name, file, text });
+    toRead.push({ name, file, text, columns: feeder.columns });
   }
   for (const answer of await readFeederFiles(toRead)) {
     if ("error" in answer)

@@ -72,4 +72,17 @@ describe("feeder columns are bounded", () => {
     const wide = [Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`c${i}`, i]))];
     expect(tableFromRows(wide).columns).toHaveLength(200);
   });
+
+  it("reads a CSV without a header line when the scenario names its columns, every line a row", () => {
+    expect(parseDataFile("u.csv", "ann,pw1\nbob,pw2\n", ["user", "password"])).toEqual({
+      columns: ["user", "password"],
+      rows: [
+        ["ann", "pw1"],
+        ["bob", "pw2"],
+      ],
+    });
+    expect(() => parseDataFile("u.csv", "ann,pw1\nbob\n", ["user", "password"])).toThrow(
+      "u.csv: line 2: 1 fields where columns names 2",
+    );
+  });
 });

@@ -35,6 +35,20 @@ export const feederSchema = z
         error: `the rows have more than ${MAX_DATA_COLUMNS} distinct fields`,
       })
       .optional(),
+    /** A CSV file without a header line: its columns, named here (every line is then a row). */
+    columns: z
+      .array(
+        z
+          .string()
+          .trim()
+          .min(1)
+          .max(200)
+          .regex(/^[^\s.{}]+$/, { error: "a column name is one word" }),
+      )
+      .min(1)
+      .max(MAX_DATA_COLUMNS)
+      .refine((names) => new Set(names).size === names.length, { error: "a column is named twice" })
+      .optional(),
     /** `unique`: each row to one iteration fleet-wide; `sequential`: each VU walks the rows; `random`. */
     mode: z.enum(["unique", "sequential", "random"]).default("sequential"),
     /** `unique` only: when the rows run out, `stop` ends the iterations, `recycle` starts over. */
@@ -43,6 +57,13 @@ export const feederSchema = z
   .superRefine((feeder, ctx) => {
     if ((feeder.file === undefined) === (feeder.rows === undefined)) {
       ctx.addIssue({ code: "custom", message: "a feeder needs either file or rows, not both" });
+    }
+    if (feeder.columns !== undefined && !/\.csv$/i.test(feeder.file ?? "")) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["columns"],
+        message: "columns name a CSV file's columns: give a .csv file",
+      });
     }
   });
 
@@ -97,12 +118,12 @@ export function tableFromRows(rows: Array<Record<string, unknown>>, file = "rows
 }
 
 /** A feeder file's text as a table: CSV (RFC 4180, header line, optional BOM) or a JSON array of objects. */
-export function parseDataFile(file: string, text: string): FeederTable {
+export function parseDataFile(file: string, text: string, columns?: readonly string[]): FeederTable {
   if (overDataLimit(text)) {
     throw new DataFileError(file, `is larger than ${MAX_DATA_BYTES / 1024 / 1024} MiB`);
   }
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const table = /\.json$/i.test(file) ? parseJson(file, body) : parseCsv(file, body);
+  const table = /\.json$/i.test(file) ? parseJson(file, body) : parseCsv(file, body, columns);
   if (table.rows.length === 0) throw new DataFileError(file, "has no rows");
   if (table.rows.length > MAX_DATA_ROWS) throw new DataFileError(file, `has more than ${MAX_DATA_ROWS} rows`);
   return table;
@@ -124,8 +145,11 @@ function parseJson(file: string, text: string): FeederTable {
   return tableFromRows(value as Array<Record<string, unknown>>, file);
 }
 
-/** RFC 4180: fields separated by commas, quoted with "", "" inside quotes is one ", CRLF or LF. */
-export function parseCsv(file: string, text: string): FeederTable {
+/**
+ * RFC 4180: fields separated by commas, quoted with "", "" inside quotes is one ", CRLF or LF. The
+ * first line names the columns, unless `named` does (a file without a header line).
+ */
+export function parseCsv(file: string, text: string, named?: readonly string[]): FeederTable {
   const records: Array<{ line: number; fields: string[] }> = [];
   let pos = 0;
   let line = 1;
@@ -145,6 +169,17 @@ export function parseCsv(file: string, text: string): FeederTable {
     records.push({ line, fields: record.fields });
     pos = record.next;
     line = record.line;
+  }
+  if (named !== undefined) {
+    for (const row of records) {
+      if (row.fields.length !== named.length) {
+        throw new DataFileError(
+          file,
+          `line ${row.line}: ${row.fields.length} fields where columns names ${named.length}`,
+        );
+      }
+    }
+    return { columns: [...named], rows: records.map((r) => r.fields) };
   }
   const [header, ...rows] = records;
   if (!header) throw new DataFileError(file, "is empty: it needs a header line");

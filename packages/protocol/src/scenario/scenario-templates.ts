@@ -52,10 +52,14 @@ export function templateProblems(scenario: {
   const problems: Array<{ path: Array<string | number>; message: string }> = [];
   const captured = new Set(scenario.requests.flatMap((r) => Object.keys(r.capture ?? {})));
   const envNames = new Set(scenario.env);
-  // Columns are known here for inline rows; a file's are checked where the file is read.
+  // Columns are known here for inline rows and named columns; a file's are checked where it is read.
   const inlineColumns = new Map(
     Object.entries(scenario.data).flatMap(([name, feeder]) =>
-      feeder.rows ? [[name, new Set(tableFromRows(feeder.rows).columns)] as const] : [],
+      feeder.rows
+        ? [[name, new Set(tableFromRows(feeder.rows).columns)] as const]
+        : feeder.columns
+          ? [[name, new Set(feeder.columns)] as const]
+          : [],
     ),
   );
   forEachTemplate(scenario, (value, path) => {

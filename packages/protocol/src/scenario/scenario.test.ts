@@ -312,3 +312,58 @@ describe("ws requests", () => {
     ]);
   });
 });
+
+describe("x- keys and YAML anchors", () => {
+  it("ignores the writer's own x- keys and merges what their anchors hold", () => {
+    const text = `
+x-auth: &auth { authorization: "Bearer t" }
+x-base: &base { method: POST, headers: { <<: *auth, x-trace: "1" } }
+name: anchors
+target: http://127.0.0.1:1
+load: { executor: per-vu-iterations, vus: 1, iterations: 1 }
+requests:
+  - { <<: *base, name: a, path: /a }
+  - { name: b, path: /b, headers: *auth }
+`;
+    const scenario = parseScenario(readScenarioText(text));
+    expect(scenario.requests[0]).toMatchObject({
+      method: "POST",
+      headers: { authorization: "Bearer t", "x-trace": "1" },
+    });
+    expect(scenario.requests[1].headers).toEqual({ authorization: "Bearer t" });
+  });
+});
+
+describe("feeder columns", () => {
+  const base = {
+    name: "cols",
+    target: "http://127.0.0.1:1",
+    load: { executor: "per-vu-iterations", vus: 1, iterations: 1 },
+  };
+  it("name a header-less CSV's columns, and templates are checked against them", () => {
+    const ok = parseScenario({
+      ...base,
+      data: { users: { file: "users.csv", columns: ["user", "password"] } },
+      requests: [{ path: "/login?u={{data.users.user}}" }],
+    });
+    expect(ok.data.users.columns).toEqual(["user", "password"]);
+    expect(
+      issuesOf({
+        ...base,
+        data: { users: { file: "users.csv", columns: ["user", "password"] } },
+        requests: [{ path: "/login?u={{data.users.name}}" }],
+      }),
+    ).toEqual([
+      { path: "requests[0].path", message: '{{data.users.name}}: feeder "users" has no field "name"' },
+    ]);
+    expect(
+      issuesOf({
+        ...base,
+        data: { users: { file: "users.json", columns: ["user"] } },
+        requests: [{ path: "/" }],
+      }),
+    ).toEqual([
+      { path: "data.users.columns", message: "columns name a CSV file's columns: give a .csv file" },
+    ]);
+  });
+});
