@@ -154,6 +154,7 @@ describe("feeders, bodies and env across workers and threads", () => {
               color: "{{data.colors.c}}",
               tag: "{{randomItem x y}}",
               id: "{{randomString 8}}",
+              topping: ["ham", "{{data.colors.c}} olives"],
             },
           },
         ],
@@ -172,6 +173,10 @@ describe("feeders, bodies and env across workers and threads", () => {
     expect(forms.every((f) => ["red", "blue"].includes(f.get("color") ?? ""))).toBe(true);
     expect(forms.every((f) => ["x", "y"].includes(f.get("tag") ?? ""))).toBe(true);
     expect(forms.every((f) => /^[A-Za-z0-9]{8}$/.test(f.get("id") ?? ""))).toBe(true);
+    // A list is the field once per value, in order.
+    expect(
+      forms.every((f) => f.getAll("topping")[0] === "ham" && / olives$/.test(f.getAll("topping")[1])),
+    ).toBe(true);
     // The value never reaches the database or the reports.
     const stored = await getJson<RunDetail>(`${master.url}/api/runs/${report.id}`);
     expect(JSON.stringify(stored)).not.toContain("s3cret-value");

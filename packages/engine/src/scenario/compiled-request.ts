@@ -226,9 +226,12 @@ function encodeKeepingTemplates(text: string): string {
   );
 }
 
-/** `a=1&b=2`, URL-encoded with {{templates}} kept (a query string, or a form body). */
-function urlEncoded(fields: Record<string, string | number | boolean>): string {
+type FormValue = string | number | boolean;
+
+/** `a=1&b=2`, URL-encoded with {{templates}} kept; a list sends its field once per value. */
+function urlEncoded(fields: Record<string, FormValue | FormValue[]>): string {
   return Object.entries(fields)
+    .flatMap(([key, value]) => (Array.isArray(value) ? value : [value]).map((item) => [key, item] as const))
     .map(([key, value]) => `${encodeKeepingTemplates(key)}=${encodeKeepingTemplates(String(value))}`)
     .join("&");
 }

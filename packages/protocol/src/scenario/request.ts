@@ -118,7 +118,21 @@ export const requestSchema = z.strictObject({
     })
     .optional(),
   /** Sent as application/x-www-form-urlencoded; values may hold templates. */
-  form: z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  form: z
+    .record(
+      z.string().min(1),
+      z.union([
+        z.string(),
+        z.number(),
+        z.boolean(),
+        // A field sent once per value (`topping: [ham, olives]`: topping=ham&topping=olives).
+        z
+          .array(z.union([z.string(), z.number(), z.boolean()]))
+          .min(1)
+          .max(100),
+      ]),
+    )
+    .optional(),
   /** Sent as multipart/form-data: text fields (templates allowed) and files (read once, sent from memory). */
   multipart: z
     .record(

@@ -26,7 +26,10 @@ export function forEachTemplate(
     if (request.json !== undefined && !jsonDepthExceeds(request.json, MAX_JSON_DEPTH)) {
       visit(JSON.stringify(request.json), at("json"));
     }
-    for (const [key, value] of Object.entries(request.form ?? {})) visit(String(value), at("form", key));
+    for (const [key, value] of Object.entries(request.form ?? {})) {
+      if (!Array.isArray(value)) visit(String(value), at("form", key));
+      else for (const [i, item] of value.entries()) visit(String(item), at("form", key, i));
+    }
     for (const [key, value] of Object.entries(request.multipart ?? {})) {
       if (typeof value !== "object") visit(String(value), at("multipart", key));
     }
