@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { parseTemplate, type TemplatePart } from "@volley/protocol";
+import { type BuiltinVariable, parseTemplate, type TemplatePart } from "@volley/protocol";
 
 /** What a template can read while a VU renders it. */
 export interface TemplateContext {
@@ -9,6 +9,8 @@ export interface TemplateContext {
   vars: Record<string, string>;
   /** This iteration's row of each feeder, by the feeder's index. */
   rows: Array<string[] | null>;
+  /** The turn of the innermost `repeat` the request being rendered is in (0 outside any). */
+  repeat?: number;
 }
 
 /** What is fixed for a whole run when its templates are compiled. */
@@ -118,7 +120,7 @@ function randomString(length: number): string {
   return out;
 }
 
-function builtin(name: "vu" | "iter" | "worker" | "uuid" | "now", ctx: TemplateContext): string {
+function builtin(name: BuiltinVariable, ctx: TemplateContext): string {
   switch (name) {
     case "vu":
       return String(ctx.vu);
@@ -130,5 +132,7 @@ function builtin(name: "vu" | "iter" | "worker" | "uuid" | "now", ctx: TemplateC
       return randomUUID();
     case "now":
       return String(Date.now());
+    case "repeat":
+      return String(ctx.repeat ?? 0);
   }
 }

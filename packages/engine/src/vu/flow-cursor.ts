@@ -33,6 +33,8 @@ export class FlowCursor {
   private readonly open: number[] = [];
   /** The requests of the parallel step `nextRequest` stopped at. */
   parallelRequests: readonly number[] = [];
+  /** The repeat turn of the step `nextRequest` stopped at (`{{repeat}}`). */
+  repeat = 0;
 
   constructor(private readonly groupRecorders: readonly RequestRecorder[]) {
     this.startedAt = new Array(groupRecorders.length).fill(-1);
@@ -54,8 +56,12 @@ export class FlowCursor {
   nextRequest(now: number): number {
     while (this.pc < this.program.length) {
       const op = this.program[this.pc];
-      if (op.op === "request") return op.index;
+      if (op.op === "request") {
+        this.repeat = op.repeat ?? 0;
+        return op.index;
+      }
       if (op.op === "parallel") {
+        this.repeat = op.repeat ?? 0;
         this.parallelRequests = op.requests;
         return PARALLEL_STEP;
       }

@@ -87,6 +87,7 @@ export class VirtualUser implements EngineVu, ExchangeOwner, WsExchangeOwner {
       return;
     }
     const index = this.cursor.nextRequest(performance.now());
+    this.template.repeat = this.cursor.repeat;
     if (index === PARALLEL_STEP) this.startParallel(this.cursor.parallelRequests);
     else if (index < 0) this.endIteration("finished");
     else if (this.ctx.requests[index].ws !== null) {

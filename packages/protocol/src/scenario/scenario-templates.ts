@@ -72,7 +72,7 @@ export function templateProblems(scenario: {
       for (const name of templateVariables(parts)) {
         if (!captured.has(name)) {
           issue(
-            `{{${name}}} is neither a built-in variable (vu, iter, worker, uuid, now, randomInt, randomString, randomItem, data.*, env.*) nor captured by any request`,
+            `{{${name}}} is neither a built-in variable (vu, iter, worker, uuid, now, repeat, randomInt, randomString, randomItem, data.*, env.*) nor captured by any request`,
           );
         }
       }

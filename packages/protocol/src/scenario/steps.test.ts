@@ -52,8 +52,9 @@ describe("steps: groups, repeats and flows", () => {
           { op: "request", index: 0 },
           { op: "groupStart", group: 0 },
           { op: "request", index: 1 },
-          { op: "request", index: 2 },
-          { op: "request", index: 2 },
+          // Each turn of a repeat knows its turn ({{repeat}}).
+          { op: "request", index: 2, repeat: 0 },
+          { op: "request", index: 2, repeat: 1 },
           { op: "groupEnd", group: 0 },
         ],
       },

@@ -164,8 +164,9 @@ export const flowSchema = z.strictObject({
 
 /** What one iteration of a flow does, in order: repeats unrolled, groups as markers. */
 export type ProgramOp =
-  | { op: "request"; index: number }
-  | { op: "parallel"; requests: number[] }
+  /** `repeat`: the turn of the innermost repeat the step is in (`{{repeat}}`); absent outside any. */
+  | { op: "request"; index: number; repeat?: number }
+  | { op: "parallel"; requests: number[]; repeat?: number }
   | { op: "groupStart"; group: number }
   | { op: "groupEnd"; group: number };
 
@@ -265,7 +266,16 @@ export function layOutSteps(parts: WrittenPart[]): LaidOutSteps {
           } else {
             const body: ProgramOp[] = [];
             lay(step.steps, [...at, "requests"], depth + 1, body);
-            for (let n = 0; n < step.repeat && into.length <= MAX_PROGRAM_LENGTH; n++) into.push(...body);
+            for (let n = 0; n < step.repeat && into.length <= MAX_PROGRAM_LENGTH; n++) {
+              // Each turn's steps know their turn; an inner repeat's own turn stays the one they read.
+              for (const op of body) {
+                into.push(
+                  (op.op === "request" || op.op === "parallel") && op.repeat === undefined
+                    ? { ...op, repeat: n }
+                    : op,
+                );
+              }
+            }
           }
         });
       };

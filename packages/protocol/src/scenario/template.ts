@@ -1,12 +1,12 @@
 /**
  * Template syntax shared by validation (which names are allowed) and the engine (which renders).
- * `{{vu}}`, `{{iter}}`, `{{worker}}`, `{{uuid}}`, `{{now}}`, `{{randomInt A B}}`,
+ * `{{vu}}`, `{{iter}}`, `{{worker}}`, `{{uuid}}`, `{{now}}`, `{{repeat}}`, `{{randomInt A B}}`,
  * `{{randomString N}}`, `{{randomItem a b c}}`, `{{data.FEEDER.FIELD}}`, `{{env.NAME}}` and
  * `{{captured}}`.
  */
 export type TemplatePart =
   | { kind: "text"; text: string }
-  | { kind: "builtin"; name: "vu" | "iter" | "worker" | "uuid" | "now" }
+  | { kind: "builtin"; name: BuiltinVariable }
   | { kind: "randomInt"; min: number; max: number }
   | { kind: "randomString"; length: number }
   | { kind: "randomItem"; items: string[] }
@@ -21,7 +21,9 @@ export const MAX_TEMPLATE_LENGTH = 1024 * 1024;
 /** Most `{{...}}` tokens in one template. */
 export const MAX_TEMPLATE_TOKENS = 10_000;
 
-export const BUILTIN_VARIABLES = ["vu", "iter", "worker", "uuid", "now"] as const;
+/** `repeat`: the turn of the innermost `repeat` the request is in (from 0; 0 outside any). */
+export const BUILTIN_VARIABLES = ["vu", "iter", "worker", "uuid", "now", "repeat"] as const;
+export type BuiltinVariable = (typeof BUILTIN_VARIABLES)[number];
 const BUILTINS = new Set<string>(BUILTIN_VARIABLES);
 const VARIABLE_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const RANDOM_INT_RE = /^randomInt\s+(-?\d+)\s+(-?\d+)$/;
