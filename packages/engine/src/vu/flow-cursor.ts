@@ -18,6 +18,8 @@ export function pickFlow(flows: EngineFlow[], random: () => number = Math.random
 
 /** What `nextRequest` answers for a `parallel` step: its requests are `parallelRequests`. */
 export const PARALLEL_STEP = -2;
+/** What `nextRequest` returns at a `sleep` step: pause `sleepMs`, then ask again. */
+export const SLEEP_STEP = -3;
 
 /**
  * Where a VU is in its flow's program. Group markers are handled here: a group's latency runs
@@ -35,6 +37,8 @@ export class FlowCursor {
   parallelRequests: readonly number[] = [];
   /** The repeat turn of the step `nextRequest` stopped at (`{{repeat}}`). */
   repeat = 0;
+  /** The pause of the `sleep` step `nextRequest` stopped at (and moved past), ms. */
+  sleepMs = 0;
 
   constructor(private readonly groupRecorders: readonly RequestRecorder[]) {
     this.startedAt = new Array(groupRecorders.length).fill(-1);
@@ -59,6 +63,11 @@ export class FlowCursor {
       if (op.op === "request") {
         this.repeat = op.repeat ?? 0;
         return op.index;
+      }
+      if (op.op === "sleep") {
+        this.pc++;
+        this.sleepMs = op.ms;
+        return SLEEP_STEP;
       }
       if (op.op === "parallel") {
         this.repeat = op.repeat ?? 0;

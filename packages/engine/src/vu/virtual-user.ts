@@ -3,7 +3,7 @@ import { drawThinkTime, type ErrorKind } from "@volley/protocol";
 import type { TemplateContext } from "../scenario/compiled-template.js";
 import { WsExchange, type WsExchangeOwner } from "../ws/ws-exchange.js";
 import type { EngineVu, IterationEnd, IterationOutcome } from "./engine-vu.js";
-import { FlowCursor, PARALLEL_STEP, pickFlow } from "./flow-cursor.js";
+import { FlowCursor, PARALLEL_STEP, pickFlow, SLEEP_STEP } from "./flow-cursor.js";
 import { HttpSession, needsSession } from "./http-session.js";
 import { type ExchangeOwner, RequestExchange } from "./request-exchange.js";
 import type { VuContext } from "./vu-context.js";
@@ -88,6 +88,11 @@ export class VirtualUser implements EngineVu, ExchangeOwner, WsExchangeOwner {
     }
     const index = this.cursor.nextRequest(performance.now());
     this.template.repeat = this.cursor.repeat;
+    if (index === SLEEP_STEP) {
+      // A pause the scenario writes between steps; an abort ends it as it ends think time.
+      this.thinkTimer = setTimeout(this.next, this.cursor.sleepMs);
+      return;
+    }
     if (index === PARALLEL_STEP) this.startParallel(this.cursor.parallelRequests);
     else if (index < 0) this.endIteration("finished");
     else if (this.ctx.requests[index].ws !== null) {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { fieldsAt, unknownFieldsMessage } from "../did-you-mean.js";
+import { durationSchema } from "../duration.js";
 import { type RequestConfig, requestSchema, statsNameSchema } from "./request.js";
 import { STREAM_METHODS } from "./stream-names.js";
 
@@ -89,13 +90,15 @@ export type StepInput =
   | z.input<typeof requestSchema>
   | { group: string; requests: StepInput[] }
   | { repeat: number; requests: StepInput[] }
-  | { parallel: Array<z.input<typeof requestSchema>> };
+  | { parallel: Array<z.input<typeof requestSchema>> }
+  | { sleep: string | number };
 
 type Step =
   | { kind: "request"; request: RequestConfig }
   | { kind: "group"; group: string; steps: Step[] }
   | { kind: "repeat"; repeat: number; steps: Step[] }
-  | { kind: "parallel"; requests: RequestConfig[] };
+  | { kind: "parallel"; requests: RequestConfig[] }
+  | { kind: "sleep"; ms: number };
 
 /** Most requests of one `parallel` step (sent `http.maxConnectionsPerVu` at a time). */
 export const MAX_PARALLEL_REQUESTS = 100;
@@ -107,6 +110,8 @@ const repeatSchema = z.strictObject({
   repeat: z.int().min(1).max(1000),
   requests: z.lazy(() => stepsSchema),
 });
+/** A pause between two steps (`- sleep: 500ms`), besides any `thinkTime`. */
+const sleepSchema = z.strictObject({ sleep: durationSchema });
 /** Requests sent together, like a page and its assets; the step ends when all are answered. */
 const parallelSchema = z.strictObject({
   parallel: z
@@ -147,6 +152,10 @@ export const stepSchema: z.ZodType<Step, StepInput> = z.unknown().transform((val
     const p = parse(parallelSchema);
     return p ? { kind: "parallel", requests: p.parallel } : z.NEVER;
   }
+  if (keys.includes("sleep")) {
+    const s = parse(sleepSchema);
+    return s ? { kind: "sleep", ms: s.sleep } : z.NEVER;
+  }
   const request = parse(requestSchema);
   return request ? { kind: "request", request } : z.NEVER;
 }) as unknown as z.ZodType<Step, StepInput>;
@@ -167,6 +176,7 @@ export type ProgramOp =
   /** `repeat`: the turn of the innermost repeat the step is in (`{{repeat}}`); absent outside any. */
   | { op: "request"; index: number; repeat?: number }
   | { op: "parallel"; requests: number[]; repeat?: number }
+  | { op: "sleep"; ms: number }
   | { op: "groupStart"; group: number }
   | { op: "groupEnd"; group: number };
 
@@ -254,6 +264,8 @@ export function layOutSteps(parts: WrittenPart[]): LaidOutSteps {
               op: "parallel",
               requests: step.requests.map((request, j) => add(request, [...at, "parallel", j])),
             });
+          } else if (step.kind === "sleep") {
+            into.push({ op: "sleep", ms: step.ms });
           } else if (step.kind === "group") {
             let group = out.groups.indexOf(step.group);
             if (group < 0) {

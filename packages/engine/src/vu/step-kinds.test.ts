@@ -1,14 +1,17 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { performance } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSlice } from "../test-support/run-slice.js";
 
 let server: Server;
 let url: string;
 const paths: string[] = [];
+const arrivals = new Map<string, number>();
 beforeAll(async () => {
   server = createServer((req, res) => {
     paths.push(req.url ?? "");
+    arrivals.set(req.url ?? "", performance.now());
     res.end("ok");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -44,5 +47,20 @@ describe("{{repeat}}", () => {
       "/inner/1",
       "/inner/2",
     ]);
+  });
+});
+
+describe("a sleep step", () => {
+  it("pauses between the steps around it, as written", async () => {
+    paths.length = 0;
+    const { aggregate } = await runSlice({
+      name: "sleeps",
+      target: url,
+      load: { executor: "per-vu-iterations", vus: 1, iterations: 1 },
+      requests: [{ path: "/before" }, { sleep: "150ms" }, { path: "/after" }],
+    });
+    expect(paths).toEqual(["/before", "/after"]);
+    expect((arrivals.get("/after") ?? 0) - (arrivals.get("/before") ?? 0)).toBeGreaterThanOrEqual(149);
+    expect(aggregate.total().requests).toBe(2);
   });
 });
