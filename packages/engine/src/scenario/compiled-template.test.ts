@@ -20,6 +20,18 @@ describe("CompiledTemplate", () => {
     expect(JSON.parse(body.render(ctx))).toEqual({ auth: 'Bearer a"b\\c', vu: "7" });
   });
 
+  it("base64 joins its values and quoted texts and encodes them (Basic authentication, say)", () => {
+    const b64 = (text: string) => Buffer.from(text).toString("base64");
+    expect(new CompiledTemplate('Basic {{base64 token ":" vu}}').render(ctx)).toBe(
+      `Basic ${b64('a"b\\c:7')}`,
+    );
+    const fixed = new CompiledTemplate('{{base64 "user:pass"}}');
+    expect(fixed.isStatic).toBe(true);
+    expect(fixed.render(ctx)).toBe(b64("user:pass"));
+    // In a form body the encoded value is URL-encoded like any other.
+    expect(new CompiledTemplate('{{base64 "a?>"}}', "url").render(ctx)).toBe(encodeURIComponent(b64("a?>")));
+  });
+
   it("randomInt stays within its bounds, both included", () => {
     const t = new CompiledTemplate("{{randomInt 1 3}}");
     const seen = new Set(Array.from({ length: 300 }, () => t.render(ctx)));

@@ -24,8 +24,9 @@ export interface TemplateEnvironment {
 export type TemplateEscape = "none" | "json" | "url";
 
 type CompiledPart =
-  | Exclude<TemplatePart, { kind: "data" } | { kind: "env" }>
-  | { kind: "row"; feeder: number; column: number };
+  | Exclude<TemplatePart, { kind: "data" } | { kind: "env" } | { kind: "base64" }>
+  | { kind: "row"; feeder: number; column: number }
+  | { kind: "base64"; inner: CompiledTemplate };
 
 const NO_ENVIRONMENT: TemplateEnvironment = {
   env: {},
@@ -33,6 +34,8 @@ const NO_ENVIRONMENT: TemplateEnvironment = {
     throw new Error(`{{data.${feeder}.${field}}} has no data`);
   },
 };
+
+const STATIC: TemplateContext = { vu: 0, iter: 0, worker: "", vars: {}, rows: [] };
 
 const ALPHANUMERIC = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
@@ -61,6 +64,12 @@ export class CompiledTemplate {
         this.parts.push({ kind: "row", feeder, column });
       } else if (part.kind === "text") {
         this.pushText(part.text);
+      } else if (part.kind === "base64") {
+        const inner = new CompiledTemplate(part.source, "none", environment);
+        // Fixed inside (text and env values only): encoded once, here.
+        if (inner.isStatic)
+          this.pushText(this.escape(Buffer.from(inner.render(STATIC), "utf8").toString("base64")));
+        else this.parts.push({ kind: "base64", inner });
       } else {
         this.parts.push(part);
       }
@@ -94,6 +103,9 @@ export class CompiledTemplate {
           break;
         case "variable":
           out += this.escape(ctx.vars[part.name] ?? "");
+          break;
+        case "base64":
+          out += this.escape(Buffer.from(part.inner.render(ctx), "utf8").toString("base64"));
           break;
       }
     }

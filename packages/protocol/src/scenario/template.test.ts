@@ -24,6 +24,23 @@ describe("parseTemplate", () => {
   });
 });
 
+describe("{{base64 ...}}", () => {
+  it("reads values and quoted texts, and they are checked as any template's", () => {
+    const [part] = parseTemplate('{{base64 data.users.user ":" env.PASS}}');
+    expect(part).toEqual({
+      kind: "base64",
+      source: "{{data.users.user}}:{{env.PASS}}",
+      parts: [
+        { kind: "data", feeder: "users", field: "user" },
+        { kind: "text", text: ":" },
+        { kind: "env", name: "PASS" },
+      ],
+    });
+    expect(() => parseTemplate("{{base64}}")).toThrow("{{base64 ...}} needs what to encode");
+    expect(() => parseTemplate("{{base64 data.x}}")).toThrow("must be {{data.FEEDER.FIELD}}");
+  });
+});
+
 describe("parseCapture", () => {
   it("reads JSON paths, headers and regexes", () => {
     expect(parseCapture("json.a.b[0].c")).toEqual({ kind: "json", path: ["a", "b", 0, "c"] });

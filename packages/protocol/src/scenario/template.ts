@@ -1,8 +1,8 @@
 /**
  * Template syntax shared by validation (which names are allowed) and the engine (which renders).
  * `{{vu}}`, `{{iter}}`, `{{worker}}`, `{{uuid}}`, `{{now}}`, `{{repeat}}`, `{{randomInt A B}}`,
- * `{{randomString N}}`, `{{randomItem a b c}}`, `{{data.FEEDER.FIELD}}`, `{{env.NAME}}` and
- * `{{captured}}`.
+ * `{{randomString N}}`, `{{randomItem a b c}}`, `{{data.FEEDER.FIELD}}`, `{{env.NAME}}`,
+ * `{{base64 ...}}` and `{{captured}}`.
  */
 export type TemplatePart =
   | { kind: "text"; text: string }
@@ -12,7 +12,12 @@ export type TemplatePart =
   | { kind: "randomItem"; items: string[] }
   | { kind: "data"; feeder: string; field: string }
   | { kind: "env"; name: string }
-  | { kind: "variable"; name: string };
+  | { kind: "variable"; name: string }
+  /**
+   * `{{base64 data.users.user ":" data.users.password}}`: the values and quoted texts, joined, in
+   * base64 (Basic authentication, tokens). `source` is them as a template; `parts` its parts.
+   */
+  | { kind: "base64"; source: string; parts: TemplatePart[] };
 
 /** Longest `{{randomString N}}`. */
 export const MAX_RANDOM_STRING = 4096;
@@ -115,6 +120,20 @@ function parseToken(token: string): TemplatePart {
     if (items.length === 0) throw new TemplateSyntaxError("{{randomItem a b c}} needs at least one item");
     return { kind: "randomItem", items };
   }
+  if (token === "base64" || token.startsWith("base64 ")) {
+    const args = [...token.slice("base64".length).matchAll(/"([^"]*)"|(\S+)/g)];
+    if (args.length === 0) {
+      throw new TemplateSyntaxError(
+        '{{base64 ...}} needs what to encode: values (data.F.field, env.NAME, a capture) or "text"',
+      );
+    }
+    // Quoted texts stay text; anything else is a token of its own (validated as one).
+    const source = args.map(([, text, name]) => (text !== undefined ? text : `{{${name}}}`)).join("");
+    const parts = parseTemplate(source);
+    if (parts.some((part) => part.kind === "base64"))
+      throw new TemplateSyntaxError("{{base64 ...}} cannot hold another");
+    return { kind: "base64", source, parts };
+  }
   if (token.startsWith("data.")) {
     const data = DATA_RE.exec(token);
     if (!data) throw new TemplateSyntaxError(`"{{${excerpt(token)}}}" must be {{data.FEEDER.FIELD}}`);
@@ -130,19 +149,26 @@ function parseToken(token: string): TemplatePart {
   return { kind: "variable", name: token };
 }
 
+/** Every part of a template, those inside `{{base64 ...}}` included. */
+function allParts(parts: TemplatePart[]): TemplatePart[] {
+  return parts.flatMap((part) => (part.kind === "base64" ? [part, ...part.parts] : [part]));
+}
+
 /** The feeder fields a template reads. */
 export function templateDataFields(parts: TemplatePart[]): Array<{ feeder: string; field: string }> {
-  return parts.flatMap((part) => (part.kind === "data" ? [{ feeder: part.feeder, field: part.field }] : []));
+  return allParts(parts).flatMap((part) =>
+    part.kind === "data" ? [{ feeder: part.feeder, field: part.field }] : [],
+  );
 }
 
 /** The environment variables a template reads. */
 export function templateEnvNames(parts: TemplatePart[]): string[] {
-  return parts.flatMap((part) => (part.kind === "env" ? [part.name] : []));
+  return allParts(parts).flatMap((part) => (part.kind === "env" ? [part.name] : []));
 }
 
 /** Names of captured variables a template reads. */
 export function templateVariables(parts: TemplatePart[]): string[] {
-  return parts.flatMap((part) => (part.kind === "variable" ? [part.name] : []));
+  return allParts(parts).flatMap((part) => (part.kind === "variable" ? [part.name] : []));
 }
 
 export function isStaticTemplate(parts: TemplatePart[]): boolean {
