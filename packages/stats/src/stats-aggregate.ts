@@ -129,8 +129,10 @@ export class StatsAggregate {
       const index = order?.indexOf(name) ?? -1;
       return index < 0 ? Number.MAX_SAFE_INTEGER : index;
     };
+    // Names the scenario does not list (a script's requests and checks) keep the order they were
+    // first merged in: as the script makes them, not alphabetical (the sort is stable).
     const all: RequestSummary[] = this.list()
-      .sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name))
+      .sort((a, b) => rank(a.name) - rank(b.name))
       .map((a) => ({
         name: a.name,
         method: a.method,

@@ -41,16 +41,17 @@ export function closeSecond(
 
 /** The run's cumulative statistics as stored, one row per name, in the scenario's order. */
 export function aggregateRows(runId: string, cumulative: StatsAggregate, order: string[]): RunAggregateRow[] {
-  return cumulative.list().map((a) => ({
+  return cumulative.list().map((a, merged) => ({
     runId,
     name: a.name,
     method: a.method,
     stats: JSON.stringify(a.toStats()),
-    rank: rank(order, a.name),
+    rank: rank(order, a.name, merged),
   }));
 }
 
-function rank(order: string[], name: string): number {
+/** The scenario's order; after it, names it does not list in the order they were first merged. */
+function rank(order: string[], name: string, merged: number): number {
   const index = order.indexOf(name);
-  return index < 0 ? order.length : index;
+  return index < 0 ? order.length + merged : index;
 }
