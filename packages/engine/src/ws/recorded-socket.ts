@@ -1,9 +1,20 @@
 import { performance } from "node:perf_hooks";
 import type { ErrorKind } from "@volley/protocol";
 import type { RequestRecorder } from "@volley/stats";
-import WebSocket from "ws";
+import type WebSocket from "ws";
 import { classifyError, describeError } from "../http/classify-error.js";
 import { RequestFailedError } from "../http/request-failed-error.js";
+
+/** The ws library, loaded at the first socket: threads of runs without one never load it. */
+let wsLibrary: Promise<typeof WebSocket> | null = null;
+const loadWs = () => {
+  wsLibrary ??= import("ws").then((module) => module.default);
+  return wsLibrary;
+};
+
+/** ws's readyState values (the same in every WebSocket implementation). */
+const OPEN = 1;
+const CLOSED = 3;
 
 /** Messages a socket keeps unread at most; older ones are dropped (they were counted). */
 const MAX_UNREAD = 10_000;
@@ -96,10 +107,13 @@ export class RecordedSocket {
   }
 
   /** Opens a socket; the handshake is recorded whatever its outcome. Rejects with a RequestFailedError. */
-  static open(options: SocketOpenOptions): Promise<RecordedSocket> {
+  static async open(options: SocketOpenOptions): Promise<RecordedSocket> {
+    const Ws = await loadWs();
+    // Aborted while the library loaded: nothing was sent, nothing is counted.
+    if (options.signal?.aborted) throw new RequestFailedError("aborted", "aborted before the handshake");
     const started =
       options.startedAt !== undefined && options.startedAt >= 0 ? options.startedAt : performance.now();
-    const socket = new WebSocket(options.url, {
+    const socket = new Ws(options.url, {
       headers: options.headers,
       handshakeTimeout: options.timeoutMs,
       perMessageDeflate: false,
@@ -139,7 +153,7 @@ export class RecordedSocket {
   }
 
   get isOpen(): boolean {
-    return this.socket.readyState === WebSocket.OPEN;
+    return this.socket.readyState === OPEN;
   }
 
   send(data: string | Uint8Array): void {
@@ -195,7 +209,7 @@ export class RecordedSocket {
 
   /** Closes politely (code 1000) and waits for the close, at most a second, then cuts it. */
   async close(): Promise<void> {
-    if (this.socket.readyState === WebSocket.CLOSED) return;
+    if (this.socket.readyState === CLOSED) return;
     this.socket.close(1000);
     const cut = setTimeout(() => this.socket.terminate(), 1000);
     await this.closed;
