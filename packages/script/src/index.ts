@@ -161,6 +161,67 @@ export interface VuWs {
   connect(url: string, options?: WsConnectOptions): Promise<WsSocket>;
 }
 
+/** Where `vu.grpc.connect` calls, and with which services. */
+export interface GrpcConnectOptions {
+  /** The .proto file, relative to the scenario file (`volley run` sends it and its imports with the run). */
+  proto: string;
+  /** `grpc://host:port` (plaintext) or `grpcs://host:port` (TLS). @defaultValue the scenario's target, when it is one */
+  target?: string;
+}
+
+/** How one call is made and recorded. */
+export interface GrpcCallOptions {
+  /** The name the call is recorded under. @defaultValue the method, "package.Service/Method" */
+  name?: string;
+  metadata?: Record<string, string>;
+  /** Milliseconds before the call fails with kind `timeout` (its deadline). @defaultValue the scenario's `timeout` */
+  timeout?: number;
+}
+
+/** How a unary call ended: its status (`OK`, `NOT_FOUND`, ...), the answer, and metadata (headers and trailers). */
+export interface GrpcResponse {
+  status: string;
+  /** The status code (0 is OK). */
+  code: number;
+  /** The status message the server gave with a status that is not OK. */
+  details: string;
+  /** The answer as JSON-like data (proto field names; 64-bit integers, enums and bytes as strings); null without one. */
+  message: Record<string, unknown> | null;
+  metadata: Record<string, string>;
+}
+
+/** A call that streams messages from this side: send them, end, and read the answers with `for await`. */
+export interface GrpcStream extends AsyncIterable<Record<string, unknown>> {
+  send(message: Record<string, unknown>): void;
+  /** No more messages from this side (the server then ends the call). */
+  end(): void;
+}
+
+/**
+ * A channel to a gRPC server, the VU's own (one HTTP/2 connection, kept across iterations like a
+ * keep-alive connection). Each call is one request: its latency from start to status, its
+ * status as `grpc:NAME`; a stream's messages are counted both ways. A status that is not OK is a
+ * failure of kind `status` (invoke resolves with it; a stream's loop throws it).
+ */
+export interface GrpcClient {
+  invoke(method: string, message: Record<string, unknown>, options?: GrpcCallOptions): Promise<GrpcResponse>;
+  /** The server's messages, as they come. */
+  serverStream(
+    method: string,
+    message: Record<string, unknown>,
+    options?: GrpcCallOptions,
+  ): AsyncIterable<Record<string, unknown>>;
+  /** Messages to the server; iterating yields its one answer. */
+  clientStream(method: string, options?: GrpcCallOptions): GrpcStream;
+  bidiStream(method: string, options?: GrpcCallOptions): GrpcStream;
+  /** Closes the channel (the next connect opens a new connection). Calls still open are cancelled. */
+  close(): void;
+}
+
+export interface VuGrpc {
+  connect(options: GrpcConnectOptions): GrpcClient;
+}
+
 /** A feeder of the scenario's `data`: each call hands this iteration a row, as the feeder's mode says. */
 export interface Feeder {
   /** The next row (by `mode`: unique across the fleet, sequential per VU, or random). */
@@ -185,6 +246,7 @@ export interface Vu<SetupData = unknown> {
   readonly env: Record<string, string>;
   readonly http: VuHttp;
   readonly ws: VuWs;
+  readonly grpc: VuGrpc;
   /** The VU's cookies: kept for its life, or emptied at each iteration with `http.cookies: { reset: iteration }`. */
   readonly cookies: VuCookies;
   /** Counts a check (into `summary.checks`) and returns `condition`, so it can guard what follows. */

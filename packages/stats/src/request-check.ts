@@ -51,7 +51,8 @@ export function checkRequestStats(
     let statuses = 0;
     for (const [code, count] of Object.entries(stats.statusCodes)) {
       const status = Number(code);
-      if (status < 100 || status > 599) return `${where}: status ${code} is not an HTTP status`;
+      if (!code.startsWith("grpc:") && (status < 100 || status > 599))
+        return `${where}: status ${code} is not an HTTP status`;
       statuses += count;
     }
     if (statuses > stats.requests) return `${where}: more status codes than requests`;

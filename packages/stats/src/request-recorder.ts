@@ -1,4 +1,4 @@
-import type { ErrorKind, RequestStats } from "@volley/protocol";
+import { type ErrorKind, GRPC_STATUS_BASE, type RequestStats, statusKey } from "@volley/protocol";
 import { ErrorCounter } from "./error-counter.js";
 import { clampLatencyUs, createRecordingHistogram } from "./histogram/latency-histogram.js";
 import { encodeHistogram } from "./histogram/sparse-codec.js";
@@ -19,7 +19,8 @@ export class RequestRecorder {
   private minUs = Number.POSITIVE_INFINITY;
   private maxUs = 0;
   private readonly histogram = createRecordingHistogram();
-  private readonly statusCounts = new Uint32Array(600);
+  /** By status number: HTTP's (100-599) and gRPC's (GRPC_STATUS_BASE + code). */
+  private readonly statusCounts = new Uint32Array(GRPC_STATUS_BASE + 17);
   private readonly statusSeen: number[] = [];
   private readonly errors = new ErrorCounter();
 
@@ -30,7 +31,10 @@ export class RequestRecorder {
     private readonly histograms = true,
   ) {}
 
-  /** Records one request. `status` is 0 when no response arrived; `errorKind` is set for failures. */
+  /**
+   * Records one request. `status` is 0 when no response arrived (a gRPC status is
+   * GRPC_STATUS_BASE + its code); `errorKind` is set for failures.
+   */
   record(
     latencyUs: number,
     status: number,
@@ -47,7 +51,7 @@ export class RequestRecorder {
     if (us < this.minUs) this.minUs = us;
     if (us > this.maxUs) this.maxUs = us;
     if (this.histograms) this.histogram.recordValue(us);
-    if (status > 0 && status < 600) {
+    if (status > 0 && status < this.statusCounts.length) {
       if (this.statusCounts[status]++ === 0) this.statusSeen.push(status);
     }
     if (errorKind !== undefined) {
@@ -81,7 +85,7 @@ export class RequestRecorder {
   flush(): RequestStats {
     const statusCodes: Record<string, number> = {};
     for (const status of this.statusSeen) {
-      statusCodes[String(status)] = this.statusCounts[status];
+      statusCodes[statusKey(status)] = this.statusCounts[status];
       this.statusCounts[status] = 0;
     }
     const stats: RequestStats = {

@@ -19,6 +19,7 @@ import { ApiClient } from "../api-client.js";
 import { intFlag, parseFlags, TOKEN_FLAGS, tokenFlag } from "../args.js";
 import { EXIT, UsageError } from "../cli-error.js";
 import { LiveView } from "../live-view.js";
+import { protoAttachments } from "../proto-files.js";
 import { ensureRedis } from "../redis-launcher.js";
 import { compareWithBaseline, fetchShift, findBaseline, parseRegressionLimits } from "../reports/baseline.js";
 import { printReport } from "../reports/print-report.js";
@@ -85,6 +86,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   const inputs = runInputs(parsed, file);
   // Checked here, before a master or worker starts; the master need not check them again.
   const scripts = await scriptSources(parsed, file, { typecheck: !values["no-typecheck"] });
+  Object.assign(inputs.attachments, protoAttachments(parsed, file, scripts));
   const local = values.master ? null : await startLocal(threads);
   try {
     // The in-process master has a token of its own that only this process knows.

@@ -13,6 +13,7 @@ import {
   type ValidationIssue,
 } from "@volley/protocol";
 import { type FeederData, inlineFeeder, readFeederFiles } from "./feeder-data.js";
+import { runProtos } from "./run-protos.js";
 import type { RunScripts } from "./run-scripts.js";
 
 /** What a run needs besides its scenario: feeder tables and env values, resolved at creation. */
@@ -55,6 +56,9 @@ export async function resolveRunInputs(
       }
     }
   });
+  const protos = runProtos(scenario, attachments);
+  issues.push(...protos.issues);
+  Object.assign(sent, protos.protos);
   const data: Record<string, FeederData> = {};
   const toRead: Parameters<typeof readFeederFiles>[0] = [];
   const kept: RunFileContent[] = Object.entries(sent).map(([name, base64]) => ({

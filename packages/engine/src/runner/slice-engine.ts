@@ -3,6 +3,7 @@ import {
   type FeederTable,
   feedersByPart,
   hasThinkTime,
+  isGrpcTarget,
   type JoinRun,
   type LoadChange,
   Partition,
@@ -16,6 +17,8 @@ import type { RequestRecorder } from "@volley/stats";
 import type { BaseExecutor } from "../executors/base-executor.js";
 import { createExecutor } from "../executors/registry.js";
 import { FeederSet } from "../feeders/feeder.js";
+import { GrpcChannels } from "../grpc/grpc-channels.js";
+import { ProtoPackages } from "../scenario/compiled-grpc.js";
 import { compileRequests, requestOrigins } from "../scenario/compiled-request.js";
 import type { LoadedScript } from "../script/load-scripts.js";
 import { scriptedVus, scriptTarget } from "../script/script-part.js";
@@ -71,6 +74,7 @@ export interface SliceEngineOptions {
 export class SliceEngine {
   /** One pool per origin (the target, each `url`'s host, and any a script calls). */
   private readonly pools: ThreadPools;
+  private readonly grpcChannels: GrpcChannels;
   /** One per part of the scenario (one, or each of `scenarios:`), side by side. */
   private readonly executors: BaseExecutor[];
   private readonly recorders: RequestRecorder[];
@@ -103,10 +107,12 @@ export class SliceEngine {
         Buffer.from(base64, "base64"),
       ]),
     );
+    const protos = new ProtoPackages(attachments);
     const requests = compileRequests(
       scenario,
       { env: options.env ?? {}, locate: (feeder, field) => feeders.locate(feeder, field) },
       attachments,
+      protos,
     );
     const recorders = sliceRecorders(requests, scenario.groups, options.latencyHistograms ?? true);
     this.recorders = recorders.perRequest;
@@ -114,6 +120,7 @@ export class SliceEngine {
     const groupRecorders = recorders.groups;
     const namedRecorders = recorders.byName;
     this.pools = slicePools(scenario, partition);
+    this.grpcChannels = new GrpcChannels(scenario.http.insecureTls);
     // The scenario's origins, in the order its compiled requests refer to them.
     const origins = requestOrigins(scenario).map((origin) => this.pools.get(origin.origin));
     this.scriptRecorders = new ScriptRecorders(options.latencyHistograms ?? true);
@@ -127,6 +134,9 @@ export class SliceEngine {
         maxBodyBytes: scenario.http.maxBodyBytes,
         compression: scenario.http.compression,
         insecureTls: scenario.http.insecureTls,
+        grpc: this.grpcChannels,
+        protos,
+        grpcTarget: isGrpcTarget(scenario.target) ? scenario.target : null,
       },
       worker: options.workerName,
       env: options.env ?? {},
@@ -145,6 +155,7 @@ export class SliceEngine {
       feeders,
       groupRecorders,
       namedRecorders,
+      grpc: this.grpcChannels,
       insecureTls: scenario.http.insecureTls,
       maxBodyBytes: scenario.http.maxBodyBytes,
       maxInFlightPerVu: scenario.http.maxConnectionsPerVu,
@@ -304,6 +315,7 @@ export class SliceEngine {
     this.loopDelay.disable();
     // close() lets nothing new start and closes every socket once in-flight requests are done;
     // by now none are in flight.
+    this.grpcChannels.closeAll();
     await this.pools.close();
     this.resolveDone();
   }

@@ -1,5 +1,6 @@
 import {
   GROUP_METHOD,
+  GRPC_METHOD,
   hasParallelRequests,
   type Partition,
   runPeakVus,
@@ -19,7 +20,7 @@ import { ThreadPools } from "./thread-pools.js";
  * awaited exchanges have names of their own, method WS), one per group.
  */
 export function sliceRecorders(
-  requests: readonly Pick<CompiledRequest, "name" | "method" | "ws" | "stream">[],
+  requests: readonly Pick<CompiledRequest, "name" | "method" | "ws" | "grpc" | "stream">[],
   groups: readonly string[],
   latencyHistograms: boolean,
 ): {
@@ -37,7 +38,7 @@ export function sliceRecorders(
     }
     return recorder;
   };
-  const perRequest = requests.map((r) => named(r.name, r.ws ? WS_METHOD : r.method));
+  const perRequest = requests.map((r) => named(r.name, r.ws ? WS_METHOD : r.grpc ? GRPC_METHOD : r.method));
   for (const r of requests) {
     for (const step of r.ws?.steps ?? []) if (step.kind === "expect") named(step.name, WS_METHOD);
     if (r.stream)

@@ -9,6 +9,7 @@ import {
 } from "@volley/protocol";
 import { basicAuthorization } from "../http/basic-auth.js";
 import type { StreamSpec } from "../http/stream-reader.js";
+import { type CompiledGrpc, compileGrpc, ProtoPackages } from "./compiled-grpc.js";
 import { CompiledMultipart } from "./compiled-multipart.js";
 import { CompiledTemplate, type TemplateEnvironment } from "./compiled-template.js";
 import { type CompiledWs, compileWs } from "./compiled-ws.js";
@@ -49,6 +50,8 @@ export interface CompiledRequest {
   ws: CompiledWs | null;
   /** A streamed response: how its events are read; else null. */
   stream: StreamSpec | null;
+  /** A `grpc:` request: its method and message (the HTTP fields above are unused, but captures); else null. */
+  grpc: CompiledGrpc | null;
 }
 
 /** An origin the thread keeps a connection pool for. */
@@ -66,9 +69,15 @@ export function requestOrigins(scenario: Scenario): RequestOrigin[] {
       origins.push({ origin: url.origin, host: url.host, https: url.protocol === "https:" });
     }
   };
-  add(new URL(scenario.target));
+  // A gRPC target has no HTTP requests: its pool (made lazily) is never used.
+  add(new URL(httpTarget(scenario.target)));
   for (const request of scenario.requests) if (request.url) add(new URL(splitUrl(request.url).origin));
   return origins;
+}
+
+/** The target as an HTTP URL (grpc:// as http://, grpcs:// as https://: their host and port). */
+export function httpTarget(target: string): string {
+  return target.replace(/^grpc(s?):/, "http$1:");
 }
 
 /** `https://host:port/path?q` as its origin and the rest (at least "/"). */
@@ -83,8 +92,10 @@ export function compileRequests(
   environment?: TemplateEnvironment,
   /** The bytes of the files multipart bodies send, by name. */
   attachments: Readonly<Record<string, Buffer>> = {},
+  /** The run's protos, loaded once per thread (scripts use them too). */
+  protos = new ProtoPackages(attachments),
 ): CompiledRequest[] {
-  const base = new URL(scenario.target);
+  const base = new URL(httpTarget(scenario.target));
   const prefix = base.pathname.replace(/\/$/, "");
   const origins = requestOrigins(scenario);
   return scenario.requests.map((request, index) => {
@@ -93,6 +104,28 @@ export function compileRequests(
     const path = absolute ? absolute.rest : prefix + (request.path ?? "/");
     // Credentials in the URL (the request's, else the target's) travel as Basic authentication.
     const authorization = basicAuthorization(absolute ? new URL(absolute.origin) : base);
+    if (request.grpc !== undefined) {
+      const grpc = compileGrpc(
+        { ...request, grpc: request.grpc },
+        scenario.target,
+        scenario.timeout,
+        protos,
+        environment,
+      );
+      const http = compileRequest(
+        request,
+        index,
+        "/",
+        0,
+        origins[0].host,
+        null,
+        scenario.timeout,
+        false,
+        environment,
+        attachments,
+      );
+      return { ...http, grpc };
+    }
     if (request.ws !== undefined) {
       const ws = compileWs({ ...request, ws: request.ws }, base, scenario.timeout, environment);
       return {
@@ -203,6 +236,7 @@ function compileRequest(
     needsBody: request.expect?.body !== undefined || captures.some((c) => c.source.kind !== "header"),
     // "METHOD path HTTP/1.1\r\nhost: h\r\nconnection: keep-alive\r\n" + header lines + "\r\n"
     ws: null,
+    grpc: null,
     stream: request.stream ? { kind: request.stream.kind, until: request.stream.until ?? null } : null,
     fixedBytesOut:
       request.method.length +

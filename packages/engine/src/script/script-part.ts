@@ -1,6 +1,7 @@
 import type { Scenario, ScenarioPart } from "@volley/protocol";
 import type { FeederSet } from "../feeders/feeder.js";
 import { basicAuthorization } from "../http/basic-auth.js";
+import { httpTarget } from "../scenario/compiled-request.js";
 import type { VuFactory } from "../vu/engine-vu.js";
 import type { LoadedScript } from "./load-scripts.js";
 import { NotAwaitedLog } from "./not-awaited-log.js";
@@ -43,7 +44,7 @@ export function scriptedVus(part: ScenarioPart & { script: string }, thread: Scr
 
 /** The HTTP settings scripted VUs of a scenario use (the target's parts read once). */
 export function scriptTarget(scenario: Scenario): ScriptHttpSettings["target"] {
-  const target = new URL(scenario.target);
+  const target = new URL(httpTarget(scenario.target));
   return {
     origin: target.origin,
     prefix: target.pathname.replace(/\/$/, ""),

@@ -2,8 +2,10 @@ import { randomUUID } from "node:crypto";
 import type { RequestOptions } from "@volley/script";
 import type { RequestRecorder } from "@volley/stats";
 import type { Dispatcher } from "undici";
+import type { GrpcChannels } from "../grpc/grpc-channels.js";
 import { basicAuthorization } from "../http/basic-auth.js";
 import type { CookieJar } from "../http/cookie-jar.js";
+import type { ProtoPackages } from "../scenario/compiled-grpc.js";
 import type { VuOrigin } from "../vu/vu-context.js";
 import type { ScriptRecorders } from "./script-recorders.js";
 import type { ScriptRequest } from "./script-request.js";
@@ -23,6 +25,10 @@ export interface ScriptHttpSettings {
   compression: boolean;
   /** Accept any TLS certificate (http.insecureTls): for wss:// sockets too. */
   insecureTls: boolean;
+  /** The thread's gRPC channels, the protos the run was sent, and the scenario's target when it is grpc(s)://. */
+  grpc: GrpcChannels;
+  protos: ProtoPackages;
+  grpcTarget: string | null;
 }
 
 /** One VU's side of a request: its cookies, and the request it may have to abort. */

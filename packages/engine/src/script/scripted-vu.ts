@@ -1,6 +1,7 @@
 import { performance } from "node:perf_hooks";
 import type { Feeder as ScriptFeeder, Vu } from "@volley/script";
 import type { FeederSet } from "../feeders/feeder.js";
+import { VuGrpc } from "../grpc/vu-grpc.js";
 import { CookieJar } from "../http/cookie-jar.js";
 import type { EngineVu, IterationEnd, IterationOutcome } from "../vu/engine-vu.js";
 import { VuSockets } from "../ws/vu-sockets.js";
@@ -73,6 +74,8 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
   private sleeping: { timer: NodeJS.Timeout; reject: (e: Error) => void } | null = null;
   /** The running iteration's WebSockets. */
   private readonly sockets: VuSockets;
+  /** Its gRPC clients (channels kept across iterations; calls not past their iteration). */
+  private readonly grpc: VuGrpc;
 
   constructor(
     readonly number: number,
@@ -81,6 +84,7 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
   ) {
     this.cookies = ctx.cookies ? new CookieJar() : null;
     this.sockets = new VuSockets(ctx.http);
+    this.grpc = new VuGrpc(ctx.http, number);
     this.api = this.makeApi();
   }
 
@@ -121,6 +125,7 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
     this.slotsTaken = 0;
     for (const request of requests) request.abort(ABORTED);
     this.sockets.closeAll(true);
+    this.grpc.iterationEnded(true);
     if (this.sleeping) {
       clearTimeout(this.sleeping.timer);
       this.sleeping.reject(ABORTED);
@@ -190,6 +195,7 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
 
   private end(): void {
     this.sockets.closeAll(false);
+    this.grpc.iterationEnded(false);
     this.endWhenAnswered = false;
     this.busy = false;
     this.iteration++;
@@ -232,6 +238,12 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
         connect: (url, options) => {
           self.assertRunning();
           return self.sockets.connect(url, options);
+        },
+      },
+      grpc: {
+        connect: (options) => {
+          self.assertRunning();
+          return self.grpc.connect(options);
         },
       },
       cookies: vuCookies(ctx.http, () => self.cookies),

@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { drawThinkTime, type ErrorKind } from "@volley/protocol";
+import { GrpcExchange, type GrpcExchangeOwner } from "../grpc/grpc-exchange.js";
 import type { TemplateContext } from "../scenario/compiled-template.js";
 import { WsExchange, type WsExchangeOwner } from "../ws/ws-exchange.js";
 import type { EngineVu, IterationEnd, IterationOutcome } from "./engine-vu.js";
@@ -14,7 +15,7 @@ import type { VuContext } from "./vu-context.js";
  * RequestExchange (rendered, sent, read, judged, recorded), reused from one request to the next;
  * the VU keeps the iteration: flow, groups, think time, the end.
  */
-export class VirtualUser implements EngineVu, ExchangeOwner, WsExchangeOwner {
+export class VirtualUser implements EngineVu, ExchangeOwner, WsExchangeOwner, GrpcExchangeOwner {
   /** Iterations completed. */
   iteration = 0;
   busy = false;
@@ -38,6 +39,8 @@ export class VirtualUser implements EngineVu, ExchangeOwner, WsExchangeOwner {
   private thinkTimer: NodeJS.Timeout | null = null;
   /** The `ws:` request runner, made at the first one. */
   private ws: WsExchange | null = null;
+  /** The `grpc:` request runner, made at the first one. */
+  private grpc: GrpcExchange | null = null;
   private aborting = false;
   private onEnd: IterationEnd | null = null;
 
@@ -98,6 +101,9 @@ export class VirtualUser implements EngineVu, ExchangeOwner, WsExchangeOwner {
     else if (this.ctx.requests[index].ws !== null) {
       this.ws ??= new WsExchange(this);
       this.ws.start(index, this.firstSchedule());
+    } else if (this.ctx.requests[index].grpc !== null) {
+      this.grpc ??= new GrpcExchange(this);
+      this.grpc.start(index, this.firstSchedule());
     } else this.exchanges[0].start(index, this.firstSchedule());
   };
 
@@ -132,8 +138,9 @@ export class VirtualUser implements EngineVu, ExchangeOwner, WsExchangeOwner {
       this.endIteration("interrupted");
       return;
     }
-    if (this.ws?.active) {
-      this.ws.abort();
+    if (this.ws?.active || this.grpc?.active) {
+      this.ws?.abort();
+      this.grpc?.abort();
       this.endIteration("interrupted");
       return;
     }
@@ -193,6 +200,10 @@ export class VirtualUser implements EngineVu, ExchangeOwner, WsExchangeOwner {
   }
 
   wsDone(failure: [ErrorKind, string] | null): void {
+    this.stepDone(failure);
+  }
+
+  grpcDone(failure: [ErrorKind, string] | null): void {
     this.stepDone(failure);
   }
 

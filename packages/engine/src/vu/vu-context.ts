@@ -1,6 +1,7 @@
 import type { ThinkTime } from "@volley/protocol";
 import type { RequestRecorder } from "@volley/stats";
 import type { FeederSet } from "../feeders/feeder.js";
+import type { GrpcChannels } from "../grpc/grpc-channels.js";
 import type { RequestDispatcher } from "../http/dispatcher.js";
 import type { CompiledRequest } from "../scenario/compiled-request.js";
 import type { ConnectionGate } from "./connection-gate.js";
@@ -36,7 +37,9 @@ export interface VuContext {
   groupRecorders: RequestRecorder[];
   /** Every request name's recorder (a `ws:` request's exchanges are found here by name). */
   namedRecorders: ReadonlyMap<string, RequestRecorder>;
-  /** Accept any TLS certificate (wss:// sockets; HTTP pools have it already). */
+  /** The thread's gRPC channels (one per VU and target). */
+  grpc: GrpcChannels;
+  /** Accept any TLS certificate (wss:// sockets, grpcs:// channels; HTTP pools have it already). */
   insecureTls: boolean;
   /** Cookies, redirects and compression. */
   session: SessionSettings;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { positiveDurationSchema } from "../duration.js";
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from "../json-depth.js";
 import { CaptureSyntaxError, parseCapture } from "./capture.js";
+import { grpcCallSchema, grpcStatusExpectationSchema } from "./grpc-request.js";
 import { CONTROL_RE, statsNameSchema } from "./text-rules.js";
 import { wsStepSchema, wsTargetSchema } from "./ws-request.js";
 
@@ -163,6 +164,8 @@ export const requestSchema = z.strictObject({
       status: statusExpectationSchema.optional(),
       /** A substring the response body must contain. */
       body: z.string().min(1).optional(),
+      /** A `grpc:` request's status(es) that count as success. @defaultValue OK */
+      grpcStatus: grpcStatusExpectationSchema.optional(),
     })
     .optional(),
   timeout: positiveDurationSchema.optional(),
@@ -181,6 +184,8 @@ export const requestSchema = z.strictObject({
   ws: wsTargetSchema.optional(),
   /** What the `ws` request does on its open socket, in order. */
   steps: z.array(wsStepSchema).min(1).max(100).optional(),
+  /** A unary gRPC call instead of an HTTP request (see grpc-request.ts); the target is grpc:// or grpcs://. */
+  grpc: grpcCallSchema.optional(),
 });
 
 export type RequestConfig = z.output<typeof requestSchema>;

@@ -16,19 +16,21 @@ export function summaryLabel(r: { method: string; name: string; scenario?: strin
   return `${place ? `${place} · ` : ""}${requestLabel(r.method, r.name)}`;
 }
 
-/** What names a request: its own name, else its method and path (`WS /chat` for a `ws:` one). */
+/** What names a request: its own name, else its method and path (`WS /chat` for a `ws:` one, the gRPC method for a `grpc:` one). */
 type NamedRequest = {
   name?: string;
   method: string;
   path?: string;
   url?: string;
   ws?: string;
+  grpc?: { method: string };
   steps?: ReadonlyArray<{ expect?: string; name?: string } | object>;
 };
 
 /** The name a request's statistics are grouped under. */
 export function requestName(request: NamedRequest): string {
   if (request.ws !== undefined) return request.name ?? `${WS_METHOD} ${request.ws}`;
+  if (request.grpc !== undefined) return request.name ?? request.grpc.method;
   return request.name ?? `${request.method} ${request.path ?? request.url}`;
 }
 

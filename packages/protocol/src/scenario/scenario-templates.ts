@@ -34,6 +34,13 @@ export function forEachTemplate(
       if (typeof value !== "object") visit(String(value), at("multipart", key));
     }
     if (request.ws !== undefined) visit(request.ws, at("ws"));
+    if (request.grpc !== undefined) {
+      if (!jsonDepthExceeds(request.grpc.message, MAX_JSON_DEPTH)) {
+        visit(JSON.stringify(request.grpc.message), at("grpc", "message"));
+      }
+      for (const [key, value] of Object.entries(request.grpc.metadata ?? {}))
+        visit(value, at("grpc", "metadata", key));
+    }
     request.steps?.forEach((step, i) => {
       if ("send" in step) visit(step.send, at("steps", i, "send"));
       if ("expect" in step) visit(step.expect, at("steps", i, "expect"));

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { positiveDurationSchema } from "../duration.js";
 import { dataSchema } from "./data.js";
+import { grpcRequestProblems, isGrpcTarget } from "./grpc-request.js";
 import { httpSettingsSchema } from "./http-settings.js";
 import { type LoadConfig, loadSchema } from "./load.js";
 import { BODY_FIELDS, CONTROL_RE } from "./request.js";
@@ -19,8 +20,11 @@ const targetSchema = z.string().superRefine((text, ctx) => {
     ctx.addIssue({ code: "custom", message: `"${text}" is not a URL: use http://host:port` });
     return;
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    ctx.addIssue({ code: "custom", message: `"${text}" must use http:// or https://` });
+  if (!["http:", "https:", "grpc:", "grpcs:"].includes(url.protocol)) {
+    ctx.addIssue({
+      code: "custom",
+      message: `"${text}" must use http:// or https:// (or grpc:// or grpcs:// for gRPC)`,
+    });
   } else if (url.search || url.hash) {
     ctx.addIssue({
       code: "custom",
@@ -181,7 +185,37 @@ export const scenarioSchema = z
   .superRefine((scenario, ctx) => {
     // Only a scenario the transform laid out (no field issues) is checked across fields.
     if (!Array.isArray(scenario?.parts)) return;
+    const grpcTarget = isGrpcTarget(scenario.target);
     scenario.requests.forEach((request, index) => {
+      const at = scenario.requestPaths[index];
+      if (request.grpc !== undefined || grpcTarget) {
+        const problems =
+          request.grpc === undefined
+            ? [
+                {
+                  field: "grpc",
+                  message: `the target ${scenario.target} speaks gRPC: this request needs grpc:`,
+                },
+              ]
+            : grpcTarget
+              ? grpcRequestProblems(request)
+              : [{ field: "grpc", message: "a grpc request needs a grpc:// or grpcs:// target" }];
+        for (const problem of problems) {
+          ctx.addIssue({
+            code: "custom",
+            path: [...at, ...problem.field.split(".")],
+            message: problem.message,
+          });
+        }
+        return;
+      }
+      if (request.expect?.grpcStatus !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: [...at, "expect", "grpcStatus"],
+          message: "grpcStatus is for grpc requests: expect a status",
+        });
+      }
       if (request.ws !== undefined || request.steps !== undefined) {
         for (const problem of wsRequestProblems(request)) {
           ctx.addIssue({
@@ -228,11 +262,17 @@ export const scenarioSchema = z
         for (const op of flow.program) {
           if (op.op !== "parallel") continue;
           for (const index of op.requests) {
-            if (scenario.requests[index].ws === undefined) continue;
+            const kind =
+              scenario.requests[index].ws !== undefined
+                ? "ws"
+                : scenario.requests[index].grpc !== undefined
+                  ? "grpc"
+                  : null;
+            if (kind === null) continue;
             ctx.addIssue({
               code: "custom",
-              path: [...scenario.requestPaths[index], "ws"],
-              message: "a parallel step sends HTTP requests: make this ws request a step of its own",
+              path: [...scenario.requestPaths[index], kind],
+              message: `a parallel step sends HTTP requests: make this ${kind} request a step of its own`,
             });
           }
         }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { STATUS_KEY_RE } from "../grpc/grpc-status.js";
 import { isRequestMethod } from "../scenario/steps.js";
 
 /** How a request failed. `status` and `expect` are responses that did not meet expectations. */
@@ -57,7 +58,8 @@ export const requestStatsSchema = z.strictObject({
   messagesReceived: count.optional(),
   bytesIn: count,
   bytesOut: count,
-  statusCodes: z.record(z.string().regex(/^\d{3}$/), count),
+  /** By HTTP status (`"200"`) or gRPC status (`"grpc:OK"`). */
+  statusCodes: z.record(z.string().regex(STATUS_KEY_RE), count),
   errors: z.array(errorCountSchema).max(200),
   latency: latencyStatsSchema,
 });

@@ -1,0 +1,62 @@
+import type { Client } from "@grpc/grpc-js";
+import { grpcLibraries } from "./grpc-library.js";
+
+/** `grpc://host:port` (plaintext) or `grpcs://host:port` (TLS) as grpc-js takes it. */
+export function parseGrpcTarget(target: string): { address: string; tls: boolean } {
+  const match = /^(grpcs?):\/\/([^/?#]+)\/?$/.exec(target);
+  if (!match)
+    throw new TypeError(`"${target}" is not a gRPC target: use grpc://host:port or grpcs://host:port`);
+  const tls = match[1] === "grpcs";
+  const host = match[2];
+  const hasPort = /:\d+$/.test(host) && !/^\[[^\]]*\]$/.test(host);
+  return { address: hasPort ? host : `${host}:${tls ? 443 : 80}`, tls };
+}
+
+/**
+ * A thread's gRPC channels: one per VU and target, kept from one call (and iteration) to the
+ * next like a keep-alive connection, all closed when the slice ends. Each has a subchannel pool of
+ * its own, so a VU's calls go over its own HTTP/2 connection as they would from a client of its own.
+ */
+export class GrpcChannels {
+  private readonly clients = new Map<string, Client>();
+
+  constructor(private readonly insecureTls: boolean) {}
+
+  /** VU `vu`'s channel to `target`, opened (lazily, at its first call) when it has none. */
+  forVu(vu: number, target: string): Client {
+    const key = `${vu} ${target}`;
+    let client = this.clients.get(key);
+    if (client === undefined) {
+      const { grpc } = grpcLibraries();
+      const { address, tls } = parseGrpcTarget(target);
+      const credentials = tls
+        ? grpc.credentials.createSsl(null, null, null, { rejectUnauthorized: !this.insecureTls })
+        : grpc.credentials.createInsecure();
+      client = new grpc.Client(address, credentials, {
+        "grpc.use_local_subchannel_pool": 1,
+        // A load test measures the server: no transparent retries hiding failures.
+        "grpc.enable_retries": 0,
+        "grpc.max_receive_message_length": 64 * 1024 * 1024,
+      });
+      this.clients.set(key, client);
+    }
+    return client;
+  }
+
+  /** Closes VU `vu`'s channel to `target` (its next call opens another). */
+  close(vu: number, target: string): void {
+    const key = `${vu} ${target}`;
+    this.clients.get(key)?.close();
+    this.clients.delete(key);
+  }
+
+  /** The slice is over: every channel is closed. */
+  closeAll(): void {
+    for (const client of this.clients.values()) client.close();
+    this.clients.clear();
+  }
+
+  get open(): number {
+    return this.clients.size;
+  }
+}

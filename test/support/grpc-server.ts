@@ -1,0 +1,165 @@
+import { fileURLToPath } from "node:url";
+import * as grpc from "@grpc/grpc-js";
+import * as protoLoader from "@grpc/proto-loader";
+
+/** Where the test protos are: greeter.proto imports common/stamp.proto. */
+export const TEST_PROTOS = fileURLToPath(new URL("./protos/", import.meta.url));
+
+/** A gRPC server on loopback that counts what it receives and answers, for tests. */
+export interface GrpcTestServer {
+  /** grpc://127.0.0.1:PORT */
+  target: string;
+  port: number;
+  counts: {
+    /** Calls begun, by method name (SayHello, CountTo, Sum, Chat, Ping). */
+    calls: Record<string, number>;
+    /** Statuses answered, by code name (`OK`, `NOT_FOUND`). */
+    statuses: Record<string, number>;
+    /** Messages received on streams (Sum, Chat) and sent on them (CountTo, Chat). */
+    streamIn: number;
+    streamOut: number;
+    /** HTTP/2 connections accepted. */
+    connections: number;
+  };
+  /** Connections open now. */
+  readonly open: number;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const STATUS_NAMES = Object.fromEntries(Object.entries(grpc.status).map(([name, code]) => [code, name]));
+
+export async function startGrpcServer(): Promise<GrpcTestServer> {
+  const definition = protoLoader.loadSync("greeter.proto", {
+    includeDirs: [TEST_PROTOS],
+    keepCase: true,
+    longs: String,
+    defaults: true,
+  });
+  const proto = grpc.loadPackageDefinition(definition) as unknown as {
+    volley: { test: { Greeter: grpc.ServiceClientConstructor } };
+  };
+  const counts: GrpcTestServer["counts"] = {
+    calls: {},
+    statuses: {},
+    streamIn: 0,
+    streamOut: 0,
+    connections: 0,
+  };
+  const call = (method: string) => {
+    counts.calls[method] = (counts.calls[method] ?? 0) + 1;
+  };
+  const answered = (code: number) => {
+    const name = STATUS_NAMES[code] ?? String(code);
+    counts.statuses[name] = (counts.statuses[name] ?? 0) + 1;
+  };
+  let seq = 0;
+  const server = new grpc.Server();
+  server.addService(proto.volley.test.Greeter.service, {
+    SayHello(
+      unary: grpc.ServerUnaryCall<{ name: string; delay_ms: number; fail_with: number }, unknown>,
+      callback: grpc.sendUnaryData<unknown>,
+    ) {
+      call("SayHello");
+      const { name, delay_ms, fail_with } = unary.request;
+      const metadata = new grpc.Metadata();
+      metadata.set("x-served-by", "test");
+      unary.sendMetadata(metadata);
+      setTimeout(() => {
+        if (unary.cancelled) return;
+        if (fail_with > 0) {
+          answered(fail_with);
+          callback({ code: fail_with, details: `failing as asked (${name})` });
+          return;
+        }
+        answered(0);
+        callback(null, { message: `hello ${name}`, stamp: { seq: String(++seq), server: "test" } });
+      }, delay_ms);
+    },
+    CountTo(stream: grpc.ServerWritableStream<{ count: number; gap_ms: number }, unknown>) {
+      call("CountTo");
+      const { count, gap_ms } = stream.request;
+      let n = 0;
+      const tick = () => {
+        if (stream.cancelled) return;
+        if (n === count) {
+          answered(0);
+          stream.end();
+          return;
+        }
+        counts.streamOut++;
+        stream.write({ n: ++n });
+        setTimeout(tick, gap_ms);
+      };
+      setTimeout(tick, gap_ms);
+    },
+    Sum(
+      stream: grpc.ServerReadableStream<{ value: string }, unknown>,
+      callback: grpc.sendUnaryData<unknown>,
+    ) {
+      call("Sum");
+      let sum = 0n;
+      let count = 0;
+      stream.on("data", (message: { value: string }) => {
+        counts.streamIn++;
+        sum += BigInt(message.value);
+        count++;
+      });
+      stream.on("end", () => {
+        answered(0);
+        callback(null, { sum: String(sum), count });
+      });
+    },
+    Chat(stream: grpc.ServerDuplexStream<{ name: string }, unknown>) {
+      call("Chat");
+      stream.on("data", (message: { name: string }) => {
+        counts.streamIn++;
+        counts.streamOut++;
+        stream.write({ message: `echo: ${message.name}` });
+      });
+      stream.on("end", () => {
+        answered(0);
+        stream.end();
+      });
+    },
+    Ping(_unary: unknown, callback: grpc.sendUnaryData<unknown>) {
+      call("Ping");
+      answered(0);
+      callback(null, {});
+    },
+  });
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    ),
+  );
+  // Connections, seen through the channelz-free way: the server's HTTP/2 sessions.
+  const http2Server = (server as unknown as { http2Servers: Map<import("node:http2").Http2Server, unknown> })
+    .http2Servers;
+  let open = 0;
+  for (const h2 of http2Server?.keys() ?? []) {
+    h2.on("session", (session) => {
+      counts.connections++;
+      open++;
+      session.once("close", () => open--);
+    });
+  }
+  return {
+    target: `grpc://127.0.0.1:${port}`,
+    port,
+    counts,
+    get open() {
+      return open;
+    },
+    reset() {
+      counts.calls = {};
+      counts.statuses = {};
+      counts.streamIn = counts.streamOut = counts.connections = 0;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.tryShutdown(() => resolve());
+        setTimeout(() => server.forceShutdown(), 2000).unref();
+      }),
+  };
+}
