@@ -165,7 +165,7 @@ describe("gRPC requests in a scenario", () => {
       scenario: scenario(hello({}, { headers: { a: "b" }, expect: { status: 200 } })),
     });
     expect(mixed.status).toBe(400);
-    expect(mixed.body.details.map((d: { path: string }) => d.path)).toEqual(
+    expect((mixed.body.details ?? []).map((d: { path: string }) => d.path)).toEqual(
       expect.arrayContaining(["requests[0].headers", "requests[0].expect.status"]),
     );
   });
@@ -226,7 +226,7 @@ describe("gRPC from scripts", () => {
     expect(server.counts.streamOut).toBe(calls * 5 + calls * 2);
     // Five ticks 30 ms apart, the first after 30 ms: the stream lasts about 150 ms.
     expect(byName.get("count")?.latencyMs.p50 ?? 0).toBeGreaterThanOrEqual(145);
-    expect(report.summary.checks.every((c) => c.fails === 0 && c.passes === calls)).toBe(true);
+    expect((report.summary.checks ?? []).every((c) => c.fails === 0 && c.passes === calls)).toBe(true);
     expect(report.passed).toBe(true);
     expect(server.counts.connections).toBe(3);
     await waitFor(() => server.open === 0, { what: "the VUs' channels closed" });

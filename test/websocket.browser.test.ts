@@ -51,7 +51,7 @@ describe("a WebSocket run's page", () => {
       const page = await browser.newPage({ viewport, colorScheme: scheme });
       const errors = watchConsole(page);
       await page.goto(`${fleet.master.url}/runs/${runId}`);
-      const table = page.getByTestId("websockets");
+      const table = page.getByTestId("messages");
       await table.waitFor();
       const cells = await table.locator("tbody tr").first().locator("td").allTextContents();
       expect(cells.slice(0, 4)).toEqual([

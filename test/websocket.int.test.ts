@@ -83,7 +83,7 @@ describe("WebSocket from scripts", () => {
     await waitFor(() => server.open === 0, { what: "every socket closed", timeoutMs: 5000 });
     // The HTML report has the sockets' messages.
     const html = await (await fetch(`${master.url}/api/runs/${report.id}/report.html`)).text();
-    expect(html).toContain("<h2>WebSocket messages</h2>");
+    expect(html).toContain("<h2>Messages</h2>");
     expect(html).toContain(`<td class="text">chat</td><td>${vus * iterations}</td><td>60</td><td>60</td>`);
   });
 

@@ -3,6 +3,7 @@ import {
   formatBytes,
   formatMs,
   formatQuantity,
+  messageKind,
   type RunDetail,
   statusLabel,
   stepVerdict,
@@ -16,7 +17,7 @@ export function printReport(run: RunDetail): void {
     `\n${run.name}: ${statusLabel(run)}${run.error ? ` (${run.error})` : ""}, ${formatQuantity(t.requests, "request")} in ${run.summary.durationS.toFixed(1)} s, ${t.dropped.toLocaleString("en-US")} dropped`,
   );
   console.log(formatSummaryTable(run));
-  const sockets = formatWebSockets(run);
+  const sockets = formatMessages(run);
   if (sockets) console.log(`\n${sockets}`);
   const streams = formatStreams(run);
   if (streams) console.log(`\n${streams}`);
@@ -33,16 +34,16 @@ export function printReport(run: RunDetail): void {
   if (thresholds) console.log(`\nThresholds ${run.passed ? "passed" : "FAILED"}:\n${thresholds}`);
 }
 
-/** Each WebSocket handshake's messages and bytes: "chat  90 sent, 90 received  1.2 KiB out, 1.9 KiB in". */
-export function formatWebSockets(run: RunDetail): string {
+/** Messages and bytes under each name that carried some: "chat  WebSocket  90 messages sent, 90 received  1.2 KiB out, 1.9 KiB in". */
+export function formatMessages(run: RunDetail): string {
   const sockets = run.summary.requests.filter((r) => r.ws);
   if (sockets.length === 0) return "";
   const width = Math.max(...sockets.map((r) => r.name.length));
   const lines = sockets.map((r) => {
     const ws = r.ws as NonNullable<typeof r.ws>;
-    return `  ${r.name.padEnd(width)}  ${formatQuantity(ws.messagesSent, "message")} sent, ${ws.messagesReceived.toLocaleString("en-US")} received  ${formatBytes(ws.bytesOut)} out, ${formatBytes(ws.bytesIn)} in`;
+    return `  ${r.name.padEnd(width)}  ${messageKind(r.method).padEnd(11)}  ${formatQuantity(ws.messagesSent, "message")} sent, ${ws.messagesReceived.toLocaleString("en-US")} received  ${formatBytes(ws.bytesOut)} out, ${formatBytes(ws.bytesIn)} in`;
   });
-  return ["WebSocket messages", ...lines].join("\n");
+  return ["Messages", ...lines].join("\n");
 }
 
 /** Each streamed request's timings: "chat  first byte p95 12 ms, first event p95 104 ms, gap p95 31 ms, 5 events per stream". */

@@ -4,11 +4,11 @@ import { RUN_METRICS, type RunMetric } from "@volley/protocol";
 import {
   durationQuantiles,
   failureCounts,
+  messageCounts,
   type RunMetricsSource,
   requestCounts,
   streamTimingQuantiles,
   vusSamples,
-  wsMessageCounts,
 } from "./run-samples.js";
 
 /** One run's OpenTelemetry instruments, observed from whatever source is set at collection. */
@@ -38,7 +38,7 @@ export function runMeters(runId: string, version: string, reader: MetricReader):
   const duration = instrument(RUN_METRICS.duration);
   const vus = instrument(RUN_METRICS.vus);
   const streamTiming = instrument(RUN_METRICS.streamTiming);
-  const wsMessages = instrument(RUN_METRICS.wsMessages);
+  const messages = instrument(RUN_METRICS.messages);
   meter.addBatchObservableCallback(
     (result) => {
       if (!source) return;
@@ -47,9 +47,9 @@ export function runMeters(runId: string, version: string, reader: MetricReader):
       for (const s of durationQuantiles(source)) result.observe(duration, s.value, s.labels);
       for (const s of vusSamples(source)) result.observe(vus, s.value, s.labels);
       for (const s of streamTimingQuantiles(source)) result.observe(streamTiming, s.value, s.labels);
-      for (const s of wsMessageCounts(source)) result.observe(wsMessages, s.value, s.labels);
+      for (const s of messageCounts(source)) result.observe(messages, s.value, s.labels);
     },
-    [requests, failures, duration, vus, streamTiming, wsMessages],
+    [requests, failures, duration, vus, streamTiming, messages],
   );
   return {
     runId,

@@ -1,7 +1,7 @@
 import { streamStatsName } from "@volley/protocol";
 import { RequestRecorder, StatsAggregate } from "@volley/stats";
 import { describe, expect, it } from "vitest";
-import { streamTimingQuantiles, wsMessageCounts } from "./run-samples.js";
+import { messageCounts, streamTimingQuantiles } from "./run-samples.js";
 
 function statsOf(...recorders: RequestRecorder[]): StatsAggregate {
   const stats = new StatsAggregate();
@@ -19,7 +19,7 @@ describe("run metric samples of WebSockets and streams", () => {
     for (let i = 0; i < 100; i++) firstEvent.record(100_000, 0, 0, 0); // 100 ms each
     const stats = statsOf(chat, firstEvent);
     const source = { runId: "r", cumulative: stats, recent: stats, vus: 1, scenarioOf: new Map() };
-    expect(wsMessageCounts(source)).toEqual([
+    expect(messageCounts(source)).toEqual([
       { labels: { run: "r", scenario: "", request: "chat", direction: "sent" }, value: 3 },
       { labels: { run: "r", scenario: "", request: "chat", direction: "received" }, value: 2 },
     ]);

@@ -105,8 +105,8 @@ export function streamTimingQuantiles(source: RunMetricsSource): Sample[] {
   return out;
 }
 
-/** WebSocket messages by handshake name, sent and received. */
-export function wsMessageCounts(source: RunMetricsSource): Sample[] {
+/** WebSocket and gRPC stream messages by request name, sent and received. */
+export function messageCounts(source: RunMetricsSource): Sample[] {
   const out: Sample[] = [];
   forEachRequest(source, source.cumulative, (labels, aggregate) => {
     if (aggregate.messagesSent === 0 && aggregate.messagesReceived === 0) return;

@@ -5,6 +5,7 @@ import {
   formatPassRate,
   formatThresholdActual,
   LATENCY_COLUMNS,
+  messageKind,
   type RunDetail,
   statusLabel,
   summaryLabel,
@@ -114,7 +115,7 @@ ${run.summary.checks
 </tbody></table>`
     : ""
 }
-${webSocketsTable(run)}
+${messagesTable(run)}
 ${streamsTable(run)}
 <h2>Status codes</h2>
 <table><thead><tr><th>Status</th><th>Count</th></tr></thead><tbody>${Object.entries(run.summary.statusCodes)
@@ -167,16 +168,16 @@ function fmt(value: number): string {
   return formatNumber(value);
 }
 
-/** Each WebSocket handshake's name with the messages and bytes its sockets carried. */
-function webSocketsTable(run: RunDetail): string {
-  const sockets = run.summary.requests.filter((r) => r.ws);
-  if (sockets.length === 0) return "";
-  return `<h2>WebSocket messages</h2>
-<table><thead><tr><th class="text">Socket</th><th>Handshakes</th><th>Sent</th><th>Received</th><th>Bytes out</th><th>Bytes in</th></tr></thead><tbody>
-${sockets
+/** Messages both ways under each name that carried some (WebSocket handshakes, gRPC streams). */
+function messagesTable(run: RunDetail): string {
+  const carriers = run.summary.requests.filter((r) => r.ws);
+  if (carriers.length === 0) return "";
+  return `<h2>Messages</h2>
+<table><thead><tr><th class="text">Name</th><th class="text">Kind</th><th>Opened</th><th>Sent</th><th>Received</th><th>Bytes out</th><th>Bytes in</th></tr></thead><tbody>
+${carriers
   .map(
     (r) =>
-      `<tr><td class="text">${escapeHtml(r.name)}</td><td>${fmt(r.requests)}</td><td>${fmt(r.ws?.messagesSent ?? 0)}</td><td>${fmt(r.ws?.messagesReceived ?? 0)}</td><td>${formatBytes(r.ws?.bytesOut)}</td><td>${formatBytes(r.ws?.bytesIn)}</td></tr>`,
+      `<tr><td class="text">${escapeHtml(r.name)}</td><td class="text">${messageKind(r.method)}</td><td>${fmt(r.requests)}</td><td>${fmt(r.ws?.messagesSent ?? 0)}</td><td>${fmt(r.ws?.messagesReceived ?? 0)}</td><td>${formatBytes(r.ws?.bytesOut)}</td><td>${formatBytes(r.ws?.bytesIn)}</td></tr>`,
   )
   .join("")}
 </tbody></table>`;

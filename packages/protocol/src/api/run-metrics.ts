@@ -50,13 +50,13 @@ export const RUN_METRICS = {
     labels: [...REQUEST_LABELS, "timing", "quantile"],
     help: "Streamed responses' time to first byte, to first event and between events, quantiles over the last 10 closed seconds",
   },
-  wsMessages: {
-    prometheus: "volley_ws_messages_total",
-    otlp: "volley.ws.messages",
+  messages: {
+    prometheus: "volley_messages_total",
+    otlp: "volley.messages",
     kind: "counter",
     unit: "{message}",
     labels: [...REQUEST_LABELS, "direction"],
-    help: "WebSocket messages of the running run by handshake name and direction (sent, received)",
+    help: "WebSocket and gRPC stream messages of the running run by request name and direction (sent, received)",
   },
   vus: {
     prometheus: "volley_vus",

@@ -46,3 +46,8 @@ export function grpcStatusCode(status: string | number): number | undefined {
   const index = GRPC_STATUS_NAMES.indexOf(status.toUpperCase() as GrpcStatusName);
   return index >= 0 ? index : undefined;
 }
+
+/** Whether a `statusCodes` key is a failing answer: HTTP 400 and up, or a gRPC status other than OK. */
+export function isFailingStatusKey(key: string): boolean {
+  return key.startsWith("grpc:") ? key !== "grpc:OK" : Number(key) >= 400;
+}

@@ -56,21 +56,28 @@ export const grpcCallSchema = z.strictObject({
 });
 export type GrpcCall = z.output<typeof grpcCallSchema>;
 
-const grpcStatusItem = z.union([z.string(), z.number()]).transform((status, ctx) => {
-  const code = grpcStatusCode(status);
-  if (code !== undefined) return code;
-  ctx.addIssue({
-    code: "custom",
-    message: `"${status}" is not a gRPC status: use a name (${GRPC_STATUS_NAMES.slice(0, 3).join(", ")}, ...) or 0-16`,
-  });
-  return z.NEVER;
-});
+const statusValue = z.union([z.string(), z.number()]);
 
 /** `expect.grpcStatus`: a status or a list of them, by name (`NOT_FOUND`) or number; as codes. */
-export const grpcStatusExpectationSchema = z.union([
-  grpcStatusItem.transform((code) => [code]),
-  z.array(grpcStatusItem).min(1).max(17),
-]);
+export const grpcStatusExpectationSchema = z
+  .union([statusValue, z.array(statusValue).min(1).max(17)], {
+    error: "grpcStatus is a status (NOT_FOUND, or 5) or a list of them",
+  })
+  .transform((value, ctx) => {
+    const codes: number[] = [];
+    for (const status of Array.isArray(value) ? value : [value]) {
+      const code = grpcStatusCode(status);
+      if (code === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          message: `"${status}" is not a gRPC status: use a name (${GRPC_STATUS_NAMES.slice(0, 3).join(", ")}, ...) or 0-16`,
+        });
+        return z.NEVER;
+      }
+      codes.push(code);
+    }
+    return codes;
+  });
 
 /** Fields of a request that a `grpc:` request does not take, and why. */
 const NOT_FOR_GRPC: Readonly<Record<string, string>> = {
@@ -108,4 +115,9 @@ export function grpcRequestProblems(
 /** Whether a scenario's target speaks gRPC (`grpc://` plaintext, `grpcs://` TLS). */
 export function isGrpcTarget(target: string): boolean {
   return target.startsWith("grpc://") || target.startsWith("grpcs://");
+}
+
+/** What carried a name's messages, as reports say it: a WebSocket, or a gRPC stream. */
+export function messageKind(method: string): string {
+  return method === GRPC_METHOD ? "gRPC stream" : "WebSocket";
 }

@@ -4,12 +4,12 @@ import {
   durationQuantiles,
   failureCounts,
   liveSource,
+  messageCounts,
   type RunMetricsSource,
   requestCounts,
   type Sample,
   streamTimingQuantiles,
   vusSamples,
-  wsMessageCounts,
 } from "../../metrics/run-samples.js";
 import type { Services } from "../../services.js";
 
@@ -57,6 +57,6 @@ export function addRunMetrics(registry: Registry, services: Services): void {
   family(RUN_METRICS.failures, failureCounts);
   family(RUN_METRICS.duration, durationQuantiles);
   family(RUN_METRICS.streamTiming, streamTimingQuantiles);
-  family(RUN_METRICS.wsMessages, wsMessageCounts);
+  family(RUN_METRICS.messages, messageCounts);
   family(RUN_METRICS.vus, vusSamples);
 }

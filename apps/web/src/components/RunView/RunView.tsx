@@ -17,6 +17,7 @@ import { ChartScope } from "../ChartScope/ChartScope.js";
 import { Checks } from "../Checks/Checks.js";
 import { ErrorList } from "../ErrorList/ErrorList.js";
 import { LoadControl, loadMarkers } from "../LoadControl/LoadControl.js";
+import { Messages } from "../Messages/Messages.js";
 import { RebalanceButton } from "../RebalanceButton/RebalanceButton.js";
 import { RequestTable } from "../RequestTable/RequestTable.js";
 import { RunWorkers } from "../RunWorkers/RunWorkers.js";
@@ -25,7 +26,6 @@ import { StatusCodes } from "../StatusCodes/StatusCodes.js";
 import { Streams } from "../Streams/Streams.js";
 import { Thresholds } from "../Thresholds/Thresholds.js";
 import { TrustNotice } from "../TrustNotice/TrustNotice.js";
-import { WebSockets } from "../WebSockets/WebSockets.js";
 import { type SecondsWindow, WindowSummary } from "../WindowSummary/WindowSummary.js";
 
 interface RunViewProps {
@@ -236,8 +236,8 @@ export function RunView({
       )}
       {summary.requests.some((r) => r.ws) && (
         <section>
-          <h2>WebSocket messages</h2>
-          <WebSockets requests={summary.requests} />
+          <h2>Messages</h2>
+          <Messages requests={summary.requests} />
         </section>
       )}
       {!compact && (

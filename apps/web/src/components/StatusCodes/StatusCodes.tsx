@@ -1,6 +1,7 @@
+import { isFailingStatusKey } from "@volley/protocol";
 import { formatCount, formatPercent } from "../../format/format.js";
 
-/** Responses by status code, with their share. */
+/** Responses by status (HTTP codes and gRPC statuses), with their share. */
 export function StatusCodes({ codes }: { codes: Record<string, number> }) {
   const entries = Object.entries(codes).sort(([a], [b]) => a.localeCompare(b));
   const total = entries.reduce((sum, [, count]) => sum + count, 0);
@@ -18,7 +19,7 @@ export function StatusCodes({ codes }: { codes: Record<string, number> }) {
         <tbody>
           {entries.map(([code, count]) => (
             <tr key={code}>
-              <td className={Number(code) >= 400 ? "bad" : undefined}>{code}</td>
+              <td className={isFailingStatusKey(code) ? "bad" : undefined}>{code}</td>
               <td>{formatCount(count)}</td>
               <td>{formatPercent(count / total, 1)}</td>
             </tr>

@@ -1,16 +1,20 @@
-import type { RequestSummary } from "@volley/protocol";
+import { messageKind, type RequestSummary } from "@volley/protocol";
 import { formatBytes, formatCount } from "../../format/format.js";
 
-/** Each WebSocket handshake's name with the messages and bytes its sockets carried both ways. */
-export function WebSockets({ requests }: { requests: readonly RequestSummary[] }) {
-  const sockets = requests.filter((r) => r.ws);
+/**
+ * Messages both ways under each name that carried some: a WebSocket handshake's sockets, a gRPC
+ * streaming call's streams; with how many were opened and their bytes.
+ */
+export function Messages({ requests }: { requests: readonly RequestSummary[] }) {
+  const carriers = requests.filter((r) => r.ws);
   return (
     <div className="table-scroll">
-      <table className="data-table compact" data-testid="websockets">
+      <table className="data-table compact" data-testid="messages">
         <thead>
           <tr>
-            <th>Socket</th>
-            <th>Handshakes</th>
+            <th>Name</th>
+            <th>Kind</th>
+            <th>Opened</th>
             <th>Sent</th>
             <th>Received</th>
             <th>Bytes out</th>
@@ -18,9 +22,10 @@ export function WebSockets({ requests }: { requests: readonly RequestSummary[] }
           </tr>
         </thead>
         <tbody>
-          {sockets.map((r) => (
+          {carriers.map((r) => (
             <tr key={r.name}>
               <td>{r.name}</td>
+              <td>{messageKind(r.method)}</td>
               <td>{formatCount(r.requests)}</td>
               <td>{formatCount(r.ws?.messagesSent)}</td>
               <td>{formatCount(r.ws?.messagesReceived)}</td>
