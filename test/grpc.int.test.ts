@@ -1,11 +1,13 @@
-import { readFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunningMaster } from "@volley/master";
 import type { RunDetail } from "@volley/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse, stringify } from "yaml";
 import { type GrpcTestServer, startGrpcServer, TEST_PROTOS } from "./support/grpc-server.js";
 import { startTestFleet, type TestFleet } from "./support/in-process.js";
-import { sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
+import { isolatedSetup, ROOT, sendJson, spawnCli, waitFor, waitForRunEnd } from "./support/processes.js";
 
 // gRPC against a grpc-js server on loopback, across two workers: every call the server saw is
 // one request in the report, under its status (grpc:OK, grpc:NOT_FOUND), timed as the server
@@ -18,7 +20,7 @@ const PROTOS = {
   "protos/greeter.proto": readFileSync(join(TEST_PROTOS, "greeter.proto")).toString("base64"),
   "protos/common/stamp.proto": readFileSync(join(TEST_PROTOS, "common/stamp.proto")).toString("base64"),
 };
-const SAY_HELLO = "volley.test.Greeter/SayHello";
+const SAY_HELLO = "volley.example.Greeter/SayHello";
 
 beforeAll(async () => {
   [fleet, server] = await Promise.all([startTestFleet({ workers: 2, threads: 1 }), startGrpcServer()]);
@@ -149,7 +151,7 @@ describe("gRPC requests in a scenario", () => {
     expect(JSON.stringify(noImport.body)).toContain("requests[0].grpc.proto");
     expect(JSON.stringify(noImport.body)).toContain('imports \\"common/stamp.proto\\"');
     const unknown = await create({
-      scenario: scenario({ grpc: { proto: "protos/greeter.proto", method: "volley.test.Greeter/Nope" } }),
+      scenario: scenario({ grpc: { proto: "protos/greeter.proto", method: "volley.example.Greeter/Nope" } }),
     });
     expect(unknown.status).toBe(400);
     expect(unknown.body.details).toEqual([
@@ -179,15 +181,15 @@ export default async function (vu: Vu) {
   vu.check("hello answered", r.status === "OK" && String(r.message?.message) === \`hello vu\${vu.number}\`);
   vu.check("metadata", r.metadata["x-served-by"] === "test");
   let ticks = 0;
-  for await (const tick of client.serverStream("volley.test.Greeter/CountTo", { count: 5, gap_ms: 30 }, { name: "count" })) {
+  for await (const tick of client.serverStream("volley.example.Greeter/CountTo", { count: 5, gap_ms: 30 }, { name: "count" })) {
     ticks += Number(tick.n) > 0 ? 1 : 0;
   }
   vu.check("five ticks", ticks === 5);
-  const sum = client.clientStream("volley.test.Greeter/Sum", { name: "sum" });
+  const sum = client.clientStream("volley.example.Greeter/Sum", { name: "sum" });
   for (let i = 1; i <= 4; i++) sum.send({ value: i });
   sum.end();
   for await (const total of sum) vu.check("sum is 10", String(total.sum) === "10");
-  const chat = client.bidiStream("volley.test.Greeter/Chat", { name: "chat" });
+  const chat = client.bidiStream("volley.example.Greeter/Chat", { name: "chat" });
   const replies: string[] = [];
   chat.send({ name: "a" });
   chat.send({ name: "b" });
@@ -230,5 +232,57 @@ describe("gRPC from scripts", () => {
     expect(report.passed).toBe(true);
     expect(server.counts.connections).toBe(3);
     await waitFor(() => server.open === 0, { what: "the VUs' channels closed" });
+  });
+});
+
+describe("volley run with the gRPC examples", () => {
+  /** Runs an example (with its protos and script beside it) against the test server, scaled down. */
+  let output = "";
+  async function runExample(file: string, load: Record<string, unknown>): Promise<RunDetail> {
+    const dir = mkdtempSync(join(tmpdir(), "volley-grpc-"));
+    try {
+      cpSync(join(ROOT, "examples/protos"), join(dir, "protos"), { recursive: true });
+      cpSync(join(ROOT, "examples/grpc-streams.ts"), join(dir, "grpc-streams.ts"));
+      const example = parse(readFileSync(join(ROOT, "examples", file), "utf8"));
+      writeFileSync(join(dir, file), stringify({ ...example, target: server.target, load }));
+      const setup = isolatedSetup();
+      const out = join(dir, "report.json");
+      const cli = spawnCli(["run", join(dir, file), "--out", out], {
+        DATABASE_URL: setup.databaseUrl,
+        VOLLEY_QUEUE_PREFIX: setup.queuePrefix,
+      });
+      expect(await cli.exited, cli.output.join("")).toBe(0);
+      output = cli.output.join("");
+      return JSON.parse(readFileSync(out, "utf8")) as RunDetail;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it("grpc-greeter.yaml sends its proto and the file it imports; every call is counted", async () => {
+    server.reset();
+    const report = await runExample("grpc-greeter.yaml", {
+      executor: "per-vu-iterations",
+      vus: 3,
+      iterations: 5,
+    });
+    expect(server.counts.calls).toEqual({ SayHello: 15, Ping: 15 });
+    expect(report.summary.statusCodes).toEqual({ "grpc:OK": 30 });
+    expect(report.summary.total).toMatchObject({ requests: 30, failures: 0 });
+  });
+
+  it("grpc-streams.yaml runs its script's four kinds of call, all checks passing", async () => {
+    server.reset();
+    const report = await runExample("grpc-streams.yaml", {
+      executor: "per-vu-iterations",
+      vus: 2,
+      iterations: 2,
+    });
+    expect(server.counts.calls).toEqual({ SayHello: 4, CountTo: 4, Sum: 4, Chat: 4 });
+    expect(report.summary.total).toMatchObject({ requests: 16, failures: 0 });
+    expect((report.summary.checks ?? []).every((c) => c.fails === 0 && c.passes > 0)).toBe(true);
+    expect(report.summary.requests.find((r) => r.name === "countdown")?.ws?.messagesReceived).toBe(40);
+    // The terminal says what carried the messages.
+    expect(output).toMatch(/countdown +gRPC stream +4 messages sent, 40 received/);
   });
 });

@@ -2,8 +2,8 @@ import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 
-/** Where the test protos are: greeter.proto imports common/stamp.proto. */
-export const TEST_PROTOS = fileURLToPath(new URL("./protos/", import.meta.url));
+/** Where the protos it serves are (the examples'): greeter.proto imports common/stamp.proto. */
+export const TEST_PROTOS = fileURLToPath(new URL("../../examples/protos/", import.meta.url));
 
 /** A gRPC server on loopback that counts what it receives and answers, for tests. */
 export interface GrpcTestServer {
@@ -37,7 +37,7 @@ export async function startGrpcServer(): Promise<GrpcTestServer> {
     defaults: true,
   });
   const proto = grpc.loadPackageDefinition(definition) as unknown as {
-    volley: { test: { Greeter: grpc.ServiceClientConstructor } };
+    volley: { example: { Greeter: grpc.ServiceClientConstructor } };
   };
   const counts: GrpcTestServer["counts"] = {
     calls: {},
@@ -55,7 +55,7 @@ export async function startGrpcServer(): Promise<GrpcTestServer> {
   };
   let seq = 0;
   const server = new grpc.Server();
-  server.addService(proto.volley.test.Greeter.service, {
+  server.addService(proto.volley.example.Greeter.service, {
     SayHello(
       unary: grpc.ServerUnaryCall<{ name: string; delay_ms: number; fail_with: number }, unknown>,
       callback: grpc.sendUnaryData<unknown>,
