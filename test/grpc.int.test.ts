@@ -1,6 +1,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { selfSignedCert } from "@volley/engine/test-support/self-signed";
 import type { RunningMaster } from "@volley/master";
 import type { RunDetail } from "@volley/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -135,6 +136,27 @@ describe("gRPC requests in a scenario", () => {
     const hi = report.summary.requests.find((r) => r.name === "hello");
     expect(hi).toMatchObject({ requests: 2, failures: 2 });
     expect(report.summary.statusCodes).toEqual({ "grpc:UNAVAILABLE": 2 });
+  });
+
+  it("calls over TLS (grpcs://): a self-signed certificate passes with http.insecureTls, fails without", async () => {
+    const secure = await startGrpcServer(selfSignedCert());
+    try {
+      const scenario = (insecureTls: boolean) => ({
+        target: secure.target,
+        http: { insecureTls },
+        load: { executor: "per-vu-iterations", vus: 2, iterations: 3 },
+        requests: [hello({ name: "tls" })],
+      });
+      const trusted = await run({ scenario: scenario(true) });
+      expect(secure.counts.calls.SayHello).toBe(6);
+      expect(trusted.summary.statusCodes).toEqual({ "grpc:OK": 6 });
+      const refused = await run({ scenario: scenario(false) });
+      expect(secure.counts.calls.SayHello).toBe(6);
+      expect(refused.summary.total).toMatchObject({ requests: 6, failures: 6 });
+      expect(refused.summary.statusCodes).toEqual({ "grpc:UNAVAILABLE": 6 });
+    } finally {
+      await secure.close();
+    }
   });
 
   it("refuses a proto without its imports, an unknown method and HTTP fields with 400s naming the field", async () => {

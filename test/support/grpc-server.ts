@@ -29,7 +29,8 @@ export interface GrpcTestServer {
 
 const STATUS_NAMES = Object.fromEntries(Object.entries(grpc.status).map(([name, code]) => [code, name]));
 
-export async function startGrpcServer(): Promise<GrpcTestServer> {
+/** `tls`: serve TLS with this key and certificate (the target is then grpcs://). */
+export async function startGrpcServer(tls?: { key: Buffer; cert: Buffer }): Promise<GrpcTestServer> {
   const definition = protoLoader.loadSync("greeter.proto", {
     includeDirs: [TEST_PROTOS],
     keepCase: true,
@@ -129,8 +130,12 @@ export async function startGrpcServer(): Promise<GrpcTestServer> {
     },
   });
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) =>
-      error ? reject(error) : resolve(bound),
+    server.bindAsync(
+      "127.0.0.1:0",
+      tls
+        ? grpc.ServerCredentials.createSsl(null, [{ private_key: tls.key, cert_chain: tls.cert }])
+        : grpc.ServerCredentials.createInsecure(),
+      (error, bound) => (error ? reject(error) : resolve(bound)),
     ),
   );
   // Connections, seen through the channelz-free way: the server's HTTP/2 sessions.
@@ -145,7 +150,7 @@ export async function startGrpcServer(): Promise<GrpcTestServer> {
     });
   }
   return {
-    target: `grpc://127.0.0.1:${port}`,
+    target: `${tls ? "grpcs" : "grpc"}://127.0.0.1:${port}`,
     port,
     counts,
     get open() {
