@@ -13,7 +13,7 @@ export function Messages({ requests }: { requests: readonly RequestSummary[] }) 
         <thead>
           <tr>
             <th>Name</th>
-            <th>Kind</th>
+            <th className="left">Kind</th>
             <th>Opened</th>
             <th>Sent</th>
             <th>Received</th>
@@ -25,7 +25,7 @@ export function Messages({ requests }: { requests: readonly RequestSummary[] }) 
           {carriers.map((r) => (
             <tr key={r.name}>
               <td>{r.name}</td>
-              <td>{messageKind(r.method)}</td>
+              <td className="left">{messageKind(r.method)}</td>
               <td>{formatCount(r.requests)}</td>
               <td>{formatCount(r.ws?.messagesSent)}</td>
               <td>{formatCount(r.ws?.messagesReceived)}</td>
