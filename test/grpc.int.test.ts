@@ -182,6 +182,18 @@ describe("gRPC requests in a scenario", () => {
         message: expect.stringContaining("has no method Nope (methods: SayHello"),
       },
     ]);
+    const broken = await create({
+      scenario: scenario(hello({})),
+      attachments: {
+        ...PROTOS,
+        "protos/common/stamp.proto": Buffer.from("message Stamp {").toString("base64"),
+      },
+    });
+    expect(broken.status).toBe(400);
+    expect(broken.body.details?.[0]).toMatchObject({
+      path: "requests[0].grpc.proto",
+      message: expect.stringContaining("protos/common/stamp.proto:"),
+    });
     const http = await create({ scenario: scenario({ path: "/x" }) });
     expect(http.status).toBe(400);
     expect(http.body.details?.[0]?.path).toBe("requests[0].grpc");
@@ -257,6 +269,11 @@ describe("gRPC from scripts", () => {
   });
 });
 
+function isolatedEnv(): Record<string, string> {
+  const setup = isolatedSetup();
+  return { DATABASE_URL: setup.databaseUrl, VOLLEY_QUEUE_PREFIX: setup.queuePrefix };
+}
+
 describe("volley run with the gRPC examples", () => {
   /** Runs an example (with its protos and script beside it) against the test server, scaled down. */
   let output = "";
@@ -267,12 +284,8 @@ describe("volley run with the gRPC examples", () => {
       cpSync(join(ROOT, "examples/grpc-streams.ts"), join(dir, "grpc-streams.ts"));
       const example = parse(readFileSync(join(ROOT, "examples", file), "utf8"));
       writeFileSync(join(dir, file), stringify({ ...example, target: server.target, load }));
-      const setup = isolatedSetup();
       const out = join(dir, "report.json");
-      const cli = spawnCli(["run", join(dir, file), "--out", out], {
-        DATABASE_URL: setup.databaseUrl,
-        VOLLEY_QUEUE_PREFIX: setup.queuePrefix,
-      });
+      const cli = spawnCli(["run", join(dir, file), "--out", out], isolatedEnv());
       expect(await cli.exited, cli.output.join("")).toBe(0);
       output = cli.output.join("");
       return JSON.parse(readFileSync(out, "utf8")) as RunDetail;
@@ -280,6 +293,24 @@ describe("volley run with the gRPC examples", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }
+
+  it("a proto or import that is not there is exit 2 naming the field and the file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "volley-grpc-"));
+    try {
+      cpSync(join(ROOT, "examples/protos/greeter.proto"), join(dir, "protos/greeter.proto"), {
+        recursive: true,
+      });
+      const example = parse(readFileSync(join(ROOT, "examples/grpc-greeter.yaml"), "utf8"));
+      writeFileSync(join(dir, "s.yaml"), stringify({ ...example, target: server.target }));
+      const cli = spawnCli(["run", join(dir, "s.yaml")], isolatedEnv());
+      expect(await cli.exited).toBe(2);
+      expect(cli.output.join("")).toContain(
+        'requests[0].grpc.proto: protos/greeter.proto imports "common/stamp.proto", found neither beside it nor beside protos/greeter.proto',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it("grpc-greeter.yaml sends its proto and the file it imports; every call is counted", async () => {
     server.reset();

@@ -127,4 +127,49 @@ describe("WebSocket, streams and gRPC through faults", () => {
     expect(grpc.counts.calls.SayHello).toBeGreaterThan(20);
     await waitFor(() => grpc.open === 0, { what: "every channel closed" });
   });
+
+  it("a worker killed mid-run: the survivor's gRPC calls equal the server's count for it, the lost one's at most the server's", async () => {
+    const setup = isolatedSetup();
+    const master = await startMasterProcess(setup, ["--heartbeat-timeout", "2"]);
+    const doomed = await startWorkerProcess(master.url, { name: "doomed" });
+    await startWorkerProcess(master.url, { name: "survivor" });
+    const file = (name: string) => readFileSync(join(TEST_PROTOS, name)).toString("base64");
+    const created = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: {
+        name: "grpc-through-a-worker-kill",
+        target: grpc.target,
+        load: { executor: "constant-vus", vus: 4, duration: "6s" },
+        requests: [
+          {
+            name: "hello",
+            grpc: {
+              proto: "greeter.proto",
+              method: "volley.example.Greeter/SayHello",
+              message: { name: "{{vu}}", delay_ms: 5 },
+              metadata: { "x-worker": "{{worker}}" },
+            },
+          },
+        ],
+      },
+      attachments: {
+        "greeter.proto": file("greeter.proto"),
+        "common/stamp.proto": file("common/stamp.proto"),
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.id as string;
+    await waitForRunSeconds(master.url, id, 3);
+    doomed.signal("SIGKILL");
+    const run = await waitForRunEnd<RunDetail>(master.url, id, 60_000);
+    expect(run.status).toBe("finished");
+    const survivor = run.workers.find((w) => w.name === "survivor");
+    const lost = run.workers.find((w) => w.name === "doomed");
+    expect(survivor).toMatchObject({ status: "finished", requests: grpc.counts.byWorker.survivor });
+    expect(lost?.status).toBe("lost");
+    expect(lost?.requests ?? 0).toBeGreaterThan(0);
+    expect(lost?.requests ?? 0).toBeLessThanOrEqual(grpc.counts.byWorker.doomed);
+    expect(run.summary.total.requests).toBe((survivor?.requests ?? 0) + (lost?.requests ?? 0));
+    expect(run.warnings.find((w) => w.kind === "worker-lost")).toMatchObject({ workerName: "doomed" });
+    await waitFor(() => grpc.open === 0, { what: "every channel closed, the killed worker's too" });
+  });
 });

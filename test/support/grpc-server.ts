@@ -20,6 +20,8 @@ export interface GrpcTestServer {
     streamOut: number;
     /** HTTP/2 connections accepted. */
     connections: number;
+    /** SayHello calls by the `x-worker` metadata they carried (a scenario sends `{{worker}}`). */
+    byWorker: Record<string, number>;
   };
   /** Connections open now. */
   readonly open: number;
@@ -46,6 +48,7 @@ export async function startGrpcServer(tls?: { key: Buffer; cert: Buffer }): Prom
     streamIn: 0,
     streamOut: 0,
     connections: 0,
+    byWorker: {},
   };
   const call = (method: string) => {
     counts.calls[method] = (counts.calls[method] ?? 0) + 1;
@@ -62,6 +65,8 @@ export async function startGrpcServer(tls?: { key: Buffer; cert: Buffer }): Prom
       callback: grpc.sendUnaryData<unknown>,
     ) {
       call("SayHello");
+      const [worker] = unary.metadata.get("x-worker");
+      if (worker !== undefined) counts.byWorker[String(worker)] = (counts.byWorker[String(worker)] ?? 0) + 1;
       const { name, delay_ms, fail_with } = unary.request;
       const metadata = new grpc.Metadata();
       metadata.set("x-served-by", "test");
@@ -159,6 +164,7 @@ export async function startGrpcServer(tls?: { key: Buffer; cert: Buffer }): Prom
     reset() {
       counts.calls = {};
       counts.statuses = {};
+      counts.byWorker = {};
       counts.streamIn = counts.streamOut = counts.connections = 0;
     },
     close: () =>
