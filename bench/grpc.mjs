@@ -4,7 +4,7 @@
 // of grpc-js making the same calls over as many connections. Goal: Volley >= 0.8x raw grpc-js.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { arg, cores, fmt, pinned, ROOT, run, table } from "./lib/tools.mjs";
+import { arg, cores, interleavedRounds, pinned, ROOT, run } from "./lib/tools.mjs";
 
 const args = process.argv.slice(2);
 const duration = arg(args, "duration", "10");
@@ -29,22 +29,13 @@ async function measure(mode) {
   return result.perS;
 }
 
-const MODES = ["raw", "volley"];
 const LABELS = { raw: "grpc-js, tight loop", volley: "Volley (grpc: request)" };
-await measure("volley"); // warm-up
-const results = { raw: [], volley: [] };
-for (let round = 0; round < rounds; round++) {
-  const order = round % 2 === 0 ? MODES : [...MODES].reverse();
-  for (const mode of order) results[mode].push(await measure(mode));
-  console.log(
-    `round ${round + 1}: raw ${fmt(results.raw.at(-1))}, volley ${fmt(results.volley.at(-1))} calls/s`,
-  );
-}
+await interleavedRounds({
+  modes: ["raw", "volley"],
+  labels: LABELS,
+  measure,
+  rounds,
+  unit: "calls/s",
+  goal: 0.8,
+});
 grpcServer.stdin.end();
-const mean = (list) => list.reduce((a, b) => a + b, 0) / list.length;
-console.log(
-  `\n${table([["client", "calls/s (mean)", "÷ raw"], ...MODES.map((m) => [LABELS[m], fmt(mean(results[m])), (mean(results[m]) / mean(results.raw)).toFixed(2)])])}`,
-);
-console.log(
-  `\nVolley / raw grpc-js = ${(mean(results.volley) / mean(results.raw)).toFixed(2)} (goal >= 0.8)`,
-);

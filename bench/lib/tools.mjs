@@ -136,3 +136,30 @@ export function arg(args, name, fallback) {
   const index = args.indexOf(`--${name}`);
   return index >= 0 ? args[index + 1] : fallback;
 }
+
+/**
+ * Measures each mode `rounds` times, the order alternated each round (after one warm-up of the
+ * last mode), prints each round and a table of means beside the first mode (the reference).
+ * `measure(mode)` resolves with a rate; `unit` names it ("calls/s").
+ */
+export async function interleavedRounds({ modes, labels, measure, rounds, unit, goal }) {
+  const [reference] = modes;
+  await measure(modes.at(-1)); // warm-up
+  const results = Object.fromEntries(modes.map((mode) => [mode, []]));
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? modes : [...modes].reverse();
+    for (const mode of order) results[mode].push(await measure(mode));
+    console.log(
+      `round ${round + 1}: ${modes.map((m) => `${m} ${fmt(results[m].at(-1))}`).join(", ")} ${unit}`,
+    );
+  }
+  const mean = (list) => list.reduce((a, b) => a + b, 0) / list.length;
+  const ratio = (mode) => mean(results[mode]) / mean(results[reference]);
+  console.log(
+    `\n${table([["client", `${unit} (mean)`, `÷ ${reference}`], ...modes.map((m) => [labels[m], fmt(mean(results[m])), ratio(m).toFixed(2)])])}`,
+  );
+  const [compared] = modes.slice(1);
+  console.log(
+    `\n${labels[compared]} / ${labels[reference]} = ${ratio(compared).toFixed(2)} (goal >= ${goal})`,
+  );
+}

@@ -104,18 +104,12 @@ export function compileRequests(
     const path = absolute ? absolute.rest : prefix + (request.path ?? "/");
     // Credentials in the URL (the request's, else the target's) travel as Basic authentication.
     const authorization = basicAuthorization(absolute ? new URL(absolute.origin) : base);
-    if (request.grpc !== undefined) {
-      const grpc = compileGrpc(
-        { ...request, grpc: request.grpc },
-        scenario.target,
-        scenario.timeout,
-        protos,
-        environment,
-      );
-      const http = compileRequest(
+    // A ws: or grpc: request keeps the HTTP fields too (captures among them), never sent.
+    const placeholder = () =>
+      compileRequest(
         request,
         index,
-        "/",
+        prefix || "/",
         0,
         origins[0].host,
         null,
@@ -124,25 +118,19 @@ export function compileRequests(
         environment,
         attachments,
       );
-      return { ...http, grpc };
+    if (request.grpc !== undefined) {
+      const grpc = compileGrpc(
+        { ...request, grpc: request.grpc },
+        scenario.target,
+        scenario.timeout,
+        protos,
+        environment,
+      );
+      return { ...placeholder(), grpc };
     }
     if (request.ws !== undefined) {
       const ws = compileWs({ ...request, ws: request.ws }, base, scenario.timeout, environment);
-      return {
-        ...compileRequest(
-          request,
-          index,
-          prefix || "/",
-          0,
-          origins[0].host,
-          null,
-          scenario.timeout,
-          false,
-          environment,
-          attachments,
-        ),
-        ws,
-      };
+      return { ...placeholder(), ws };
     }
     return compileRequest(
       request,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { GRPC_STATUS_NAMES, grpcStatusCode } from "../grpc/grpc-status.js";
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from "../json-depth.js";
-import { CONTROL_RE } from "./text-rules.js";
+import { CONTROL_RE, relativeFileSchema } from "./text-rules.js";
 
 /**
  * The `method` of gRPC statistics: each call (unary or streaming) is a request of this method,
@@ -10,15 +10,10 @@ import { CONTROL_RE } from "./text-rules.js";
 export const GRPC_METHOD = "GRPC";
 
 /** A .proto file's path, relative to the scenario file (its imports travel with it). */
-export const protoPathSchema = z
-  .string()
-  .min(1)
-  .max(500)
-  .refine((path) => !CONTROL_RE.test(path), { error: "must not contain control characters" })
-  .refine((path) => !/^([/\\]|[A-Za-z]:)/.test(path), {
-    error: "give a path relative to the scenario file (e.g. protos/greeter.proto)",
-  })
-  .refine((path) => path.endsWith(".proto"), { error: "a proto file's name ends in .proto" });
+export const protoPathSchema = relativeFileSchema("protos/greeter.proto").refine(
+  (path) => path.endsWith(".proto"),
+  { error: "a proto file's name ends in .proto" },
+);
 
 /** `package.Service/Method`, as gRPC names a method (the package may be empty). */
 export const GRPC_METHOD_RE = /^(?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*\/[A-Za-z_][A-Za-z0-9_]*$/;

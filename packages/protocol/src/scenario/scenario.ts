@@ -4,11 +4,12 @@ import { dataSchema } from "./data.js";
 import { grpcRequestProblems, isGrpcTarget } from "./grpc-request.js";
 import { httpSettingsSchema } from "./http-settings.js";
 import { type LoadConfig, loadSchema } from "./load.js";
-import { BODY_FIELDS, CONTROL_RE } from "./request.js";
+import { BODY_FIELDS } from "./request.js";
 import { requestName, requestStatsNames } from "./scenario-names.js";
 import { templateProblems } from "./scenario-templates.js";
 import { thresholdProblems, thresholdsSchema } from "./scenario-thresholds.js";
 import { type Flow, flowSchema, layOutSteps, stepsSchema, type WrittenPart } from "./steps.js";
+import { relativeFileSchema } from "./text-rules.js";
 import { NO_THINK_TIME, type ThinkTime, thinkTimeSchema } from "./think-time.js";
 import { wsRequestProblems } from "./ws-request.js";
 
@@ -36,15 +37,10 @@ const targetSchema = z.string().superRefine((text, ctx) => {
 const PART_NAME_RE = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
 /** A script's path, relative to the scenario file: a TypeScript or JavaScript module. */
-export const scriptPathSchema = z
-  .string()
-  .min(1)
-  .max(500)
-  .refine((path) => !CONTROL_RE.test(path), { error: "must not contain control characters" })
-  .refine((path) => !/^([/\\]|[A-Za-z]:)/.test(path), {
-    error: "give a path relative to the scenario file (e.g. ./flow.ts)",
-  })
-  .refine((path) => /\.(ts|mts|js|mjs)$/.test(path), { error: "a script is a .ts, .mts, .js or .mjs file" });
+export const scriptPathSchema = relativeFileSchema("./flow.ts").refine(
+  (path) => /\.(ts|mts|js|mjs)$/.test(path),
+  { error: "a script is a .ts, .mts, .js or .mjs file" },
+);
 
 /** One of `scenarios:`: its own load, think time, and requests or flows. */
 const partSchema = z.strictObject({

@@ -10,3 +10,15 @@ export const statsNameSchema = z
   .min(1)
   .max(200)
   .refine((name) => !CONTROL_RE.test(name), { error: "a name must not hold control characters" });
+
+/** A file's path relative to the scenario file (`example`: how one looks), checked as text only. */
+export function relativeFileSchema(example: string) {
+  return z
+    .string()
+    .min(1)
+    .max(500)
+    .refine((path) => !CONTROL_RE.test(path), { error: "must not contain control characters" })
+    .refine((path) => !/^([/\\]|[A-Za-z]:)/.test(path), {
+      error: `give a path relative to the scenario file (e.g. ${example})`,
+    });
+}
