@@ -3,27 +3,25 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { getJson, ROOT, sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
 import { freePort } from "./support/redis-server.js";
-import { startTargetServer, type TargetServer } from "./support/target-server.js";
 
-// The README's two commands on a fresh clone: install, then `pnpm start`. The pnpm store is
-// reused, so this measures our install and build, not the registry.
+// The README's two commands on a fresh clone: install, then `pnpm start`; then the README's first
+// test against the demo shop `pnpm start` runs beside the dashboard. The pnpm store is reused, so
+// this measures our install and build, not the registry.
 describe("quick start from a clean clone", () => {
   let clone: string;
-  let target: TargetServer;
 
   beforeAll(async () => {
-    target = await startTargetServer();
     clone = mkdtempSync(join(tmpdir(), "volley-clone-"));
     execFileSync("git", ["clone", "--quiet", ROOT, clone]);
   });
   afterAll(async () => {
-    await target.close();
     rmSync(clone, { recursive: true, force: true });
   });
 
-  it("README install, pnpm start, a run against a loopback server, Ctrl-C leaves nothing behind", async () => {
+  it("README install, pnpm start, the README's first test against the demo shop with no failure, Ctrl-C leaves nothing behind", async () => {
     const readme = readFileSync(join(clone, "README.md"), "utf8");
     expect(readme).toContain("pnpm install");
     expect(readme).toContain("pnpm start");
@@ -33,13 +31,25 @@ describe("quick start from a clean clone", () => {
       stdio: "ignore",
     });
 
-    const port = await freePort();
-    const start = spawn("pnpm", ["start", "--port", String(port)], {
-      cwd: clone,
-      env: { ...process.env, VOLLEY_QUEUE_PREFIX: `quickstart-${process.pid}`, DATABASE_URL: undefined },
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
+    const [port, demoPort, grpcPort] = [await freePort(), await freePort(), await freePort()];
+    const start = spawn(
+      "pnpm",
+      [
+        "start",
+        "--port",
+        String(port),
+        "--demo-port",
+        String(demoPort),
+        "--demo-grpc-port",
+        String(grpcPort),
+      ],
+      {
+        cwd: clone,
+        env: { ...process.env, VOLLEY_QUEUE_PREFIX: `quickstart-${process.pid}`, DATABASE_URL: undefined },
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+      },
+    );
     const output: string[] = [];
     start.stdout.on("data", (d: Buffer) => output.push(d.toString()));
     start.stderr.on("data", (d: Buffer) => output.push(d.toString()));
@@ -62,19 +72,29 @@ describe("quick start from a clean clone", () => {
         { what: "one ready local worker", timeoutMs: 30_000 },
       );
       expect(workers[0].local).toBe(true);
+      // The README's first test, as written (its target is the demo's default port), scaled down.
+      const firstTest = /cat > checkout\.yaml <<'YAML'\n([\s\S]*?)\nYAML/.exec(readme)?.[1];
+      expect(firstTest, "the README's first test").toBeDefined();
+      const scenario = parse(firstTest as string) as Record<string, unknown>;
+      expect(scenario.target).toBe("http://127.0.0.1:18080");
+      const demo = `http://127.0.0.1:${demoPort}`;
+      await waitFor(async () => (await fetch(`${demo}/health`)).ok, {
+        what: "the demo shop",
+        timeoutMs: 30_000,
+      });
       const created = await sendJson("POST", `${url}/api/runs`, {
         scenario: {
-          name: "quickstart",
-          target: target.url,
+          ...scenario,
+          target: demo,
           load: { executor: "per-vu-iterations", vus: 5, iterations: 20 },
-          requests: [{ path: "/hello" }],
         },
       });
-      expect(created.status).toBe(201);
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
       const run = await waitForRunEnd(url, created.body.id as string);
       expect(run.status).toBe("finished");
-      expect(run.summary.total.requests).toBe(100);
-      expect(target.total()).toBe(100);
+      expect(run.summary.total).toMatchObject({ requests: 200, failures: 0 });
+      expect(run.passed).toBe(true);
+      expect(await getJson<{ ordersPlaced: number }>(`${demo}/stats`)).toMatchObject({ ordersPlaced: 100 });
       const page = await fetch(`${url}/runs/${run.id}`);
       expect(await page.text()).toContain('<div id="root">');
     } finally {

@@ -84,7 +84,9 @@ describe("WebSocket from scripts", () => {
     // The HTML report has the sockets' messages.
     const html = await (await fetch(`${master.url}/api/runs/${report.id}/report.html`)).text();
     expect(html).toContain("<h2>Messages</h2>");
-    expect(html).toContain(`<td class="text">chat</td><td class="text">WebSocket</td><td>${vus * iterations}</td><td>60</td><td>60</td>`);
+    expect(html).toContain(
+      `<td class="text">chat</td><td class="text">WebSocket</td><td>${vus * iterations}</td><td>60</td><td>60</td>`,
+    );
   });
 
   it("counts a refused handshake as a status failure, a silent peer as a timeout, and closes sockets a script left open", async () => {

@@ -9,6 +9,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   aggregator: async () => (await import("./commands/aggregator.js")).aggregatorCommand,
   run: async () => (await import("./commands/run.js")).runCommand,
   start: async () => (await import("./commands/start.js")).startCommand,
+  demo: async () => (await import("./commands/demo.js")).demoCommand,
 };
 
 export const HELP = `Usage: volley <command> [options]
@@ -18,7 +19,8 @@ Commands:
   worker      join a master as a worker node
   aggregator  merge many workers' stats for the master (hundreds of workers and up)
   run         run a scenario headless and print the summary
-  start       master + one local worker + Redis if needed (the quick start)
+  start       master + one local worker + Redis if needed + the demo shop (the quick start)
+  demo        a demo shop to test against (HTTP, h2c, WebSocket, SSE, gRPC)
 
 Run "volley <command> --help" for the options of each.
 
