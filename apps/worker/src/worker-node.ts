@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import {
   DEFAULT_REDIS_URL,
   type MasterToWorker,
@@ -18,6 +19,8 @@ import { StatsPublisher } from "./stats/stats-publisher.js";
 import { SystemSampler } from "./system/system-sampler.js";
 
 const CLOCK_PROBES = 5;
+/** The machine's cores, sent with each heartbeat so the master can tell whose CPU was busy. */
+const MACHINE_CORES = availableParallelism();
 /** Longest wait for a finished slice's threads before the next run is refused. */
 const PREVIOUS_RUN_MIN_WAIT_MS = 5000;
 
@@ -191,6 +194,7 @@ export class WorkerNode {
       vus: run?.activeVus() ?? 0,
       cpu: sample.cpu,
       machineCpu: sample.machineCpu,
+      cores: MACHINE_CORES,
       memoryMb: sample.memoryMb,
       // During a run the requests go through the engine threads: their loops are what delays them.
       eventLoopDelayMs: run ? run.loopDelayMs() : sample.eventLoopDelayMs,

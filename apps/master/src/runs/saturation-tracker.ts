@@ -10,6 +10,8 @@ interface Span {
   peakCpu: number;
   peakCoresCpu: number;
   peakDelay: number;
+  /** The machine's cores, when the worker said (older workers do not). */
+  cores: number | null;
 }
 
 interface WorkerSaturation {
@@ -32,7 +34,7 @@ export class SaturationTracker {
   record(
     workerId: string,
     workerName: string,
-    sample: { cpu: number; machineCpu: number; eventLoopDelayMs: number },
+    sample: { cpu: number; machineCpu: number; eventLoopDelayMs: number; cores?: number },
     saturated: boolean,
     now = Date.now(),
   ): void {
@@ -46,7 +48,15 @@ export class SaturationTracker {
     state.peakEventLoopDelayMs = Math.max(state.peakEventLoopDelayMs, sample.eventLoopDelayMs);
     if (saturated) {
       if (!state.open)
-        state.open = { samples: 0, fromS: second, lastS: second, peakCpu: 0, peakCoresCpu: 0, peakDelay: 0 };
+        state.open = {
+          samples: 0,
+          fromS: second,
+          lastS: second,
+          peakCpu: 0,
+          peakCoresCpu: 0,
+          peakDelay: 0,
+          cores: sample.cores ?? null,
+        };
       state.open.lastS = second;
       state.open.samples++;
       state.open.peakCpu = Math.max(state.open.peakCpu, sample.cpu);
@@ -82,11 +92,6 @@ export class SaturationTracker {
   }
 
   private describe(workerId: string, workerName: string, span: Span): SaturationWarning {
-    const reasons = [
-      span.peakCpu > 0 ? `CPU up to ${Math.round(span.peakCpu)}%` : "",
-      span.peakCoresCpu > 90 ? `its cores busy up to ${Math.round(span.peakCoresCpu)}%` : "",
-      span.peakDelay > 0 ? `event-loop delay up to ${Math.round(span.peakDelay)} ms` : "",
-    ].filter(Boolean);
     return {
       workerId,
       workerName,
@@ -94,7 +99,26 @@ export class SaturationTracker {
       toS: span.lastS + 1,
       peakCpu: span.peakCpu,
       peakEventLoopDelayMs: span.peakDelay,
-      message: `results may be limited by the load generator: ${workerName} was saturated from ${span.fromS}s to ${span.lastS + 1}s (${reasons.join(", ")})`,
+      message: `results may be limited by the load generator: ${workerName} was saturated from ${span.fromS}s to ${span.lastS + 1}s (${whose(span)})`,
     };
   }
+}
+
+/**
+ * Whose CPU it was: the worker's own process, or the machine's cores busy with other processes
+ * (the worker's share of the machine is its CPU over the cores), and the event loop's delay.
+ */
+function whose(span: Span): string {
+  const reasons: string[] = [];
+  const ownShare = span.cores === null ? null : span.peakCpu / span.cores;
+  if (span.peakCoresCpu > 90 && ownShare !== null && ownShare < span.peakCoresCpu / 2) {
+    reasons.push(
+      `the machine's cores busy up to ${Math.round(span.peakCoresCpu)}%, the worker's own process using at most ${Math.round(ownShare)}% of them: other processes took the rest`,
+    );
+  } else {
+    if (span.peakCpu > 0) reasons.push(`the worker's own process at up to ${Math.round(span.peakCpu)}% CPU`);
+    if (span.peakCoresCpu > 90) reasons.push(`its cores busy up to ${Math.round(span.peakCoresCpu)}%`);
+  }
+  if (span.peakDelay > 0) reasons.push(`event-loop delay up to ${Math.round(span.peakDelay)} ms`);
+  return reasons.join(", ");
 }

@@ -14,6 +14,8 @@ export const workerHeartbeatSchema = z.strictObject({
     .min(0)
     .max(100 * 4096),
   machineCpu: z.number().min(0).max(100),
+  /** The machine's cores (what machineCpu's 100 % is): tells the worker's own CPU from other processes'. */
+  cores: z.int().min(1).max(4096).optional(),
   memoryMb: z
     .number()
     .min(0)
