@@ -88,6 +88,30 @@ describe("load control while running", () => {
     expect(ended.body.code).toBe("VOL_ERR_RUN_NOT_ACTIVE");
   });
 
+  it("raises a run without maxVus up to 4x its plan (VUs made only then), and no further", async () => {
+    const before = fleet.target.total();
+    const runId = await startRun({
+      name: "vus-headroom",
+      load: { executor: "constant-vus", vus: 2, duration: "5s" },
+      thinkTime: "50ms",
+    });
+    await waitForSecond(runId, 1);
+    const tooMany = await patchLoad(runId, { vus: 9 });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.details).toEqual([
+      {
+        path: "vus",
+        message: "at most 8 (4x the planned peak of 2, up to 100,000; set load.maxVus in the scenario to allow more)",
+      },
+    ]);
+    const changed = await patchLoad(runId, { vus: 8 });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    const run = await waitForRunEnd<RunDetail>(fleet.master.url, runId, 30_000);
+    const series = await getJson<Timeseries>(`${fleet.master.url}/api/runs/${runId}/timeseries`);
+    expect(Math.max(...series.overall.map((p) => p.vus ?? 0))).toBe(8);
+    expect(run.summary.total.requests).toBe(fleet.target.total() - before);
+  });
+
   it("changes an arrival rate: the iterations are the old rate before and the new one after, exactly", async () => {
     const before = fleet.target.total();
     const runId = await startRun({

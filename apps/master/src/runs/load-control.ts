@@ -5,12 +5,15 @@ import {
   type LoadConfig,
   type LoadPatch,
   MAX_LOAD_CHANGES,
+  MAX_VUS_PER_THREAD,
   peakVus,
   peakVusField,
   plannedDurationMs,
   recordedAt,
   ValidationError,
   VolleyError,
+  VU_HEADROOM,
+  vuCeiling,
 } from "@volley/protocol";
 import type { ActiveRun } from "./active-run.js";
 
@@ -75,13 +78,13 @@ export function planLoadChange(
       { path: asked, message: `${load.executor} takes ${takes}, not ${asked}` },
     ]);
   }
-  if (patch.vus !== undefined && patch.vus > peakVus(load)) {
-    const field = peakVusField(load);
+  if (patch.vus !== undefined && patch.vus > vuCeiling(load)) {
+    const why =
+      peakVusField(load) === "load.maxVus"
+        ? "the scenario's load.maxVus"
+        : `${VU_HEADROOM}x the planned peak of ${peakVus(load)}, up to ${MAX_VUS_PER_THREAD.toLocaleString("en-US")}; set load.maxVus in the scenario to allow more`;
     throw new ValidationError("request body", [
-      {
-        path: "vus",
-        message: `at most ${peakVus(load)} (${field === "load.maxVus" ? "the scenario's load.maxVus" : `the planned peak; set load.maxVus in the scenario to allow more`})`,
-      },
+      { path: "vus", message: `at most ${vuCeiling(load)} (${why})` },
     ]);
   }
   if (changesSoFar >= MAX_LOAD_CHANGES) {

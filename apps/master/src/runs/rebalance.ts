@@ -5,8 +5,8 @@ import {
   Partition,
   type RowRange,
   recordedAt,
-  runPeakVus,
   runPlannedMs,
+  runVuCeiling,
   ValidationError,
   VolleyError,
   type WorkerInfo,
@@ -152,7 +152,8 @@ export async function rebalanceRun(
     });
   });
   launch.rebalances++;
-  const peak = runPeakVus(active.scenario);
+  // Joiners number their VUs past every number the run may use (its ceiling, once per rebalance).
+  const peak = runVuCeiling(active.scenario);
   const live = (await deps.liveAggregators?.()) ?? new Map();
   const routes = routeWorkers(
     joining.map((w) => w.id),

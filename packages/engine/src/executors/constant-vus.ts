@@ -1,11 +1,11 @@
-import { type ConstantVusConfig, peakVus } from "@volley/protocol";
+import { type ConstantVusConfig, vuCeiling } from "@volley/protocol";
 import type { ExecutorContext } from "./base-executor.js";
 import { ClosedModelExecutor, TARGET_TICK_MS } from "./closed-model.js";
 
 /** A fixed number of VUs for a duration; with `rampUp`, VU i of N starts at rampUp * i / N. */
 export class ConstantVusExecutor extends ClosedModelExecutor<ConstantVusConfig> {
   constructor(config: ConstantVusConfig, ctx: ExecutorContext) {
-    super(config, ctx, ctx.partition.count(peakVus(config)));
+    super(config, ctx, ctx.partition.count(vuCeiling(config)));
   }
 
   start(): void {

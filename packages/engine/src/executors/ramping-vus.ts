@@ -1,4 +1,4 @@
-import { peakVus, type RampingVusConfig } from "@volley/protocol";
+import { type RampingVusConfig, vuCeiling } from "@volley/protocol";
 import type { ExecutorContext } from "./base-executor.js";
 import { ClosedModelExecutor, TARGET_TICK_MS } from "./closed-model.js";
 import { interpolateStages, stagesDuration } from "./stages.js";
@@ -8,7 +8,7 @@ export class RampingVusExecutor extends ClosedModelExecutor<RampingVusConfig> {
   private readonly totalMs: number;
 
   constructor(config: RampingVusConfig, ctx: ExecutorContext) {
-    super(config, ctx, ctx.partition.count(peakVus(config)));
+    super(config, ctx, ctx.partition.count(vuCeiling(config)));
     this.totalMs = stagesDuration(config.stages);
   }
 

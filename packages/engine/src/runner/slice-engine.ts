@@ -8,10 +8,10 @@ import {
   type LoadChange,
   Partition,
   type PartitionStep,
-  peakVus,
   type RequestStats,
   type RowRange,
   type Scenario,
+  vuCeiling,
 } from "@volley/protocol";
 import type { RequestRecorder } from "@volley/stats";
 import type { BaseExecutor } from "../executors/base-executor.js";
@@ -204,7 +204,8 @@ export class SliceEngine {
           if (--running === 0) void this.finish();
         },
       });
-      vuNumberOffset += peakVus(part.load);
+      // Numbered up to the ceiling: VUs a load change adds keep numbers no other part uses.
+      vuNumberOffset += vuCeiling(part.load);
       return executor;
     });
     this.applyJoinChanges();

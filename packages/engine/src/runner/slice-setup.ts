@@ -3,7 +3,7 @@ import {
   GRPC_METHOD,
   hasParallelRequests,
   type Partition,
-  runPeakVus,
+  runVuCeiling,
   type Scenario,
   STREAM_METHODS,
   STREAM_TIMINGS,
@@ -48,9 +48,9 @@ export function sliceRecorders(
   return { perRequest, groups: groupRecorders, unique: [...byName.values(), ...groupRecorders], byName };
 }
 
-/** A thread's connection pools, sized for its share of the VUs at their peak. */
+/** A thread's connection pools, sized for its share of the VUs at their ceiling (sockets open as needed). */
 export function slicePools(scenario: Scenario, partition: Partition): ThreadPools {
-  const vus = Math.max(1, partition.count(runPeakVus(scenario)));
+  const vus = Math.max(1, partition.count(runVuCeiling(scenario)));
   const h2 = scenario.http.version !== "1.1";
   // A VU may have several requests in flight: a script's (Promise.all, vu.http.batch), a parallel step's.
   const perVu = hasParallelRequests(scenario) ? scenario.http.maxConnectionsPerVu : 1;

@@ -206,7 +206,27 @@ export function peakVusField(load: LoadConfig): string {
   }
 }
 
-/** Most VUs the load can use at once. */
+/**
+ * How many times its planned peak a VU-driven load (constant-vus, ramping-vus) may be raised to
+ * mid-run without `load.maxVus`: the VUs are made only when a change asks for them, so the
+ * headroom costs nothing until used.
+ */
+export const VU_HEADROOM = 4;
+
+/**
+ * Most VUs a part may run after a load change: `load.maxVus` when given; for constant-vus and
+ * ramping-vus, VU_HEADROOM times the planned peak, bounded by one thread's limit (never below the
+ * plan); the planned peak for the others (their VU count does not change).
+ */
+export function vuCeiling(load: LoadConfig): number {
+  const planned = peakVus(load);
+  if ((load.executor !== "constant-vus" && load.executor !== "ramping-vus") || load.maxVus !== undefined) {
+    return planned;
+  }
+  return Math.max(planned, Math.min(planned * VU_HEADROOM, MAX_VUS_PER_THREAD));
+}
+
+/** Most VUs the load plans to use at once (`load.maxVus` when given). */
 export function peakVus(load: LoadConfig): number {
   switch (load.executor) {
     case "constant-vus":

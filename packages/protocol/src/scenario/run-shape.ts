@@ -1,5 +1,5 @@
 import { EXECUTOR_CAPABILITIES } from "./executor-capabilities.js";
-import { peakVus, peakVusField, plannedDurationMs } from "./load.js";
+import { peakVus, peakVusField, plannedDurationMs, vuCeiling } from "./load.js";
 import { requestStatsNames, type Scenario } from "./scenario.js";
 import { forEachTemplate } from "./scenario-templates.js";
 import { parseTemplate, templateDataFields } from "./template.js";
@@ -9,6 +9,11 @@ import { parseTemplate, templateDataFields } from "./template.js";
 /** VUs at most at once: every part's peak (the parts run side by side). */
 export function runPeakVus(scenario: Scenario): number {
   return scenario.parts.reduce((sum, part) => sum + peakVus(part.load), 0);
+}
+
+/** VUs at most after load changes: every part's ceiling (see vuCeiling). */
+export function runVuCeiling(scenario: Scenario): number {
+  return scenario.parts.reduce((sum, part) => sum + vuCeiling(part.load), 0);
 }
 
 /** The field a run's VU count comes from, for error messages. */

@@ -3,8 +3,8 @@ import {
   type LoadConfig,
   loadShape,
   parseScenario,
-  peakVus,
   type RunDetail,
+  vuCeiling,
 } from "@volley/protocol";
 import { type FormEvent, useMemo, useState } from "react";
 import { api, errorText } from "../../api/client.js";
@@ -126,13 +126,15 @@ export function LoadControl({ run, elapsedS }: LoadControlProps) {
         )}
         <label className={`field${error ? " has-error" : ""}`}>
           <span className="field-label">
-            {part.knob === "vus" ? `VUs (now ${now}, at most ${peakVus(part.load)})` : `Rate (now ${now}/s)`}
+            {part.knob === "vus"
+              ? `VUs (now ${now}, at most ${vuCeiling(part.load)})`
+              : `Rate (now ${now}/s)`}
           </span>
           <input
             type="number"
             inputMode="decimal"
             min={0}
-            max={part.knob === "vus" ? peakVus(part.load) : undefined}
+            max={part.knob === "vus" ? vuCeiling(part.load) : undefined}
             step={part.knob === "vus" ? 1 : "any"}
             placeholder={String(now)}
             value={value}
