@@ -5,6 +5,7 @@ import {
   Partition,
   type RowRange,
   recordedAt,
+  runPeakVus,
   runPlannedMs,
   runVuCeiling,
   ValidationError,
@@ -152,8 +153,9 @@ export async function rebalanceRun(
     });
   });
   launch.rebalances++;
+  const peak = runPeakVus(active.scenario);
   // Joiners number their VUs past every number the run may use (its ceiling, once per rebalance).
-  const peak = runVuCeiling(active.scenario);
+  const ceiling = runVuCeiling(active.scenario);
   const live = (await deps.liveAggregators?.()) ?? new Map();
   const routes = routeWorkers(
     joining.map((w) => w.id),
@@ -177,7 +179,7 @@ export async function rebalanceRun(
       join: {
         atMs,
         changes: active.appliedChanges,
-        vuNumberOffset: peak * launch.rebalances,
+        vuNumberOffset: ceiling * launch.rebalances,
         ...(handover ? { rows: handover.grants.get(worker.id) } : {}),
       },
       ...routeFields(aggregator, live),
