@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 
 // "unknown field "exector"" is better said with the field that was meant: the fields an object
 // at that path takes, read from the schema itself (so the suggestion cannot go stale).
@@ -23,7 +23,8 @@ function schemasAt(schema: unknown, path: readonly PropertyKey[], seen = new Set
     case "nonoptional":
       return inner(def.innerType);
     case "pipe":
-      return inner(def.in);
+      // A preprocess's pipe checks with its `out`; a transform's, with its `in`.
+      return [...inner(def.in), ...schemasAt(def.out, path, new Set(seen))];
     case "lazy":
       return inner((def.getter as () => unknown)());
     case "union":
@@ -86,4 +87,22 @@ export function unknownFieldsMessage(keys: readonly string[], fields: readonly s
     return meant ? `"${key}" (did you mean "${meant}"?)` : `"${key}"`;
   });
   return `unknown field${keys.length > 1 ? "s" : ""} ${named.join(", ")}`;
+}
+
+/**
+ * `schema` (a union told apart by `key`) that says `unknown field "exector" (did you mean
+ * "executor"?)` when the key is missing and a field close to it was given, instead of the union's
+ * own "is required" on a field the user did write.
+ */
+export function withDiscriminatorHint<T extends z.ZodType>(
+  key: string,
+  schema: T,
+): z.ZodType<z.output<T>, z.input<T>> {
+  return z.preprocess((value, ctx) => {
+    if (value === null || typeof value !== "object" || Array.isArray(value) || key in value) return value;
+    const typo = Object.keys(value).find((field) => closestField(field, [key]) === key);
+    if (typo === undefined) return value;
+    ctx.addIssue({ code: "custom", path: [typo], message: unknownFieldsMessage([typo], [key]) });
+    return z.NEVER;
+  }, schema) as unknown as z.ZodType<z.output<T>, z.input<T>>;
 }

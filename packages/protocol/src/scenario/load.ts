@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { withDiscriminatorHint } from "../did-you-mean.js";
 import { durationSchema, positiveDurationSchema } from "../duration.js";
 import { capacityRates, MAX_CAPACITY_STEPS, sloSchema, stepDurationSchema } from "./capacity.js";
 
@@ -138,21 +139,24 @@ export const capacitySearchSchema = z
     path: ["step"],
   });
 
-export const loadSchema = z.discriminatedUnion(
+export const loadSchema = withDiscriminatorHint(
   "executor",
-  [
-    constantVusSchema,
-    rampingVusSchema,
-    perVuIterationsSchema,
-    sharedIterationsSchema,
-    constantArrivalRateSchema,
-    rampingArrivalRateSchema,
-    capacitySearchSchema,
-  ],
-  {
-    error: (issue) =>
-      issue.input === undefined ? "is required" : `executor must be one of ${EXECUTORS.join(", ")}`,
-  },
+  z.discriminatedUnion(
+    "executor",
+    [
+      constantVusSchema,
+      rampingVusSchema,
+      perVuIterationsSchema,
+      sharedIterationsSchema,
+      constantArrivalRateSchema,
+      rampingArrivalRateSchema,
+      capacitySearchSchema,
+    ],
+    {
+      error: (issue) =>
+        issue.input === undefined ? "is required" : `executor must be one of ${EXECUTORS.join(", ")}`,
+    },
+  ),
 );
 
 export type LoadConfig = z.output<typeof loadSchema>;

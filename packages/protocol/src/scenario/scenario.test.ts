@@ -235,6 +235,21 @@ describe("unknown fields", () => {
       'unknown field "exector" (did you mean "executor"?)',
     );
   });
+
+  it("say the executor was mistyped, not missing, when it is written under a close name", () => {
+    const typo = withChanges((s) => {
+      s.load = { exector: "constant-vus", vus: 2, duration: "5s" } as unknown as typeof s.load;
+    });
+    expect(issuesOf(typo)).toEqual([
+      { path: "load.exector", message: 'unknown field "exector" (did you mean "executor"?)' },
+    ]);
+    const missing = withChanges((s) => {
+      s.load = { vus: 2, duration: "5s" } as unknown as typeof s.load;
+    });
+    expect(issuesOf(missing)).toEqual([
+      { path: "load.executor", message: expect.stringContaining("executor must be one of constant-vus") },
+    ]);
+  });
 });
 
 describe("ws requests", () => {
