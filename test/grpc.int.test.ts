@@ -194,6 +194,14 @@ describe("gRPC requests in a scenario", () => {
       path: "requests[0].grpc.proto",
       message: expect.stringContaining("protos/common/stamp.proto:"),
     });
+    const huge = await create({
+      scenario: scenario(hello({})),
+      attachments: { ...PROTOS, "protos/common/stamp.proto": Buffer.alloc(1_100_000, 32).toString("base64") },
+    });
+    expect(huge.body.details?.[0]).toEqual({
+      path: "requests[0].grpc.proto",
+      message: "protos/common/stamp.proto is larger than 1 MiB",
+    });
     const http = await create({ scenario: scenario({ path: "/x" }) });
     expect(http.status).toBe(400);
     expect(http.body.details?.[0]?.path).toBe("requests[0].grpc");

@@ -101,7 +101,8 @@ describe("load control while running", () => {
     expect(tooMany.body.details).toEqual([
       {
         path: "vus",
-        message: "at most 8 (4x the planned peak of 2, up to 100,000; set load.maxVus in the scenario to allow more)",
+        message:
+          "at most 8 (4x the planned peak of 2, up to 100,000; set load.maxVus in the scenario to allow more)",
       },
     ]);
     const changed = await patchLoad(runId, { vus: 8 });

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { formatPath, MAX_DATA_BYTES, protoClosure, type Scenario } from "@volley/protocol";
+import { formatPath, MAX_PROTO_BYTES, protoClosure, type Scenario } from "@volley/protocol";
 import { UsageError } from "./cli-error.js";
 
 /** `"protos/greeter.proto"` and the like in a script's code: the protos it connects with. */
@@ -20,8 +20,8 @@ export function protoAttachments(
   const read = (name: string): string | null => {
     const path = resolve(base, name);
     if (!existsSync(path) || !statSync(path).isFile()) return null;
-    if (statSync(path).size > MAX_DATA_BYTES)
-      throw new UsageError(`${name} is larger than ${MAX_DATA_BYTES / 1024 / 1024} MiB`);
+    if (statSync(path).size > MAX_PROTO_BYTES)
+      throw new UsageError(`${name} is larger than ${MAX_PROTO_BYTES / 1024 / 1024} MiB`);
     return readFileSync(path, "utf8");
   };
   const attachments: Record<string, string> = {};

@@ -1,6 +1,7 @@
 import { ProtoError, ProtoPackage } from "@volley/engine/grpc-protos";
 import {
   formatPath,
+  MAX_PROTO_BYTES,
   MAX_PROTO_FILES,
   protoClosure,
   type Scenario,
@@ -19,8 +20,13 @@ export function runProtos(
   const issues: ValidationIssue[] = [];
   const protos: Record<string, string> = {};
   const texts = new Map<string, string>();
+  const tooLarge = new Set<string>();
   const read = (name: string): string | null => {
     if (!Object.hasOwn(attachments, name) || !name.endsWith(".proto")) return null;
+    if ((attachments[name].length * 3) / 4 > MAX_PROTO_BYTES + 3) {
+      tooLarge.add(name);
+      return null;
+    }
     let text = texts.get(name);
     if (text === undefined) {
       text = Buffer.from(attachments[name], "base64").toString("utf8");
@@ -31,10 +37,12 @@ export function runProtos(
   const take = (entry: string, path: string): ProtoPackage | null => {
     const closure = protoClosure(entry, read);
     for (const { importer, imported } of closure.missing) {
+      const large = [...tooLarge].find((name) => name === imported || name.endsWith(`/${imported}`));
       issues.push({
         path,
-        message:
-          importer === ""
+        message: large
+          ? `${large} is larger than ${MAX_PROTO_BYTES / 1024 / 1024} MiB`
+          : importer === ""
             ? `${imported} was not sent with the scenario (volley run sends it; the API takes it in "attachments", base64)`
             : `${importer} imports "${imported}", which was not sent with the scenario`,
       });

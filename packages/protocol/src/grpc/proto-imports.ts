@@ -9,6 +9,9 @@ export function isBundledProto(name: string): boolean {
 /** At most this many .proto files travel with a run (a proto and its imports, transitively). */
 export const MAX_PROTO_FILES = 200;
 
+/** Largest .proto file (real ones are a few KiB): the master parses each when a run is created. */
+export const MAX_PROTO_BYTES = 1024 * 1024;
+
 /** A relative path with `.` and `..` resolved and `/` separators (`a/../b.proto` → `b.proto`). */
 export function normalizeProtoName(name: string): string {
   const out: string[] = [];
