@@ -70,8 +70,9 @@ function failureOf(
 }
 
 /**
- * One call being measured: bytes counted as messages are (de)serialised, the status and latency
- * recorded once, when the call ends (or is cancelled: never later).
+ * One call being measured: bytes counted as answers are deserialised (the request's by the
+ * caller, which serialises it first), the status and latency recorded once, when the call ends
+ * (or is cancelled: never later).
  */
 export class CallMeter {
   bytesIn = 0;
@@ -91,13 +92,6 @@ export class CallMeter {
     this.started =
       options.startedAt !== undefined && options.startedAt >= 0 ? options.startedAt : performance.now();
   }
-
-  readonly serialize = (message: object): Buffer => {
-    const bytes = this.method.requestSerialize(message);
-    if (this.streaming) this.options.recorder.recordMessage(true, bytes.length);
-    else this.bytesOut += bytes.length;
-    return bytes;
-  };
 
   readonly deserialize = (bytes: Buffer): object => {
     if (this.streaming) this.options.recorder.recordMessage(false, bytes.length);
