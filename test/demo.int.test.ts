@@ -5,20 +5,27 @@ import { type RunningDemo, startDemo } from "@volley/demo";
 import type { RunDetail } from "@volley/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
-import { isolatedSetup, ROOT, spawnCli } from "./support/processes.js";
+import { startTestFleet, type TestFleet } from "./support/in-process.js";
+import { ROOT, spawnCli } from "./support/processes.js";
 
 // The demo shop (`volley demo`, started by `volley start`) is what a new user's first tests hit:
 // every file in examples/ runs against it, with `volley run`, and nothing fails.
 let demo: RunningDemo;
 let dir: string;
+// One master and worker for every run (`volley run --master`): each example costs its run only.
+let fleet: TestFleet;
 
 beforeAll(async () => {
-  demo = await startDemo({ port: 0, grpcPort: 0 });
+  [demo, fleet] = await Promise.all([
+    startDemo({ port: 0, grpcPort: 0 }),
+    startTestFleet({ workers: 1, threads: 2 }),
+  ]);
   dir = mkdtempSync(join(tmpdir(), "volley-demo-"));
   // Scripts, feeder files and protos beside the examples, as in the repository.
   cpSync(join(ROOT, "examples"), dir, { recursive: true });
 });
 afterAll(async () => {
+  await fleet?.close();
   await demo?.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -60,13 +67,8 @@ describe("every example against the demo shop", () => {
       : { ...example, target, load, ...(example.thinkTime ? { thinkTime: "0ms" } : {}) };
     const path = join(dir, `demo-${file.replace(/\.json$/, ".yaml")}`);
     writeFileSync(path, stringify(scaled));
-    const setup = isolatedSetup();
     const out = join(dir, `${file}.report.json`);
-    const cli = spawnCli(["run", path, "--out", out], {
-      DATABASE_URL: setup.databaseUrl,
-      VOLLEY_QUEUE_PREFIX: setup.queuePrefix,
-      ...ENV,
-    });
+    const cli = spawnCli(["run", path, "--master", fleet.master.url, "--out", out], ENV);
     const output = () => cli.output.join("");
     expect(await cli.exited, output()).toBe(0);
     const report = JSON.parse(readFileSync(out, "utf8")) as RunDetail;

@@ -45,7 +45,8 @@ export async function startCommand(argv: string[]): Promise<number> {
       localWorkerThreads: threads,
       workerCommand: localWorkerCommand(),
     });
-    console.log(`Volley is running: open ${master.url}`);
+    // Ctrl-C from here on stops cleanly, the demo's start included.
+    const stopped = waitForSignal();
     // The demo is a convenience: its ports being taken (a demo already up) must not stop Volley.
     const demo = values["no-demo"]
       ? null
@@ -53,11 +54,12 @@ export async function startCommand(argv: string[]): Promise<number> {
           console.log(`No demo shop: ${(error as Error).message}`);
           return null;
         });
+    console.log(`Volley is running: open ${master.url}`);
     if (demo)
       console.log(
         `Demo shop to test against: ${demo.url}${demo.grpcTarget ? ` (gRPC ${demo.grpcTarget})` : ""}; --no-demo to skip`,
       );
-    await waitForSignal();
+    await stopped;
     console.log("Stopping...");
     await Promise.all([master.close(), demo?.close()]);
     return 0;
