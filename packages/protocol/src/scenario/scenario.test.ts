@@ -236,6 +236,24 @@ describe("unknown fields", () => {
     );
   });
 
+  it("come with the scenario's other problems, not in a round before them", () => {
+    const both = withChanges((s) => {
+      Object.assign(s.requests[1], { heders: {}, path: "/orders/{{nobody}}" });
+      Object.assign(s, { thinktime: "1s", thresholds: { "nothing.p95": "<1s" } });
+    });
+    expect(issuesOf(both).map((i) => i.path)).toEqual([
+      "requests[1]",
+      "(root)",
+      "requests[1].path",
+      "thresholds.nothing.p95",
+    ]);
+    // Other field problems still come first: what is left is checked once they are fixed.
+    const bad = withChanges((s) => {
+      Object.assign(s.requests[1], { path: "/orders/{{nobody}}", timeout: "soon" });
+    });
+    expect(issuesOf(bad).map((i) => i.path)).toEqual(["requests[1].timeout"]);
+  });
+
   it("say the executor was mistyped, not missing, when it is written under a close name", () => {
     const typo = withChanges((s) => {
       s.load = { exector: "constant-vus", vus: 2, duration: "5s" } as unknown as typeof s.load;

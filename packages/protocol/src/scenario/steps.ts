@@ -135,7 +135,8 @@ export const stepSchema: z.ZodType<Step, StepInput> = z.unknown().transform((val
       // The step's own schema knows which field a mistyped one was meant to be.
       if (issue.code === "unrecognized_keys") {
         const message = unknownFieldsMessage(issue.keys, fieldsAt(schema, issue.path));
-        ctx.addIssue({ code: "custom", path: issue.path, message });
+        // `params.unknownKeys`: a scenario read again without them (parse-scenario.ts) finds them here.
+        ctx.addIssue({ code: "custom", path: issue.path, message, params: { unknownKeys: issue.keys } });
       } else ctx.addIssue(issue as Parameters<typeof ctx.addIssue>[0]);
     }
     return undefined;
