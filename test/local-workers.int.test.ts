@@ -144,7 +144,8 @@ describe("saturation", () => {
     expect(calm.workers[0].peakCpu).toBeLessThan(85);
     for (const warning of calm.warnings) {
       expect(warning.peakCpu).toBeLessThan(85);
-      expect(warning.message).toContain("its cores busy");
+      // Whose CPU it was is said: its cores, or the machine's busy with other processes.
+      expect(warning.message).toMatch(/cores busy/);
     }
 
     // The same load with a bounded CPU burner on the worker's core.
@@ -169,7 +170,7 @@ describe("saturation", () => {
       expect(run.warnings.length).toBeGreaterThan(0);
       expect(run.warnings[0]).toMatchObject({ workerName: "pinned" });
       expect(run.warnings[0].message).toContain("results may be limited by the load generator");
-      expect(run.warnings[0].message).toContain("its cores busy");
+      expect(run.warnings[0].message).toMatch(/cores busy/);
       expect(run.warnings[0].toS).toBeGreaterThan(run.warnings[0].fromS);
       const html = await (await fetch(`${master.url}/api/runs/${run.id}/report.html`)).text();
       expect(html).toContain("results may be limited by the load generator");
