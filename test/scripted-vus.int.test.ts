@@ -150,11 +150,14 @@ describe("scripted virtual users", () => {
     );
     expect(report.status).toBe("finished");
     expect(target.counts.get("/poll")).toBe(20);
-    const byName = Object.fromEntries(report.summary.requests.map((r) => [r.name, r.requests]));
-    expect(byName).toEqual({ poll: 20, shop: target.counts.get("/shop") });
-    expect(byName.shop).toBeGreaterThan(10);
-    // Per-scenario totals cover the declarative scenario only (a script names its requests as it runs).
-    expect(report.summary.scenarios?.map((s) => [s.name, s.requests])).toEqual([["pollers", 20]]);
+    const byName = Object.fromEntries(report.summary.requests.map((r) => [r.name, [r.scenario, r.requests]]));
+    expect(byName).toEqual({ poll: ["pollers", 20], shop: ["shoppers", target.counts.get("/shop")] });
+    expect(target.counts.get("/shop")).toBeGreaterThan(10);
+    // Per-scenario totals, the scripted one's too (what its script records is scoped by it).
+    expect(report.summary.scenarios?.map((s) => [s.name, s.requests])).toEqual([
+      ["shoppers", target.counts.get("/shop")],
+      ["pollers", 20],
+    ]);
     expect(report.summary.total.requests).toBe(target.total());
   });
 

@@ -221,7 +221,8 @@ describe("traffic mix: flows, groups, repeats", () => {
     const checkout = await getJson<Timeseries>(
       `${master.url}/api/runs/${run.id}/timeseries?scenario=checkout`,
     );
-    expect(Object.keys(checkout.requests)).toEqual(["pay"]);
+    // Per-request series of a scenario's requests are kept under "SCENARIO · NAME".
+    expect(Object.keys(checkout.requests)).toEqual(["checkout · pay"]);
     expect(checkout.overall).toHaveLength(series.overall.length);
     expect(sum(checkout.overall)).toBe(60);
     expect(checkout.overall.some((p) => p.p99 !== null && p.p99 > 0)).toBe(true);
@@ -231,31 +232,103 @@ describe("traffic mix: flows, groups, repeats", () => {
       { path: "scenario", message: `run ${run.id} has no scenario "nope" (it has browse, checkout)` },
     ]);
 
-    // Two parts whose requests share a name; first with a load beside them, then alone.
-    const part = (path: string) => ({
-      load: { executor: "constant-vus", vus: 1, duration: "1s" },
-      requests: [{ name: "x", path }],
-    });
-    const refused = (extra: Record<string, unknown>) =>
-      sendJson("POST", `${master.url}/api/runs`, {
-        scenario: {
-          name: "bad-mix",
-          target: target.url,
-          scenarios: { a: part("/a"), b: part("/b") },
-          ...extra,
+    // Load beside scenarios is refused.
+    const bad = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: {
+        name: "bad-mix",
+        target: target.url,
+        scenarios: {
+          a: { load: { executor: "constant-vus", vus: 1, duration: "1s" }, requests: [{ path: "/" }] },
         },
-      });
-    const bad = await refused({ load: { executor: "constant-vus", vus: 1, duration: "1s" } });
+        load: { executor: "constant-vus", vus: 1, duration: "1s" },
+      },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.details).toEqual([
       { path: "load", message: "goes inside each of scenarios, not beside them" },
     ]);
-    const clash = await refused({});
-    expect(clash.body.details).toEqual([
+  });
+
+  it("the same request and group names in several scenarios: each scenario's statistics apart", async () => {
+    target.reset();
+    // "login" and the group "pay" in both scenarios; "cart" is a request in one and a group in the other.
+    const part = (prefix: string, iterations: number, cart: Record<string, unknown>) => ({
+      load: { executor: "per-vu-iterations", vus: 2, iterations },
+      requests: [
+        { name: "login", path: `/${prefix}/login`, expect: { status: 200 } },
+        { group: "pay", requests: [cart] },
+      ],
+    });
+    const scenario = (thresholds: Record<string, string>) => ({
+      name: "shared-names",
+      target: target.url,
+      scenarios: {
+        web: part("web", 30, { name: "cart", path: "/web/cart" }),
+        app: part("app", 20, { group: "cart", requests: [{ name: "add", path: "/app/cart" }] }),
+      },
+      thresholds,
+    });
+    // A name two scenarios use must say which one a threshold judges.
+    const ambiguous = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: scenario({ "login.p95": "<1s" }),
+    });
+    expect(ambiguous.status).toBe(400);
+    expect(ambiguous.body.details).toEqual([
       {
-        path: "scenarios.b.requests[0].name",
-        message: '"x" is also a request of scenario a: name requests uniquely across scenarios',
+        path: "thresholds.login.p95",
+        message: '"login" is a name of several scenarios: write one of "web · login", "app · login"',
       },
     ]);
+    const created = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: scenario({
+        "web · login.requests": "==60",
+        "add.requests": "==40",
+        "app · login.checks": ">99%",
+      }),
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const run = await waitForRunEnd<RunDetail>(master.url, created.body.id as string, 60_000);
+    expect(run.status).toBe("finished");
+    // Each scenario's "login" is its own, with the count its server path saw.
+    const of = (scenario: string, name: string) =>
+      run.summary.requests.find((r) => r.scenario === scenario && r.name === name);
+    expect(of("web", "login")?.requests).toBe(target.counts.get("/web/login"));
+    expect(of("app", "login")?.requests).toBe(target.counts.get("/app/login"));
+    expect([target.counts.get("/web/login"), target.counts.get("/app/login")]).toEqual([60, 40]);
+    expect(of("web", "cart")?.requests).toBe(60);
+    expect(of("app", "add")?.requests).toBe(40);
+    const groups = (run.summary.groups ?? []).map((g) => [g.scenario, g.name, g.requests]);
+    expect(groups).toEqual(
+      expect.arrayContaining([
+        ["web", "pay", 60],
+        ["app", "pay", 40],
+        ["app", "cart", 40],
+      ]),
+    );
+    expect(groups).toHaveLength(3);
+    expect(run.summary.total.requests).toBe(target.total());
+    expect(run.summary.checks).toEqual([
+      { name: "web · login", passes: 60, fails: 0 },
+      { name: "app · login", passes: 40, fails: 0 },
+    ]);
+    expect(run.thresholds.map((t) => [t.key, t.actual, t.pass])).toEqual([
+      ["web · login.requests", 60, true],
+      ["add.requests", 40, true],
+      ["app · login.checks", 1, true],
+    ]);
+    // Each scenario's own series, and the reports name both apart.
+    const series = await getJson<Timeseries>(`${master.url}/api/runs/${run.id}/timeseries`);
+    expect(Object.keys(series.requests)).toEqual(
+      expect.arrayContaining(["web · login", "app · login", "web · cart", "app · add"]),
+    );
+    const csv = await (await fetch(`${master.url}/api/runs/${run.id}/report.csv`)).text();
+    expect(csv).toMatch(/\nweb · login,GET,60,0,/);
+    expect(csv).toMatch(/\napp · login,GET,40,0,/);
+    const compared = await getJson<{ requests: Array<{ name: string }> }>(
+      `${master.url}/api/compare?a=${run.id}&b=${run.id}`,
+    );
+    expect(compared.requests.map((r) => r.name)).toEqual(
+      expect.arrayContaining(["web · login", "app · login"]),
+    );
   });
 });

@@ -3,6 +3,7 @@ import {
   formatPassRate,
   formatThresholdActual,
   type RunDetail,
+  scopedName,
   summaryLabel,
   type TotalsSummary,
 } from "@volley/protocol";
@@ -18,7 +19,7 @@ export function formatSummaryTable(run: RunDetail): string {
   // Groups after the total: their runs are not requests.
   const groups = [
     ...(run.summary.scenarios ?? []).map((p) => cells(`scenario ${p.name}`, p)),
-    ...(run.summary.groups ?? []).map((g) => cells(`group ${g.name}`, g)),
+    ...(run.summary.groups ?? []).map((g) => cells(`group ${scopedName(g.scenario, g.name)}`, g)),
   ];
   const all = [...rows, total, ...groups];
   const widths = header.map((h, i) => Math.max(h.length, ...all.map((r) => r[i].length)));

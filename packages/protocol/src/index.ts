@@ -43,6 +43,7 @@ export * from "./scenario/request.js";
 export * from "./scenario/run-shape.js";
 export * from "./scenario/scenario.js";
 export * from "./scenario/scenario-templates.js";
+export * from "./scenario/scoped-names.js";
 export * from "./scenario/steps.js";
 export * from "./scenario/stream-names.js";
 export * from "./scenario/template.js";

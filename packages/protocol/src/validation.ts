@@ -30,6 +30,9 @@ function describeIssue(issue: z.core.$ZodIssue, schema: z.ZodType | undefined): 
     return unknownFieldsMessage(issue.keys, schema ? fieldsAt(schema, issue.path) : []);
   }
   if (issue.code === "invalid_type" && issue.message.includes("received undefined")) return "is required";
+  // A record's key broke its rule: say the rule ("a scenario name must be..."), not "Invalid key".
+  if (issue.code === "invalid_key")
+    return issue.issues.map((inner) => describeIssue(inner, undefined)).join("; ");
   return issue.message;
 }
 

@@ -1,4 +1,4 @@
-import type { MetricDelta, RunSummary, TotalsSummary } from "@volley/protocol";
+import { type MetricDelta, type RunSummary, scopedName, type TotalsSummary } from "@volley/protocol";
 
 /** For each compared metric: true when a higher value is better. */
 const HIGHER_IS_BETTER: Record<string, boolean> = {
@@ -56,17 +56,17 @@ function compareTotals(
   );
 }
 
-/** Each name either list has, side by side. */
-function compareNamed(
-  a: ReadonlyArray<TotalsSummary & { name: string }>,
-  b: ReadonlyArray<TotalsSummary & { name: string }>,
-) {
-  const names = [...new Set([...a.map((r) => r.name), ...b.map((r) => r.name)])];
+type Named = TotalsSummary & { name: string; scenario?: string };
+
+/** Each name either list has, side by side (a request of `scenarios:` as "SCENARIO · NAME"). */
+function compareNamed(a: readonly Named[], b: readonly Named[]) {
+  const key = (r: Named) => scopedName(r.scenario, r.name);
+  const names = [...new Set([...a.map(key), ...b.map(key)])];
   return names.map((name) => ({
     name,
     metrics: compareTotals(
-      a.find((r) => r.name === name),
-      b.find((r) => r.name === name),
+      a.find((r) => key(r) === name),
+      b.find((r) => key(r) === name),
     ),
   }));
 }

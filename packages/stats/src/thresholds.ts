@@ -1,11 +1,13 @@
 import {
   compareThreshold,
+  nameMeans,
   parseThreshold,
   type RequestSummary,
   type RunSummary,
   type StreamTiming,
   type ThresholdResult,
   type TotalsSummary,
+  unscopedName,
 } from "@volley/protocol";
 
 /** Evaluates a scenario's thresholds against a run summary (merged histograms, all workers). */
@@ -24,11 +26,7 @@ export function evaluateThresholds(
         pass: actual !== null && compareThreshold(actual, rule.operator, rule.value),
       };
     }
-    const scope =
-      rule.request === undefined
-        ? summary.total
-        : (summary.requests.find((r) => r.name === rule.request) ??
-          summary.groups?.find((g) => g.name === rule.request));
+    const scope = rule.request === undefined ? summary.total : namedScope(summary, rule.request);
     const actual = rule.stream
       ? streamTiming(scope, rule.stream, rule.metric)
       : scope
@@ -57,9 +55,21 @@ function measure(scope: TotalsSummary, metric: string): number | null {
   }
 }
 
-/** Passes among all checks, or among one check's; null when none was evaluated. */
+/**
+ * The one request or group a written name means (see nameMeans); none when it means none or several
+ * (a name several scenarios use, written without one: validation asks for "SCENARIO · NAME").
+ */
+function namedScope(summary: RunSummary, written: string): TotalsSummary | undefined {
+  const named = [...summary.requests, ...(summary.groups ?? [])].filter((r) => nameMeans(written, r));
+  return named.length === 1 ? named[0] : undefined;
+}
+
+/** Passes among all checks, or among those one name means (each scenario's of it); null when none was evaluated. */
 function checkRate(summary: RunSummary, name: string | undefined): number | null {
-  const checks = (summary.checks ?? []).filter((c) => name === undefined || c.name === name);
+  const scenarios = (summary.scenarios ?? []).map((s) => s.name);
+  const checks = (summary.checks ?? []).filter(
+    (c) => name === undefined || nameMeans(name, unscopedName(c.name, scenarios)),
+  );
   const passes = checks.reduce((n, c) => n + c.passes, 0);
   const evaluated = passes + checks.reduce((n, c) => n + c.fails, 0);
   return evaluated ? passes / evaluated : null;

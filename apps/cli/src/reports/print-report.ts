@@ -5,6 +5,7 @@ import {
   formatQuantity,
   messageKind,
   type RunDetail,
+  scopedName,
   statusLabel,
   stepVerdict,
 } from "@volley/protocol";
@@ -38,10 +39,10 @@ export function printReport(run: RunDetail): void {
 export function formatMessages(run: RunDetail): string {
   const sockets = run.summary.requests.filter((r) => r.ws);
   if (sockets.length === 0) return "";
-  const width = Math.max(...sockets.map((r) => r.name.length));
+  const width = Math.max(...sockets.map((r) => scopedName(r.scenario, r.name).length));
   const lines = sockets.map((r) => {
     const ws = r.ws as NonNullable<typeof r.ws>;
-    return `  ${r.name.padEnd(width)}  ${messageKind(r.method).padEnd(11)}  ${formatQuantity(ws.messagesSent, "message")} sent, ${ws.messagesReceived.toLocaleString("en-US")} received  ${formatBytes(ws.bytesOut)} out, ${formatBytes(ws.bytesIn)} in`;
+    return `  ${scopedName(r.scenario, r.name).padEnd(width)}  ${messageKind(r.method).padEnd(11)}  ${formatQuantity(ws.messagesSent, "message")} sent, ${ws.messagesReceived.toLocaleString("en-US")} received  ${formatBytes(ws.bytesOut)} out, ${formatBytes(ws.bytesIn)} in`;
   });
   return ["Messages", ...lines].join("\n");
 }
@@ -50,10 +51,10 @@ export function formatMessages(run: RunDetail): string {
 export function formatStreams(run: RunDetail): string {
   const streamed = run.summary.requests.filter((r) => r.stream);
   if (streamed.length === 0) return "";
-  const width = Math.max(...streamed.map((r) => r.name.length));
+  const width = Math.max(...streamed.map((r) => scopedName(r.scenario, r.name).length));
   const lines = streamed.map((r) => {
     const s = r.stream as NonNullable<typeof r.stream>;
-    return `  ${r.name.padEnd(width)}  first byte p95 ${formatMs(s.firstByteMs.p95)}, first event p50 ${formatMs(s.firstEventMs.p50)} p95 ${formatMs(s.firstEventMs.p95)}, gap p50 ${formatMs(s.gapMs.p50)} p99 ${formatMs(s.gapMs.p99)}, ${formatQuantity(s.events, "event")} (${s.eventsPerStream} per stream)`;
+    return `  ${scopedName(r.scenario, r.name).padEnd(width)}  first byte p95 ${formatMs(s.firstByteMs.p95)}, first event p50 ${formatMs(s.firstEventMs.p50)} p95 ${formatMs(s.firstEventMs.p95)}, gap p50 ${formatMs(s.gapMs.p50)} p99 ${formatMs(s.gapMs.p99)}, ${formatQuantity(s.events, "event")} (${s.eventsPerStream} per stream)`;
   });
   return ["Streams", ...lines].join("\n");
 }

@@ -1,7 +1,7 @@
-import { streamStatsName } from "@volley/protocol";
+import { scopedName, streamStatsName } from "@volley/protocol";
 import { RequestRecorder, StatsAggregate } from "@volley/stats";
 import { describe, expect, it } from "vitest";
-import { messageCounts, streamTimingQuantiles } from "./run-samples.js";
+import { messageCounts, requestCounts, streamTimingQuantiles } from "./run-samples.js";
 
 function statsOf(...recorders: RequestRecorder[]): StatsAggregate {
   const stats = new StatsAggregate();
@@ -18,7 +18,7 @@ describe("run metric samples of WebSockets and streams", () => {
     const firstEvent = new RequestRecorder(streamStatsName("feed", "firstEventMs"), "STREAM_EVENT");
     for (let i = 0; i < 100; i++) firstEvent.record(100_000, 0, 0, 0); // 100 ms each
     const stats = statsOf(chat, firstEvent);
-    const source = { runId: "r", cumulative: stats, recent: stats, vus: 1, scenarioOf: new Map() };
+    const source = { runId: "r", cumulative: stats, recent: stats, vus: 1, scenarios: [] };
     expect(messageCounts(source)).toEqual([
       { labels: { run: "r", scenario: "", request: "chat", direction: "sent" }, value: 3 },
       { labels: { run: "r", scenario: "", request: "chat", direction: "received" }, value: 2 },
@@ -27,5 +27,22 @@ describe("run metric samples of WebSockets and streams", () => {
     expect(quantiles.map((q) => q.labels.quantile)).toEqual(["0.5", "0.95", "0.99"]);
     expect(quantiles[0].labels).toMatchObject({ request: "feed", timing: "firstEventMs" });
     expect(quantiles[0].value).toBeCloseTo(0.1, 3);
+  });
+
+  it("label a request of scenarios: with its own name and its scenario, two scenarios' one name apart", () => {
+    const web = new RequestRecorder(scopedName("web", "login"), "GET");
+    web.record(1000, 200, 0, 0);
+    const app = new RequestRecorder(scopedName("app", "login"), "GET");
+    app.record(1000, 200, 0, 0);
+    app.record(1000, 200, 0, 0);
+    const feed = new RequestRecorder(streamStatsName(scopedName("app", "feed"), "gapMs"), "STREAM_GAP");
+    feed.record(1000, 0, 0, 0);
+    const stats = statsOf(web, app, feed);
+    const source = { runId: "r", cumulative: stats, recent: stats, vus: 1, scenarios: ["web", "app"] };
+    expect(requestCounts(source)).toEqual([
+      { labels: { run: "r", scenario: "web", request: "login", status: "200" }, value: 1 },
+      { labels: { run: "r", scenario: "app", request: "login", status: "200" }, value: 2 },
+    ]);
+    expect(streamTimingQuantiles(source)[0].labels).toMatchObject({ scenario: "app", request: "feed" });
   });
 });

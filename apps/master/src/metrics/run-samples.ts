@@ -1,4 +1,4 @@
-import { isRequestMethod, type RunDetail, requestName, type Scenario, streamOf } from "@volley/protocol";
+import { isRequestMethod, type RunDetail, streamOf, unscopedName } from "@volley/protocol";
 import type { RequestAggregate, StatsAggregate } from "@volley/stats";
 import type { RunAggregator } from "../pipeline/run-aggregator.js";
 
@@ -19,7 +19,8 @@ export interface RunMetricsSource {
   /** The last 10 closed seconds; null once the run has ended. */
   recent: StatsAggregate | null;
   vus: number;
-  scenarioOf: ReadonlyMap<string, string>;
+  /** The run's scenario names (of `scenarios:`): its statistics' names are scoped by them. */
+  scenarios: ReadonlyArray<string | null>;
 }
 
 export const DURATION_QUANTILES = [0.5, 0.95, 0.99] as const;
@@ -30,17 +31,14 @@ export function liveSource(run: RunAggregator): RunMetricsSource {
     cumulative: run.cumulative,
     recent: run.recentStats(),
     vus: run.lastPoint?.vus ?? 0,
-    scenarioOf: scenarios(run.scenario),
+    scenarios: run.scenario?.parts.map((part) => part.name) ?? [],
   };
 }
 
 /** A finished run's final counters: what an OTLP receiver gets once after the run ended. */
 export function finalSource(report: RunDetail, stats: StatsAggregate): RunMetricsSource {
-  const scenarioOf = new Map<string, string>();
-  for (const request of report.summary.requests) {
-    if (request.scenario) scenarioOf.set(request.name, request.scenario);
-  }
-  return { runId: report.id, cumulative: stats, recent: null, vus: 0, scenarioOf };
+  const scenarios = Object.keys(report.scenario.scenarios ?? {});
+  return { runId: report.id, cumulative: stats, recent: null, vus: 0, scenarios };
 }
 
 /** Requests by request name and status (`0`: no answer). */
@@ -89,12 +87,7 @@ export function streamTimingQuantiles(source: RunMetricsSource): Sample[] {
   for (const aggregate of source.recent.list()) {
     const stream = streamOf(aggregate.name);
     if (stream === null || aggregate.requests === 0) continue;
-    const labels = {
-      run: source.runId,
-      scenario: source.scenarioOf.get(stream.request) ?? "",
-      request: stream.request,
-      timing: stream.timing,
-    };
+    const labels = { ...requestLabels(source, stream.request), timing: stream.timing };
     for (const quantile of DURATION_QUANTILES) {
       out.push({
         labels: { ...labels, quantile: String(quantile) },
@@ -130,17 +123,12 @@ function forEachRequest(
 ): void {
   for (const aggregate of stats.list()) {
     if (!isRequestMethod(aggregate.method)) continue;
-    const scenario = source.scenarioOf.get(aggregate.name) ?? "";
-    each({ run: source.runId, scenario, request: aggregate.name }, aggregate);
+    each(requestLabels(source, aggregate.name), aggregate);
   }
 }
 
-/** Each request name's scenario (of `scenarios:`); none for a single scenario. */
-function scenarios(scenario: Scenario | null): Map<string, string> {
-  const out = new Map<string, string>();
-  scenario?.requests.forEach((request, i) => {
-    const part = scenario.requestScenarios[i];
-    if (part) out.set(requestName(request), part);
-  });
-  return out;
+/** A request's labels: its own name and its scenario (of `scenarios:`; "" for a single one). */
+function requestLabels(source: RunMetricsSource, key: string): RequestLabels {
+  const { name, scenario } = unscopedName(key, source.scenarios);
+  return { run: source.runId, scenario: scenario ?? "", request: name };
 }

@@ -7,7 +7,7 @@ import {
   requestCount,
   type Scenario,
   type StatsBatch,
-  scenarioRequestNames,
+  scenarioNames,
   type TimeseriesPoint,
 } from "@volley/protocol";
 import { DecodedHistograms, StatsAggregate } from "@volley/stats";
@@ -101,7 +101,7 @@ export class RunAggregator {
     };
     this.lateMs = init.lateMs ?? DEFAULT_LATE_MS;
     this.scenario = init.scenario ?? null;
-    this.scenarioSeries = new ScenarioSeries(init.scenario ? scenarioRequestNames(init.scenario) : []);
+    this.scenarioSeries = new ScenarioSeries(init.scenario ? scenarioNames(init.scenario) : []);
     this.workers = new RunWorkers(init.workers);
     this.open = new OpenSeconds(init.open ?? [], init.maxSecond);
     this.highestSecond = Math.min(

@@ -1,4 +1,4 @@
-import { isRequestMethod, type StatsBatch, type TimeseriesPoint } from "@volley/protocol";
+import { isRequestMethod, type StatsBatch, type TimeseriesPoint, unscopedName } from "@volley/protocol";
 import { RequestAggregate, type StatsAggregate } from "@volley/stats";
 import { toPoint } from "./second-rows.js";
 
@@ -7,20 +7,19 @@ import { toPoint } from "./second-rows.js";
  * one point (histograms added, so its percentiles are exact). A run without parts has none.
  */
 export class ScenarioSeries {
-  private readonly scenarioOf = new Map<string, string>();
+  /** @param scenarios the names of `scenarios:` (none for a run of one): a request is theirs by its scoped name. */
+  constructor(private readonly scenarios: readonly string[]) {}
 
-  constructor(scenarios: ReadonlyArray<{ name: string; requests: readonly string[] }>) {
-    for (const scenario of scenarios) {
-      for (const request of scenario.requests) this.scenarioOf.set(request, scenario.name);
-    }
+  private scenarioOf(name: string): string | undefined {
+    return unscopedName(name, this.scenarios).scenario;
   }
 
   /** Each scenario's point of one closed second. */
   points(second: number, stats: StatsAggregate, vus: number): Record<string, TimeseriesPoint> {
-    if (this.scenarioOf.size === 0) return {};
+    if (this.scenarios.length === 0) return {};
     const merged = new Map<string, RequestAggregate>();
     for (const aggregate of stats.list()) {
-      const scenario = this.scenarioOf.get(aggregate.name);
+      const scenario = this.scenarioOf(aggregate.name);
       if (scenario === undefined || !isRequestMethod(aggregate.method)) continue;
       let into = merged.get(scenario);
       if (!into) {
@@ -38,7 +37,7 @@ export class ScenarioSeries {
   lateCounts(batch: Pick<StatsBatch, "requests">): Map<string, { requests: number; failures: number }> {
     const counts = new Map<string, { requests: number; failures: number }>();
     for (const stats of batch.requests) {
-      const scenario = this.scenarioOf.get(stats.name);
+      const scenario = this.scenarioOf(stats.name);
       if (scenario === undefined || !isRequestMethod(stats.method)) continue;
       const entry = counts.get(scenario) ?? { requests: 0, failures: 0 };
       entry.requests += stats.requests;

@@ -1,4 +1,4 @@
-import { LATENCY_COLUMNS, type RunDetail, type TotalsSummary } from "@volley/protocol";
+import { LATENCY_COLUMNS, type RunDetail, scopedName, type TotalsSummary } from "@volley/protocol";
 
 const COLUMNS = [
   "name",
@@ -13,17 +13,19 @@ const COLUMNS = [
 ];
 
 /**
- * One row per request name, one for the whole run, as spreadsheets expect; then one per scenario
+ * One row per request name ("SCENARIO · NAME" in a run of `scenarios:`), one for the whole run, as spreadsheets expect; then one per scenario
  * of `scenarios:` (method SCENARIO, its requests together) and one per group (method GROUP: a
  * group's runs are not requests): views of the total, after it. Checks come last (method CHECK:
  * requests = evaluated, failures = failed; no timings).
  */
 export function renderCsvReport(run: RunDetail): string {
   const rows = [COLUMNS.join(",")];
-  for (const request of run.summary.requests) rows.push(row(request.name, request.method, request));
+  for (const request of run.summary.requests)
+    rows.push(row(scopedName(request.scenario, request.name), request.method, request));
   rows.push(row("Total", "", run.summary.total));
   for (const part of run.summary.scenarios ?? []) rows.push(row(part.name, "SCENARIO", part));
-  for (const group of run.summary.groups ?? []) rows.push(row(group.name, group.method, group));
+  for (const group of run.summary.groups ?? [])
+    rows.push(row(scopedName(group.scenario, group.name), group.method, group));
   for (const check of run.summary.checks ?? []) {
     const evaluated = check.passes + check.fails;
     const failRate = evaluated ? check.fails / evaluated : 0;

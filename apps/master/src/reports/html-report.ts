@@ -7,6 +7,7 @@ import {
   LATENCY_COLUMNS,
   messageKind,
   type RunDetail,
+  scopedName,
   statusLabel,
   summaryLabel,
   type Timeseries,
@@ -97,7 +98,7 @@ ${
     ? `<h2>Groups</h2>
 <p>Each group's latency runs from its first request sent to its last answered; a group failed when one of its requests did.</p>
 <table><thead><tr><th>Group</th><th>Runs</th><th>Failed</th><th>runs/s</th>${LATENCY_COLUMNS.map((c) => `<th>${c.label}</th>`).join("")}<th>in</th><th>out</th></tr></thead><tbody>
-${run.summary.groups.map((g) => requestRow(g.name, g)).join("")}
+${run.summary.groups.map((g) => requestRow(scopedName(g.scenario, g.name), g)).join("")}
 </tbody></table>`
     : ""
 }
@@ -177,7 +178,7 @@ function messagesTable(run: RunDetail): string {
 ${carriers
   .map(
     (r) =>
-      `<tr><td class="text">${escapeHtml(r.name)}</td><td class="text">${messageKind(r.method)}</td><td>${fmt(r.requests)}</td><td>${fmt(r.ws?.messagesSent ?? 0)}</td><td>${fmt(r.ws?.messagesReceived ?? 0)}</td><td>${formatBytes(r.ws?.bytesOut)}</td><td>${formatBytes(r.ws?.bytesIn)}</td></tr>`,
+      `<tr><td class="text">${escapeHtml(scopedName(r.scenario, r.name))}</td><td class="text">${messageKind(r.method)}</td><td>${fmt(r.requests)}</td><td>${fmt(r.ws?.messagesSent ?? 0)}</td><td>${fmt(r.ws?.messagesReceived ?? 0)}</td><td>${formatBytes(r.ws?.bytesOut)}</td><td>${formatBytes(r.ws?.bytesIn)}</td></tr>`,
   )
   .join("")}
 </tbody></table>`;
@@ -195,7 +196,7 @@ function streamsTable(run: RunDetail): string {
 ${streamed
   .map((r) => {
     const s = r.stream as NonNullable<typeof r.stream>;
-    return `<tr><td class="text">${escapeHtml(r.name)}</td>${cells(s.firstByteMs)}${cells(s.firstEventMs)}${cells(s.gapMs)}<td>${fmt(s.events)}</td><td>${s.eventsPerStream}</td></tr>`;
+    return `<tr><td class="text">${escapeHtml(scopedName(r.scenario, r.name))}</td>${cells(s.firstByteMs)}${cells(s.firstEventMs)}${cells(s.gapMs)}<td>${fmt(s.events)}</td><td>${s.eventsPerStream}</td></tr>`;
   })
   .join("")}
 </tbody></table>`;

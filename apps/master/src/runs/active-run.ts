@@ -181,7 +181,12 @@ function capacityJudgeOf(scenario: Scenario, aggregator: RunAggregator): Capacit
   const [part] = scenario.parts;
   if (scenario.parts.length !== 1 || part.load.executor !== "capacity-search") return null;
   const oneRequest = part.flows.length === 1 && scenario.requests.length === 1;
-  const judge = new CapacityJudge(part.load, statsNames(scenario), oneRequest ? "req/s" : "iterations/s");
+  const judge = new CapacityJudge(
+    part.load,
+    statsNames(scenario),
+    oneRequest ? "req/s" : "iterations/s",
+    part.name,
+  );
   aggregator.onSecondClosed = (second, stats) => judge.addSecond(second, stats);
   return judge;
 }

@@ -11,6 +11,7 @@ import {
   type Timeseries,
   type TimeseriesPoint,
   trustOf,
+  unscopedName,
 } from "@volley/protocol";
 import type { StatsAggregate } from "@volley/stats";
 import { cumulativeFromRows } from "../pipeline/merge-state.js";
@@ -129,11 +130,12 @@ export function toTimeseries(rows: RunSecondRow[]): Timeseries {
 /** One scenario's series: its merged points on the run's seconds as `overall`, only its requests. */
 export function scenarioTimeseries(
   series: Timeseries,
-  scenario: { name: string; requests: readonly string[] },
+  scenario: string,
+  scenarios: readonly string[],
 ): Timeseries {
-  const overall = onRunSeconds(series.overall, series.scenarios[scenario.name] ?? []);
+  const overall = onRunSeconds(series.overall, series.scenarios[scenario] ?? []);
   const requests = Object.fromEntries(
-    scenario.requests.flatMap((name) => (series.requests[name] ? [[name, series.requests[name]]] : [])),
+    Object.entries(series.requests).filter(([name]) => unscopedName(name, scenarios).scenario === scenario),
   );
   return { overall, requests, scenarios: {} };
 }

@@ -81,8 +81,8 @@ export class SliceEngine {
   private readonly uniqueRecorders: RequestRecorder[];
   /** Each part's iterations, finished and skipped. */
   private readonly iterationLogs: IterationLog[];
-  /** What scripted VUs record, under the names their scripts give. */
-  private readonly scriptRecorders: ScriptRecorders;
+  /** What each part's scripted VUs record, under the names their scripts give (scoped by the part). */
+  private readonly scriptRecorders: ScriptRecorders[];
   private readonly startAt: number;
   private dropped = 0;
   private nextSecond = 0;
@@ -123,13 +123,15 @@ export class SliceEngine {
     this.grpcChannels = new GrpcChannels(scenario.http.insecureTls);
     // The scenario's origins, in the order its compiled requests refer to them.
     const origins = requestOrigins(scenario).map((origin) => this.pools.get(origin.origin));
-    this.scriptRecorders = new ScriptRecorders(options.latencyHistograms ?? true);
+    this.scriptRecorders = scenario.parts.map(
+      (part) => new ScriptRecorders(options.latencyHistograms ?? true, part.name),
+    );
     const scriptThread = {
       scenario,
       http: {
         target: scriptTarget(scenario),
         originOf: (origin: string) => this.pools.get(origin),
-        recorders: this.scriptRecorders,
+        recorders: this.scriptRecorders[0],
         timeoutMs: scenario.timeout,
         maxBodyBytes: scenario.http.maxBodyBytes,
         compression: scenario.http.compression,
@@ -190,7 +192,13 @@ export class SliceEngine {
       const executor = createExecutor(part.load, {
         createVu:
           part.script !== null
-            ? scriptedVus({ ...part, script: part.script }, scriptThread)
+            ? scriptedVus(
+                { ...part, script: part.script },
+                {
+                  ...scriptThread,
+                  http: { ...scriptThread.http, recorders: this.scriptRecorders[partIndex] },
+                },
+              )
             : (number, index) => new VirtualUser(number, index, vuContext),
         partition,
         vuNumberOffset,
@@ -288,7 +296,8 @@ export class SliceEngine {
   private emit(final: boolean): void {
     const requests: RequestStats[] = [];
     for (const recorder of this.uniqueRecorders) if (!recorder.isEmpty) requests.push(recorder.flush());
-    for (const recorder of this.scriptRecorders.all()) if (!recorder.isEmpty) requests.push(recorder.flush());
+    for (const part of this.scriptRecorders)
+      for (const recorder of part.all()) if (!recorder.isEmpty) requests.push(recorder.flush());
     for (const log of this.iterationLogs) {
       if (!log.finished.isEmpty) requests.push(log.finished.flush());
       if (!log.skipped.isEmpty) requests.push(log.skipped.flush());

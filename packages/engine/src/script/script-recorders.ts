@@ -1,9 +1,12 @@
 import {
   CHECK_METHOD,
   GROUP_METHOD,
+  isIterationStatsName,
+  MAX_OWN_NAME,
   NOT_AWAITED_METHOD,
   notAwaitedStatsName,
   SCRIPT_METHOD,
+  scopedName,
 } from "@volley/protocol";
 import { RequestRecorder } from "@volley/stats";
 
@@ -20,7 +23,11 @@ export class ScriptRecorders {
   /** The same recorders by method, then name: the request path looks up without building a key. */
   private readonly byMethod = new Map<string, Map<string, RequestRecorder>>();
 
-  constructor(private readonly histograms = true) {}
+  constructor(
+    private readonly histograms = true,
+    /** The part (of `scenarios:`) whose scripts these record: its names are scoped by it. */
+    private readonly scope: string | null = null,
+  ) {}
 
   request(name: string, method: string): RequestRecorder {
     return this.byMethod.get(method)?.get(name) ?? this.get(name, method);
@@ -54,7 +61,13 @@ export class ScriptRecorders {
     if (recorder) return recorder;
     const overflow = `${method} (other names)`;
     if (this.byKey.size >= MAX_SCRIPT_NAMES && name !== overflow) return this.get(overflow, method);
-    recorder = new RequestRecorder(name, method, this.histograms);
+    // A script's own errors and the internal names (unawaited requests; a stream's timings, made of
+    // its request's scoped name) are kept as they are; a name the script gave is bounded, then scoped.
+    const kept =
+      method === SCRIPT_METHOD || isIterationStatsName(name)
+        ? name
+        : scopedName(this.scope, name.slice(0, MAX_OWN_NAME));
+    recorder = new RequestRecorder(kept, method, this.histograms);
     this.byKey.set(key, recorder);
     let names = this.byMethod.get(method);
     if (!names) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isFailingStatusKey, STATUS_KEY_RE, statusKey } from "../grpc/grpc-status.js";
 import { protoClosure, protoImports } from "../grpc/proto-imports.js";
-import { ValidationError } from "../validation.js";
+import { issuesOf } from "../test-support/scenario-issues.js";
 import { parseScenario } from "./parse-scenario.js";
 import { requestName } from "./scenario-names.js";
 
@@ -13,16 +13,6 @@ const call = {
 
 function scenario(requests: unknown[], target = "grpc://127.0.0.1:50051") {
   return { name: "g", target, load: { executor: "per-vu-iterations", vus: 1, iterations: 1 }, requests };
-}
-
-function issuesOf(input: unknown): Array<{ path: string; message: string }> {
-  try {
-    parseScenario(input);
-  } catch (error) {
-    if (error instanceof ValidationError) return error.issues;
-    throw error;
-  }
-  return [];
 }
 
 describe("grpc requests", () => {

@@ -1,6 +1,6 @@
 import { EXECUTOR_CAPABILITIES } from "./executor-capabilities.js";
 import { peakVus, peakVusField, plannedDurationMs, vuCeiling } from "./load.js";
-import { requestStatsNames, type Scenario } from "./scenario.js";
+import type { Scenario } from "./scenario.js";
 import { forEachTemplate } from "./scenario-templates.js";
 import { parseTemplate, templateDataFields } from "./template.js";
 
@@ -87,22 +87,12 @@ export function feederPath(scenario: Scenario, feeder: string): string {
   return owner === undefined ? `data.${feeder}` : `scenarios.${owner}.data.${feeder}`;
 }
 
-/** Each of `scenarios:` with the names of its requests (none for a scenario without parts). */
-export function scenarioRequestNames(scenario: Scenario): Array<{ name: string; requests: string[] }> {
-  if (scenario.parts.length < 2) return [];
-  // A scripted part names its requests as it runs: it has no per-scenario breakdown (docs/scripting.md).
-  return scenario.parts
-    .filter((part) => part.script === null)
-    .map((part) => ({
-      name: part.name as string,
-      requests: [
-        ...new Set(
-          scenario.requests.flatMap((r, i) =>
-            scenario.requestScenarios[i] === part.name ? requestStatsNames(r) : [],
-          ),
-        ),
-      ],
-    }));
+/**
+ * The names of `scenarios:` that have totals and series of their own: each, when there are several
+ * (none for a run of one). Their statistics are theirs by scope (scoped-names.ts), scripted ones too.
+ */
+export function scenarioNames(scenario: Scenario): string[] {
+  return scenario.parts.length < 2 ? [] : scenario.parts.map((part) => part.name as string);
 }
 
 /**

@@ -3,6 +3,7 @@ import { durationSchema } from "../duration.js";
 import { k6ThresholdHint } from "./k6-thresholds.js";
 import type { RequestConfig } from "./request.js";
 import { checkNames, requestName, requestStatsNames } from "./scenario-names.js";
+import { nameMeans, unscopedName } from "./scoped-names.js";
 import { parseThreshold, ThresholdSyntaxError } from "./thresholds.js";
 
 /** A threshold that can stop the run: `{ threshold: "<200ms", abortOnFail: true, delayAbortEval: "10s" }`. */
@@ -61,10 +62,13 @@ export function thresholdProblems(scenario: {
   thresholds: Record<string, string>;
   requests: ReadonlyArray<RequestConfig>;
   groups: readonly string[];
-  parts: ReadonlyArray<{ script: string | null }>;
+  parts: ReadonlyArray<{ name: string | null; script: string | null }>;
 }): Array<{ path: string[]; message: string }> {
   const problems: Array<{ path: string[]; message: string }> = [];
-  const names = new Set([...scenario.requests.flatMap(requestStatsNames), ...scenario.groups]);
+  const scenarios = scenario.parts.map((part) => part.name);
+  const keys = [...new Set([...scenario.requests.flatMap(requestStatsNames), ...scenario.groups])];
+  // The scoped names a written one means: its own, or each scenario's of that name.
+  const meant = (written: string) => keys.filter((key) => nameMeans(written, unscopedName(key, scenarios)));
   // A script names its requests, groups and checks as it runs: their thresholds are judged then.
   const scripted = scenario.parts.some((part) => part.script !== null);
   for (const [key, expression] of Object.entries(scenario.thresholds)) {
@@ -78,19 +82,24 @@ export function thresholdProblems(scenario: {
     if (rule.metric === "checks") {
       const problem = checkThresholdProblem(scenario, rule.request);
       if (problem) problems.push({ path: ["thresholds", key], message: problem });
+      continue;
+    }
+    if (rule.request === undefined) continue;
+    const named = meant(rule.request);
+    if (named.length === 0) {
+      problems.push({ path: ["thresholds", key], message: `no request or group is named "${rule.request}"` });
+    } else if (named.length > 1) {
+      problems.push({
+        path: ["thresholds", key],
+        message: `"${rule.request}" is a name of several scenarios: write one of ${named.map((n) => `"${n}"`).join(", ")}`,
+      });
     } else if (
       rule.stream !== undefined &&
-      names.has(rule.request ?? "") &&
-      !scenario.requests.some((r) => r.stream !== undefined && requestName(r) === rule.request)
+      !scenario.requests.some((r) => r.stream !== undefined && requestName(r) === named[0])
     ) {
       problems.push({
         path: ["thresholds", key],
         message: `"${rule.request}" is not streamed: give it stream: { kind: sse } (or lines) to judge its ${rule.stream}`,
-      });
-    } else if (rule.request !== undefined && !names.has(rule.request)) {
-      problems.push({
-        path: ["thresholds", key],
-        message: `no request or group is named "${rule.request}"`,
       });
     }
   }
@@ -99,12 +108,13 @@ export function thresholdProblems(scenario: {
 
 /** Why a `checks` threshold cannot be judged on this scenario, or null when it can. */
 function checkThresholdProblem(
-  scenario: { requests: ReadonlyArray<RequestConfig> },
+  scenario: { requests: ReadonlyArray<RequestConfig>; parts: ReadonlyArray<{ name: string | null }> },
   name: string | undefined,
 ): string | null {
   const checks = checkNames(scenario);
   if (checks.length === 0) return "no request has expect: a checks threshold needs at least one check";
-  if (name !== undefined && !checks.includes(name)) {
+  const scenarios = scenario.parts.map((part) => part.name);
+  if (name !== undefined && !checks.some((check) => nameMeans(name, unscopedName(check, scenarios)))) {
     return `no check is named "${name}" (checks are the requests with expect: ${checks.join(", ")})`;
   }
   return null;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "../validation.js";
+import { issuesOf } from "../test-support/scenario-issues.js";
 import { parseScenario, readScenarioText } from "./parse-scenario.js";
 import { statsNames } from "./scenario-names.js";
 
@@ -23,16 +23,6 @@ const valid = {
   timeout: "10s",
   thresholds: { p95: "<200ms", errorRate: "<1%" } as Record<string, string>,
 };
-
-function issuesOf(input: unknown): Array<{ path: string; message: string }> {
-  try {
-    parseScenario(input);
-  } catch (error) {
-    if (error instanceof ValidationError) return error.issues;
-    throw error;
-  }
-  throw new Error("expected the scenario to be rejected");
-}
 
 function withChanges(change: (s: typeof valid & Record<string, unknown>) => void): unknown {
   const copy = structuredClone(valid) as typeof valid & Record<string, unknown>;

@@ -8,6 +8,7 @@ import { BODY_FIELDS } from "./request.js";
 import { requestName, requestStatsNames } from "./scenario-names.js";
 import { templateProblems } from "./scenario-templates.js";
 import { thresholdProblems, thresholdsSchema } from "./scenario-thresholds.js";
+import { MAX_SCENARIO_NAME, scopedName, unscopedName } from "./scoped-names.js";
 import { type Flow, flowSchema, layOutSteps, stepsSchema, type WrittenPart } from "./steps.js";
 import { relativeFileSchema } from "./text-rules.js";
 import { NO_THINK_TIME, type ThinkTime, thinkTimeSchema } from "./think-time.js";
@@ -81,7 +82,10 @@ export const scenarioSchema = z
     /** Several named loads at once, each with its own executor (instead of load + requests). */
     scenarios: z
       .record(
-        z.string().regex(PART_NAME_RE, { error: "a scenario name must be a plain identifier" }),
+        z
+          .string()
+          .regex(PART_NAME_RE, { error: "a scenario name must be a plain identifier" })
+          .max(MAX_SCENARIO_NAME, { error: `a scenario name has at most ${MAX_SCENARIO_NAME} characters` }),
         partSchema,
       )
       .refine((parts) => Object.keys(parts).length >= 1 && Object.keys(parts).length <= 20, {
@@ -150,6 +154,11 @@ export const scenarioSchema = z
     if (ctx.issues.length) return z.NEVER;
     const { problems, partFlows, ...layout } = layOutSteps(writtenParts);
     for (const problem of problems) ctx.addIssue({ code: "custom", ...problem });
+    // Each of `scenarios:` records under its own names (see scoped-names.ts); groups are scoped as laid out.
+    layout.requests = layout.requests.map((request, i) => {
+      const part = layout.requestScenarios[i];
+      return part === null ? request : { ...request, name: scopedName(part, requestName(request)) };
+    });
     const parts: ScenarioPart[] = writtenParts.map((part, i) => ({
       name: part.name,
       load: part.load,
@@ -286,28 +295,19 @@ export const scenarioSchema = z
           });
         }
       });
-      // Statistics are kept by request name: across scenarios, a name must say which one it is.
-      const owner = new Map<string, string | null>();
-      scenario.requests.forEach((request, index) => {
-        const name = requestName(request);
-        const part = scenario.requestScenarios[index];
-        if (owner.has(name) && owner.get(name) !== part) {
-          ctx.addIssue({
-            code: "custom",
-            path: [...scenario.requestPaths[index], "name"],
-            message: `"${name}" is also a request of scenario ${owner.get(name)}: name requests uniquely across scenarios`,
-          });
-        }
-        owner.set(name, part);
-      });
     }
     const [first] = scenario.parts;
     const sloRequest = first?.load.executor === "capacity-search" ? first.load.slo.request : undefined;
-    if (sloRequest !== undefined && !requestNames.has(sloRequest) && first.script === null) {
+    if (
+      sloRequest !== undefined &&
+      !requestNames.has(scopedName(first.name, sloRequest)) &&
+      first.script === null
+    ) {
+      const names = [...requestNames].map((key) => unscopedName(key, [first.name]).name);
       ctx.addIssue({
         code: "custom",
         path: ["load", "slo", "request"],
-        message: `no request named "${sloRequest}" (requests: ${[...requestNames].join(", ")})`,
+        message: `no request named "${sloRequest}" (requests: ${names.join(", ")})`,
       });
     }
     for (const [index, group] of scenario.groups.entries()) {

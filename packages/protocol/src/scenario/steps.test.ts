@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "../validation.js";
+import { issuesOf } from "../test-support/scenario-issues.js";
 import { loadShape } from "./load-shape.js";
 import { parseScenario } from "./parse-scenario.js";
 import { feederPath, feedersByPart } from "./run-shape.js";
@@ -11,16 +11,6 @@ const base = {
   target: "http://127.0.0.1:1",
   load: { executor: "per-vu-iterations", vus: 1, iterations: 1 },
 };
-
-function issuesOf(input: unknown): Array<{ path: string; message: string }> {
-  try {
-    parseScenario(input);
-  } catch (error) {
-    if (error instanceof ValidationError) return error.issues;
-    throw error;
-  }
-  return [];
-}
 
 describe("steps: groups, repeats and flows", () => {
   it("lays out groups as markers and unrolls repeats, keeping each request's written path", () => {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { fieldsAt, unknownFieldsMessage } from "../did-you-mean.js";
 import { durationSchema } from "../duration.js";
 import { type RequestConfig, requestSchema, statsNameSchema } from "./request.js";
+import { scopedName } from "./scoped-names.js";
 import { STREAM_METHODS } from "./stream-names.js";
 
 /** The `method` a group's statistics travel and are stored under (never an HTTP method). */
@@ -268,9 +269,10 @@ export function layOutSteps(parts: WrittenPart[]): LaidOutSteps {
           } else if (step.kind === "sleep") {
             into.push({ op: "sleep", ms: step.ms });
           } else if (step.kind === "group") {
-            let group = out.groups.indexOf(step.group);
+            const name = scopedName(part.name, step.group);
+            let group = out.groups.indexOf(name);
             if (group < 0) {
-              group = out.groups.push(step.group) - 1;
+              group = out.groups.push(name) - 1;
               out.groupPaths.push([...at, "group"]);
             }
             into.push({ op: "groupStart", group });

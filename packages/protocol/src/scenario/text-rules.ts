@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_OWN_NAME } from "./scoped-names.js";
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
 export const CONTROL_RE = /[\u0000-\u001f\u007f]/;
@@ -8,7 +9,7 @@ export const statsNameSchema = z
   .string()
   .trim()
   .min(1)
-  .max(200)
+  .max(MAX_OWN_NAME)
   .refine((name) => !CONTROL_RE.test(name), { error: "a name must not hold control characters" });
 
 /** A file's path relative to the scenario file (`example`: how one looks), checked as text only. */

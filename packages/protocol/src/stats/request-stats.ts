@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { STATUS_KEY_RE } from "../grpc/grpc-status.js";
+import { MAX_STATS_NAME } from "../scenario/scoped-names.js";
 import { isRequestMethod } from "../scenario/steps.js";
 
 /** How a request failed. `status` and `expect` are responses that did not meet expectations. */
@@ -39,7 +40,7 @@ export type LatencyStats = z.infer<typeof latencyStatsSchema>;
 
 /** What one request name did in one period (a second, or a whole run). */
 export const requestStatsSchema = z.strictObject({
-  name: z.string().max(200),
+  name: z.string().max(MAX_STATS_NAME),
   method: z.string().max(16),
   requests: count,
   failures: count,

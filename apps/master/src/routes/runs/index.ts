@@ -4,7 +4,7 @@ import {
   loadPatchSchema,
   MAX_DATA_BYTES,
   parseWith,
-  scenarioRequestNames,
+  scenarioNames,
   timeseriesQuerySchema,
   ValidationError,
   VolleyError,
@@ -79,19 +79,18 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
       const { scenario: wanted } = parseWith(timeseriesQuerySchema, request.query, "query");
       const series = toTimeseries(await db.seconds.list(request.params.id));
       if (wanted === undefined) return series;
-      const parts = scenarioRequestNames(runColumns.scenario(run));
-      const part = parts.find((p) => p.name === wanted);
-      if (!part) {
+      const parts = scenarioNames(runColumns.scenario(run));
+      if (!parts.includes(wanted)) {
         throw new ValidationError("query", [
           {
             path: "scenario",
             message: parts.length
-              ? `run ${run.id} has no scenario "${wanted}" (it has ${parts.map((p) => p.name).join(", ")})`
+              ? `run ${run.id} has no scenario "${wanted}" (it has ${parts.join(", ")})`
               : `run ${run.id} has no scenarios: to filter by`,
           },
         ]);
       }
-      return scenarioTimeseries(series, part);
+      return scenarioTimeseries(series, wanted, parts);
     },
   );
 

@@ -3,6 +3,7 @@ import {
   type CapacitySearchConfig,
   type CapacityStep,
   capacityRates,
+  scopedName,
   type TotalsSummary,
 } from "@volley/protocol";
 import { evaluateThresholds, StatsAggregate } from "@volley/stats";
@@ -31,6 +32,8 @@ export class CapacityJudge {
     private readonly order: readonly string[],
     /** "req/s" when an iteration is one request, else "iterations/s". */
     private readonly unit: string,
+    /** Its scenario's name, when written as the one of `scenarios:` (its requests' names are scoped). */
+    private readonly part: string | null = null,
   ) {
     this.rates = capacityRates(load);
     this.stepS = load.stepDuration / 1000;
@@ -83,7 +86,7 @@ export class CapacityJudge {
 
   private judge(index: number, stats: StatsAggregate): void {
     const summary = stats.summarize(this.stepS, this.order);
-    const { request } = this.load.slo;
+    const request = this.load.slo.request && scopedName(this.part, this.load.slo.request);
     const figures: TotalsSummary | undefined = request
       ? summary.requests.find((r) => r.name === request)
       : summary.total;

@@ -1,4 +1,4 @@
-import { messageKind, type RequestSummary } from "@volley/protocol";
+import { messageKind, type RequestSummary, scopedName } from "@volley/protocol";
 import { formatBytes, formatCount } from "../../format/format.js";
 
 /**
@@ -23,8 +23,8 @@ export function Messages({ requests }: { requests: readonly RequestSummary[] }) 
         </thead>
         <tbody>
           {carriers.map((r) => (
-            <tr key={r.name}>
-              <td>{r.name}</td>
+            <tr key={scopedName(r.scenario, r.name)}>
+              <td>{scopedName(r.scenario, r.name)}</td>
               <td className="left">{messageKind(r.method)}</td>
               <td>{formatCount(r.requests)}</td>
               <td>{formatCount(r.ws?.messagesSent)}</td>

@@ -1,4 +1,10 @@
-import { LATENCY_COLUMNS, type RunSummary, summaryLabel, type TimeseriesPoint } from "@volley/protocol";
+import {
+  LATENCY_COLUMNS,
+  type RunSummary,
+  scopedName,
+  summaryLabel,
+  type TimeseriesPoint,
+} from "@volley/protocol";
 import { formatBytes, formatCount, formatMs, formatRate } from "../../format/format.js";
 
 interface RequestTableProps {
@@ -11,7 +17,8 @@ interface RequestTableProps {
 export function RequestTable({ summary, now }: RequestTableProps) {
   const rows = [
     ...summary.requests.map((r) => ({
-      key: r.name,
+      // The name its per-second series is kept under (scoped in a run of `scenarios:`).
+      key: scopedName(r.scenario, r.name),
       label: summaryLabel(r),
       totals: r,
       kind: "request",
@@ -25,8 +32,8 @@ export function RequestTable({ summary, now }: RequestTableProps) {
       kind: "group",
     })),
     ...(summary.groups ?? []).map((g) => ({
-      key: g.name,
-      label: `group ${g.name}`,
+      key: scopedName(g.scenario, g.name),
+      label: `group ${scopedName(g.scenario, g.name)}`,
       totals: g,
       kind: "group",
     })),

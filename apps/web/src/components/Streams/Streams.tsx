@@ -1,4 +1,4 @@
-import type { RequestSummary } from "@volley/protocol";
+import { type RequestSummary, scopedName } from "@volley/protocol";
 import { formatCount, formatMs } from "../../format/format.js";
 
 /** Each streamed request's timings: to its first byte and first event, and between events. */
@@ -21,8 +21,8 @@ export function Streams({ requests }: { requests: readonly RequestSummary[] }) {
         </thead>
         <tbody>
           {streamed.map((r) => (
-            <tr key={r.name}>
-              <td>{r.name}</td>
+            <tr key={scopedName(r.scenario, r.name)}>
+              <td>{scopedName(r.scenario, r.name)}</td>
               <td>{formatMs(r.stream?.firstByteMs.p95)}</td>
               <td>{formatMs(r.stream?.firstEventMs.p50)}</td>
               <td>{formatMs(r.stream?.firstEventMs.p95)}</td>
