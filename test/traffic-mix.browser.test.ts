@@ -126,7 +126,8 @@ describe("a traffic mix in the dashboard", () => {
             },
             checkout: {
               load: { executor: "constant-arrival-rate", rate: 10, duration: "1s", maxVus: 4 },
-              requests: [{ name: "pay", path: "/pay" }],
+              // The same request name as browse's: each scenario's row is its own.
+              requests: [{ name: "item", path: "/pay" }],
             },
           },
         },
@@ -142,7 +143,7 @@ describe("a traffic mix in the dashboard", () => {
         .allTextContents();
       expect(rows).toEqual([
         "browse · GET item",
-        "checkout · GET pay",
+        "checkout · GET item",
         "Total",
         "scenario browse",
         "scenario checkout",
