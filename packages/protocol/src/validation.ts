@@ -19,7 +19,12 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
 
 /** Each issue named by its path; `schema` (the one that found them) suggests a mistyped field. */
 export function formatIssues(error: z.ZodError, schema?: z.ZodType): ValidationIssue[] {
-  return error.issues.map((issue) => ({
+  return formatIssueList(error.issues, schema);
+}
+
+/** The same for issues picked out of an error. */
+export function formatIssueList(issues: readonly z.core.$ZodIssue[], schema?: z.ZodType): ValidationIssue[] {
+  return issues.map((issue) => ({
     path: formatPath(issue.path),
     message: describeIssue(issue, schema),
   }));

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { positiveDurationSchema } from "../duration.js";
+import { crossFieldContext } from "./cross-field.js";
 import { dataSchema } from "./data.js";
 import { grpcRequestProblems, isGrpcTarget } from "./grpc-request.js";
 import { httpSettingsSchema } from "./http-settings.js";
@@ -187,7 +188,8 @@ export const scenarioSchema = z
       thresholdAborts: thresholds.aborts,
     };
   })
-  .superRefine((scenario, ctx) => {
+  .superRefine((scenario, refinement) => {
+    const ctx = crossFieldContext(refinement);
     // Only a scenario the transform laid out (no field issues) is checked across fields.
     if (!Array.isArray(scenario?.parts)) return;
     const grpcTarget = isGrpcTarget(scenario.target);

@@ -1,0 +1,106 @@
+import type { z } from "zod";
+import { formatIssueList, type ValidationIssue } from "../validation.js";
+import { isCrossField } from "./cross-field.js";
+import { scenarioSchema } from "./scenario.js";
+
+// A scenario with a bad field is refused before its cross-field checks (templates, thresholds,
+// names across fields) run: zod stops at the first layer that fails. So that a writer gets every
+// problem in one answer instead of one round per layer, the scenario is read again without its
+// unknown fields and with a stand-in for each bad value; what that reading finds elsewhere is
+// added to the answer.
+
+/** Stand-ins tried in order for a bad value: none (an optional field), then one of each kind a required field takes. */
+const REMOVE = Symbol("remove");
+const STAND_INS: readonly unknown[] = [REMOVE, 1, "1s", "/", "http://127.0.0.1:1", "x", [{ path: "/" }]];
+/** More bad values than this, and the answer is long enough: no second reading. */
+const MAX_STAND_INS = 10;
+
+type Path = ReadonlyArray<PropertyKey>;
+
+/** The problems a second reading finds beyond those already named (none when it cannot be read past them). */
+export function problemsBeyond(written: unknown, issues: readonly z.core.$ZodIssue[]): ValidationIssue[] {
+  // Problems found across fields mean the scenario was read through: nothing lies beyond.
+  if (issues.some(isCrossField)) return [];
+  const unknown = issues.flatMap(unknownKeys);
+  const bad = issues.filter((issue) => unknownKeys(issue).length === 0).map((issue) => issue.path);
+  if (bad.length > MAX_STAND_INS || bad.some(isReferredTo)) return [];
+  const copy = withoutKeys(written, unknown);
+  for (const path of bad) if (!standIn(copy, path)) return [];
+  const again = scenarioSchema.safeParse(copy);
+  if (again.success) return [];
+  // A field may complain of its neighbour's stand-in (no `path` once `grpc` is gone): of the
+  // object around a bad value, only what was found across fields is kept.
+  const around = bad.map((path) => (path.length > 1 ? path.slice(0, -1) : path));
+  const beyond = again.error.issues.filter((issue) =>
+    isCrossField(issue)
+      ? !bad.some((path) => related(issue.path, path))
+      : !around.some((path) => related(issue.path, path)),
+  );
+  return formatIssueList(beyond, scenarioSchema);
+}
+
+/**
+ * A value others name (a feeder, an env name, a capture, a request's or group's name, a whole
+ * scenario): a stand-in would make what refers to it look broken, so it is not read past.
+ */
+function isReferredTo(path: Path): boolean {
+  const last = path[path.length - 1];
+  return (
+    path.length === 0 ||
+    path.some((segment) => segment === "data" || segment === "env" || segment === "capture") ||
+    last === "name" ||
+    last === "group" ||
+    last === "flows" ||
+    (path[0] === "scenarios" && path.length <= 2)
+  );
+}
+
+/** Puts the first stand-in that the field accepts in place of its bad value; false when none does. */
+function standIn(copy: unknown, path: Path): boolean {
+  for (const value of STAND_INS) {
+    if (value === REMOVE && typeof path[path.length - 1] === "number") continue;
+    if (!setAt(copy, path, value)) return false;
+    const result = scenarioSchema.safeParse(copy);
+    if (result.success || !result.error.issues.some((issue) => related(issue.path, path))) return true;
+  }
+  return false;
+}
+
+function setAt(root: unknown, path: Path, value: unknown): boolean {
+  let at: unknown = root;
+  for (const segment of path.slice(0, -1)) at = (at as Record<PropertyKey, unknown> | undefined)?.[segment];
+  if (at === null || typeof at !== "object") return false;
+  const key = path[path.length - 1];
+  if (value === REMOVE) delete (at as Record<PropertyKey, unknown>)[key];
+  else (at as Record<PropertyKey, unknown>)[key] = structuredClone(value);
+  return true;
+}
+
+/** One path within the other (a field and its parts, or its parent's own rule). */
+function related(a: Path, b: Path): boolean {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The unknown keys an issue names (zod's own, or a step's: see steps.ts), with where; none for others. */
+function unknownKeys(issue: z.core.$ZodIssue): Array<{ path: Path; keys: string[] }> {
+  if (issue.code === "unrecognized_keys") return [{ path: issue.path, keys: issue.keys }];
+  const keys =
+    issue.code === "custom"
+      ? (issue.params as { unknownKeys?: string[] } | undefined)?.unknownKeys
+      : undefined;
+  return keys ? [{ path: issue.path, keys }] : [];
+}
+
+/** A copy of `input` without the keys the issues name as unknown. */
+function withoutKeys(input: unknown, issues: ReadonlyArray<{ path: Path; keys: string[] }>): unknown {
+  const copy = structuredClone(input);
+  for (const issue of issues) {
+    let at: unknown = copy;
+    for (const segment of issue.path) at = (at as Record<PropertyKey, unknown> | undefined)?.[segment];
+    if (at !== null && typeof at === "object")
+      for (const key of issue.keys) delete (at as Record<string, unknown>)[key];
+  }
+  return copy;
+}
