@@ -96,6 +96,9 @@ describe("load control while running", () => {
       thinkTime: "50ms",
     });
     await waitForSecond(runId, 1);
+    const vusOf = (run: RunDetail) => run.workers.reduce((n, w) => n + w.vus, 0);
+    // The workers' VUs read the plan until it is raised, then what they ran.
+    expect(vusOf(await getJson<RunDetail>(`${fleet.master.url}/api/runs/${runId}`))).toBe(2);
     const tooMany = await patchLoad(runId, { vus: 9 });
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.details).toEqual([
@@ -110,6 +113,7 @@ describe("load control while running", () => {
     const run = await waitForRunEnd<RunDetail>(fleet.master.url, runId, 30_000);
     const series = await getJson<Timeseries>(`${fleet.master.url}/api/runs/${runId}/timeseries`);
     expect(Math.max(...series.overall.map((p) => p.vus ?? 0))).toBe(8);
+    expect(vusOf(run)).toBe(8);
     expect(run.summary.total.requests).toBe(fleet.target.total() - before);
   });
 

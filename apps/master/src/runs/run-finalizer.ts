@@ -63,10 +63,15 @@ export async function finalizeRun(deps: FinalizeDeps, runId: string, active: Act
     if (outcome)
       await deps.lifecycle.apply(run, "end", fields, { to: outcome.status, writer: tx.runs, owner });
     else await tx.runs.updateOwned(runId, owner, fields);
+    const planned = new Map((await tx.runWorkers.list(runId)).map((row) => [row.workerId, row.vus]));
     for (const { workerId, update } of aggregator.workerUpdates()) {
+      const { peakVus, peakCpu, peakEventLoopDelayMs } = active.saturation.peaks(workerId);
       await tx.runWorkers.update(runId, workerId, {
         ...update,
-        ...active.saturation.peaks(workerId),
+        peakCpu,
+        peakEventLoopDelayMs,
+        // `vus` is the most it may have run: the planned share, or what it ran once raised past it.
+        vus: Math.max(planned.get(workerId) ?? 0, peakVus),
         ...(active.rejected.has(workerId) ? { status: "failed" } : {}),
       });
     }

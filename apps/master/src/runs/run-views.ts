@@ -58,14 +58,15 @@ export function toListItem(run: RunRow): RunListItem {
 export function toWorkerInfo(
   row: RunWorkerRow,
   totalRequests: number,
-  live?: { peakCpu: number; peakEventLoopDelayMs: number },
+  live?: { peakVus: number; peakCpu: number; peakEventLoopDelayMs: number },
 ): RunWorkerInfo {
   return {
     workerId: row.workerId,
     name: row.name,
     host: row.host,
     threads: row.threads,
-    vus: row.vus,
+    // Its planned share, or more once the load was raised past it.
+    vus: Math.max(row.vus, live?.peakVus ?? 0),
     requests: row.requests,
     share: totalRequests ? row.requests / totalRequests : 0,
     peakCpu: Math.max(row.peakCpu, live?.peakCpu ?? 0),

@@ -16,6 +16,8 @@ interface Span {
 
 interface WorkerSaturation {
   workerName: string;
+  /** The most VUs it had active at a heartbeat (above its plan once the load was raised). */
+  peakVus: number;
   peakCpu: number;
   peakEventLoopDelayMs: number;
   open: Span | null;
@@ -34,16 +36,17 @@ export class SaturationTracker {
   record(
     workerId: string,
     workerName: string,
-    sample: { cpu: number; machineCpu: number; eventLoopDelayMs: number; cores?: number },
+    sample: { cpu: number; machineCpu: number; eventLoopDelayMs: number; cores?: number; vus?: number },
     saturated: boolean,
     now = Date.now(),
   ): void {
     const second = Math.max(0, Math.floor((now - this.startAt) / 1000));
     let state = this.workers.get(workerId);
     if (!state) {
-      state = { workerName, peakCpu: 0, peakEventLoopDelayMs: 0, open: null, spans: [] };
+      state = { workerName, peakVus: 0, peakCpu: 0, peakEventLoopDelayMs: 0, open: null, spans: [] };
       this.workers.set(workerId, state);
     }
+    state.peakVus = Math.max(state.peakVus, sample.vus ?? 0);
     state.peakCpu = Math.max(state.peakCpu, sample.cpu);
     state.peakEventLoopDelayMs = Math.max(state.peakEventLoopDelayMs, sample.eventLoopDelayMs);
     if (saturated) {
@@ -67,9 +70,13 @@ export class SaturationTracker {
     }
   }
 
-  peaks(workerId: string): { peakCpu: number; peakEventLoopDelayMs: number } {
+  peaks(workerId: string): { peakVus: number; peakCpu: number; peakEventLoopDelayMs: number } {
     const state = this.workers.get(workerId);
-    return { peakCpu: state?.peakCpu ?? 0, peakEventLoopDelayMs: state?.peakEventLoopDelayMs ?? 0 };
+    return {
+      peakVus: state?.peakVus ?? 0,
+      peakCpu: state?.peakCpu ?? 0,
+      peakEventLoopDelayMs: state?.peakEventLoopDelayMs ?? 0,
+    };
   }
 
   /** Every span so far, open ones included. */

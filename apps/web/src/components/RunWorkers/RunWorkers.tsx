@@ -10,8 +10,8 @@ interface RunWorkersProps {
 
 /**
  * The workers of a run: their part, their share of requests and how hard they worked. VUs read
- * "active of max" while the run goes (max: the worker's ceiling, maxVus under an arrival rate),
- * "max" after; CPU reads "now · peak so far" while it goes, the peak after.
+ * "active of max" while the run goes (max: the worker's planned share, maxVus under an arrival
+ * rate, or the most it ran once the load was raised past it), "max" after; CPU reads "now · peak so far" while it goes, the peak after.
  */
 export function RunWorkers({ workers, live }: RunWorkersProps) {
   // Heartbeats give CPU now; the run's stored peak is only refreshed when the run ends.
