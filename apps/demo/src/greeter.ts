@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
@@ -144,26 +145,31 @@ export async function startGreeter(
       callback(null, {});
     },
   });
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(
-      `${options.host ?? "127.0.0.1"}:${options.port ?? 0}`,
-      tls
-        ? grpc.ServerCredentials.createSsl(null, [{ private_key: tls.key, cert_chain: tls.cert }])
-        : grpc.ServerCredentials.createInsecure(),
-      (error, bound) => (error ? reject(error) : resolve(bound)),
-    ),
+  // Its own TCP listener, each connection handed to grpc-js (its public connection injector):
+  // so the connections it accepted, and those open now, are counted where they arrive.
+  const injector = server.createConnectionInjector(
+    tls
+      ? grpc.ServerCredentials.createSsl(null, [{ private_key: tls.key, cert_chain: tls.cert }])
+      : grpc.ServerCredentials.createInsecure(),
   );
-  // Connections, seen through the channelz-free way: the server's HTTP/2 sessions.
-  const http2Server = (server as unknown as { http2Servers: Map<import("node:http2").Http2Server, unknown> })
-    .http2Servers;
   let open = 0;
-  for (const h2 of http2Server?.keys() ?? []) {
-    h2.on("session", (session) => {
-      counts.connections++;
-      open++;
-      session.once("close", () => open--);
+  const sockets = new Set<Socket>();
+  const listener = createServer((socket) => {
+    counts.connections++;
+    open++;
+    sockets.add(socket);
+    socket.once("close", () => {
+      open--;
+      sockets.delete(socket);
     });
-  }
+    injector.injectConnection(socket);
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    listener.once("error", reject);
+    listener.listen(options.port ?? 0, options.host ?? "127.0.0.1", () =>
+      resolve((listener.address() as AddressInfo).port),
+    );
+  });
   return {
     target: `${tls ? "grpcs" : "grpc"}://${options.host ?? "127.0.0.1"}:${port}`,
     port,
@@ -177,10 +183,16 @@ export async function startGreeter(
       counts.byWorker = {};
       counts.streamIn = counts.streamOut = counts.connections = 0;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      listener.close();
+      await new Promise<void>((resolve) => {
         server.tryShutdown(() => resolve());
-        setTimeout(() => server.forceShutdown(), 2000).unref();
-      }),
+        setTimeout(() => {
+          server.forceShutdown();
+          for (const socket of sockets) socket.destroy();
+        }, 2000).unref();
+      });
+      injector.destroy();
+    },
   };
 }

@@ -34,7 +34,14 @@ export function runProtos(
     }
     return text;
   };
+  // Each proto is followed and loaded once, however many requests name it; its problems are
+  // named at the first of them.
+  const loaded = new Map<string, ProtoPackage | null>();
   const take = (entry: string, path: string): ProtoPackage | null => {
+    if (!loaded.has(entry)) loaded.set(entry, load(entry, path));
+    return loaded.get(entry) ?? null;
+  };
+  const load = (entry: string, path: string): ProtoPackage | null => {
     const closure = protoClosure(entry, read);
     for (const { importer, imported } of closure.missing) {
       const large = [...tooLarge].find((name) => name === imported || name.endsWith(`/${imported}`));
