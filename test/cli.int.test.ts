@@ -2,37 +2,22 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { RunDetail } from "@volley/protocol";
 import { XMLValidator } from "fast-xml-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestMaster, startTestWorker } from "./support/in-process.js";
-import { CLI, getJson, isolatedSetup, ROOT, sendJson, spawnCli, waitFor } from "./support/processes.js";
+import { type CliSandbox, cliSandbox } from "./support/cli-sandbox.js";
+import { CLI, isolatedSetup, ROOT, spawnCli, waitFor } from "./support/processes.js";
 import { startTargetServer, type TargetServer } from "./support/target-server.js";
 
 let target: TargetServer;
-let dir: string;
+let cli: CliSandbox;
 beforeAll(async () => {
   target = await startTargetServer();
-  dir = mkdtempSync(join(tmpdir(), "volley-cli-"));
+  cli = cliSandbox("volley-cli-");
 });
 afterAll(() => target.close());
-
-function writeScenario(name: string, content: unknown, yaml = false): string {
-  const file = join(dir, name);
-  writeFileSync(file, yaml ? String(content) : JSON.stringify(content));
-  return file;
-}
-
-async function volley(args: string[]) {
-  const setup = isolatedSetup();
-  const cli = spawnCli(
-    args,
-    { DATABASE_URL: setup.databaseUrl, VOLLEY_QUEUE_PREFIX: setup.queuePrefix },
-    dir,
-  );
-  const code = await cli.exited;
-  return { code, output: cli.output.join("") };
-}
+const writeScenario = (name: string, content: unknown, yaml = false) =>
+  cli.writeScenario(name, content, yaml);
+const volley = (args: string[]) => cli.volley(args);
 
 describe("volley command", () => {
   it("prints help, and exits 2 on an unknown command or a bad flag", async () => {
@@ -92,7 +77,7 @@ describe("volley command", () => {
     expect(linked.status, linked.stderr).toBe(0);
     expect(linked.stdout).toContain(`linked as ${join(bin, "volley")}`);
     const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, VOLLEY_LOG_LEVEL: "warn" };
-    const help = spawnSync("volley", ["--help"], { cwd: dir, env, encoding: "utf8" });
+    const help = spawnSync("volley", ["--help"], { cwd: cli.dir, env, encoding: "utf8" });
     expect(help.status).toBe(0);
     expect(help.stdout.startsWith("Usage: volley <command>")).toBe(true);
     // Linking again is harmless.
@@ -126,105 +111,6 @@ describe("volley command", () => {
     }
   });
 
-  it("run --master: refused while the master is busy, then --queue waits its turn and passes", async () => {
-    const master = await startTestMaster({ startDelayMs: 300 });
-    const worker = await startTestWorker(master, { name: "cli-queue-worker" });
-    try {
-      const holder = await sendJson("POST", `${master.url}/api/runs`, {
-        scenario: {
-          name: "cli-holder",
-          target: target.url,
-          // Long enough to outlast two CLI starts on a loaded machine (3 s did not, once).
-          load: { executor: "constant-vus", vus: 1, duration: "8s" },
-          thinkTime: "20ms",
-          requests: [{ path: "/hello" }],
-        },
-      });
-      const file = writeScenario("queued.json", {
-        name: "cli-queued",
-        target: target.url,
-        load: { executor: "per-vu-iterations", vus: 2, iterations: 5 },
-        requests: [{ path: "/hello" }],
-      });
-      const refused = await volley(["run", file, "--master", master.url]);
-      expect(refused.code).toBe(2);
-      expect(refused.output).toContain('run "cli-holder"');
-      expect(refused.output).toContain("queue this run behind it");
-      const queued = await volley(["run", file, "--master", master.url, "--queue"]);
-      expect(queued.code, queued.output).toBe(0);
-      expect(queued.output).toMatch(/Run \S+ queued on .*: it starts when the runs before it end/);
-      expect(queued.output).toContain("cli-queued: finished, 10 requests");
-      const held = await getJson<RunDetail>(`${master.url}/api/runs/${holder.body.id}`);
-      const runId = /Run (\S+) queued/.exec(queued.output)?.[1];
-      const run = await getJson<RunDetail>(`${master.url}/api/runs/${runId}`);
-      expect(Date.parse(run.startedAt as string)).toBeGreaterThanOrEqual(
-        Date.parse(held.finishedAt as string),
-      );
-    } finally {
-      await worker.shutdown(2000);
-      await master.close();
-    }
-  });
-
-  it("run --baseline: a slower run than the last of its name exits 1, one line per regression", async () => {
-    const master = await startTestMaster({ startDelayMs: 300 });
-    const worker = await startTestWorker(master, { name: "cli-baseline-worker" });
-    try {
-      const scenario = (ms: number) =>
-        writeScenario(`baseline-${ms}.json`, {
-          name: "cli-baseline",
-          target: target.url,
-          load: { executor: "per-vu-iterations", vus: 2, iterations: 20 },
-          requests: [{ name: "slow", path: `/slow?ms=${ms}` }],
-        });
-      const first = await volley(["run", scenario(2), "--master", master.url]);
-      expect(first.code, first.output).toBe(0);
-      const firstId = /Run (\S+) started/.exec(first.output)?.[1] as string;
-      const noBaseline = await volley([
-        "run",
-        scenario(2),
-        "--master",
-        master.url,
-        "--max-regression",
-        "p95=10%",
-      ]);
-      expect(noBaseline.code).toBe(2);
-      expect(noBaseline.output).toContain("--max-regression needs --baseline");
-      const slower = await volley([
-        ...["run", scenario(40), "--master", master.url],
-        ...["--baseline", "last", "--max-regression", "p95=50%,rps=99%"],
-      ]);
-      expect(slower.code, slower.output).toBe(1);
-      expect(slower.output).toContain(`Baseline ${firstId}: REGRESSION`);
-      expect(slower.output).toMatch(
-        /✗ p95 \d+\.\d ms vs \d+\.\d+ ms \(\+\d+\.\d %, allowed \+50 %\); 100\.0 % of requests slower than the baseline's p95, it had \d+\.\d+ %\n/,
-      );
-      expect(slower.output).toMatch(/✓ rps /);
-      const lenient = await volley([
-        ...["run", scenario(40), "--master", master.url],
-        ...["--baseline", firstId, "--max-regression", "p95=100000%"],
-      ]);
-      expect(lenient.code, lenient.output).toBe(0);
-      expect(lenient.output).toContain(`Baseline ${firstId}: within the limits`);
-      const noPin = await volley(["run", scenario(2), "--master", master.url, "--baseline", "pinned"]);
-      expect(noPin.code).toBe(2);
-      expect(noPin.output).toContain('--baseline pinned: no run named "cli-baseline" is pinned');
-      expect((await sendJson("POST", `${master.url}/api/runs/${firstId}/pin`)).status).toBe(200);
-      const pinned = await volley([
-        ...["run", scenario(2), "--master", master.url],
-        ...["--baseline", "pinned", "--max-regression", "p95=100000%"],
-      ]);
-      expect(pinned.code, pinned.output).toBe(0);
-      expect(pinned.output).toContain(`Baseline ${firstId}: within the limits`);
-      const unknown = await volley(["run", scenario(2), "--master", master.url, "--baseline", "nope"]);
-      expect(unknown.code).toBe(2);
-      expect(unknown.output).toContain("--baseline: no run nope");
-    } finally {
-      await worker.shutdown(2000);
-      await master.close();
-    }
-  });
-
   it("run: a bad threshold exits 2 with one plain line per field, no stack", async () => {
     const file = writeScenario("bad-threshold.json", {
       name: "t",
@@ -251,7 +137,7 @@ describe("volley command", () => {
     expect(result.output).toContain("load.vus");
     expect(result.output).toContain("load.duration");
     expect(result.output).toContain("requests");
-    expect(await volley(["run", join(dir, "missing.json")])).toMatchObject({
+    expect(await volley(["run", join(cli.dir, "missing.json")])).toMatchObject({
       code: 2,
       output: expect.stringContaining("ENOENT"),
     });
@@ -271,9 +157,9 @@ describe("volley command", () => {
       requests: [{ name: "hello", path: "/hello", expect: { status: 200 } }],
       thresholds: { p95: "<2s", checks: "==100%" },
     });
-    const out = join(dir, "report.json");
-    const junit = join(dir, "junit.xml");
-    const markdown = join(dir, "summary.md");
+    const out = join(cli.dir, "report.json");
+    const junit = join(cli.dir, "junit.xml");
+    const markdown = join(cli.dir, "summary.md");
     const args = ["run", file, "--threads", "1", "--out", out, "--junit", junit, "--summary-md", markdown];
     const result = await volley(args);
     expect(result.code, result.output).toBe(0);
@@ -301,7 +187,7 @@ describe("volley command", () => {
 
   it("run: feeder files are read beside the scenario, env values from the shell", async () => {
     target.reset();
-    const folder = join(dir, "with-data");
+    const folder = join(cli.dir, "with-data");
     mkdirSync(folder, { recursive: true });
     writeFileSync(
       join(folder, "users.csv"),
@@ -325,8 +211,8 @@ describe("volley command", () => {
     const missing = spawnCli(["run", file, "--threads", "1"], env, ROOT);
     expect(await missing.exited).toBe(2);
     expect(missing.output.join("")).toContain("env: CLI_TEST_TOKEN is not set");
-    const cli = spawnCli(["run", file, "--threads", "1"], { ...env, CLI_TEST_TOKEN: "tok-1" }, ROOT);
-    expect(await cli.exited, cli.output.join("")).toBe(0);
+    const running = spawnCli(["run", file, "--threads", "1"], { ...env, CLI_TEST_TOKEN: "tok-1" }, ROOT);
+    expect(await running.exited, running.output.join("")).toBe(0);
     const paths = target.log.map((e) => e.url);
     expect(paths.sort()).toEqual(Array.from({ length: 30 }, (_, i) => `/u/u${i}`).sort());
     expect(target.log.every((e) => e.headers.authorization === "tok-1")).toBe(true);
