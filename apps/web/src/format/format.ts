@@ -33,6 +33,15 @@ export const SECOND_TICKS = [
   1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14_400, 43_200, 86_400,
 ];
 
+/** Value-axis steps: 1, 2 and 5 times a power of ten (0.001 to 5e9), as a person counts. */
+export const NICE_STEPS = Array.from({ length: 13 }, (_, i) => 10 ** (i - 3)).flatMap((p) => [
+  p,
+  2 * p,
+  5 * p,
+]);
+/** The same for what is counted whole (VUs): no step below 1. */
+export const WHOLE_STEPS = NICE_STEPS.filter((step) => step >= 1);
+
 /** A time-axis label: "45s" under a minute, "m:ss" under an hour, "h:mm:ss" beyond. */
 export function formatElapsed(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import uPlot from "uplot";
-import { formatElapsed, SECOND_TICKS } from "../../format/format.js";
+import { formatElapsed, NICE_STEPS, SECOND_TICKS, WHOLE_STEPS } from "../../format/format.js";
 import { onThemeChange } from "../../theme.js";
 import "uplot/dist/uPlot.min.css";
 
@@ -25,6 +25,8 @@ interface ChartProps {
   xLabels?: string[];
   /** Moments to mark with a vertical line and a label (load changes), in seconds. */
   markers?: ChartMarker[];
+  /** The values are counted whole (VUs): no fractional ticks. */
+  whole?: boolean;
 }
 
 export interface ChartMarker {
@@ -33,7 +35,17 @@ export interface ChartMarker {
 }
 
 /** A uPlot time series: fast enough for an hour of one-second points, resized with its box. */
-export function Chart({ title, unit, x, series, height = 220, onSelect, xLabels, markers }: ChartProps) {
+export function Chart({
+  title,
+  unit,
+  x,
+  series,
+  height = 220,
+  onSelect,
+  xLabels,
+  markers,
+  whole,
+}: ChartProps) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const selected = useRef(onSelect);
@@ -56,12 +68,19 @@ export function Chart({ title, unit, x, series, height = 220, onSelect, xLabels,
     const options: uPlot.Options = {
       width: box.current.clientWidth || 600,
       height,
-      // From the start to the last second (at least one): a one-point run is not drawn over 100 s.
+      // From the start to the last second (at least one).
       scales: {
         x: {
           time: false,
-          range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(max ?? 1, (min ?? 0) + 1)],
+          // Read from the data: uPlot widens a single point's range to 100 before asking.
+          range: (u) => {
+            const xs = u.data[0];
+            const first = xs[0] ?? 0;
+            return [Math.min(0, first), Math.max(xs[xs.length - 1] ?? 1, first + 1)];
+          },
         },
+        // From zero: a 1 % change does not look like a cliff (a negative value lowers it).
+        y: { range: (_u, min, max) => [Math.min(0, min ?? 0), (max ?? 0) > 0 ? (max as number) * 1.08 : 1] },
       },
       axes: [
         {
@@ -74,16 +93,28 @@ export function Chart({ title, unit, x, series, height = 220, onSelect, xLabels,
               ? ticks.map((t) => (Number.isInteger(t) ? (labels.current?.[t] ?? "") : ""))
               : ticks.map(formatElapsed),
         },
-        { stroke: muted, grid: { stroke: grid }, ticks: { stroke: grid }, size: 60 },
+        {
+          stroke: muted,
+          grid: { stroke: grid },
+          ticks: { stroke: grid },
+          size: 60,
+          incrs: whole ? WHOLE_STEPS : NICE_STEPS,
+        },
       ],
       series: [
-        { label: "t" },
+        {
+          label: "t",
+          value: (_u, t) => (t == null ? "" : labels.current ? (labels.current[t] ?? "") : formatElapsed(t)),
+        },
         ...series.map((s) => ({
           label: s.label,
           stroke: s.color,
           width: 1.6,
           dash: s.dashed ? [6, 4] : undefined,
           spanGaps: true,
+          // Three significant digits are what a legend can be read at (255.973 reads 256).
+          value: (_u: uPlot, v: number | null) =>
+            v == null ? "–" : Number(v.toPrecision(3)).toLocaleString(),
         })),
       ],
       legend: { live: true },
@@ -91,6 +122,9 @@ export function Chart({ title, unit, x, series, height = 220, onSelect, xLabels,
       cursor: { drag: { x: true, y: false, setScale: false } },
       hooks: {
         draw: [(u) => drawMarkers(u, marks.current ?? [], muted)],
+        // Away from the cursor the legend reads the latest point, never "--".
+        ready: [showLatest],
+        setCursor: [(u) => u.cursor.idx == null && showLatest(u)],
         setSelect: [
           (u) => {
             if (u.select.width < 2 || !selected.current) return;
@@ -112,10 +146,12 @@ export function Chart({ title, unit, x, series, height = 220, onSelect, xLabels,
       plot.current?.destroy();
       plot.current = null;
     };
-  }, [shape, height, themeVersion]);
+  }, [shape, height, themeVersion, whole]);
 
   useEffect(() => {
-    plot.current?.setData([x, ...series.map((s) => s.values)] as uPlot.AlignedData);
+    if (!plot.current) return;
+    plot.current.setData([x, ...series.map((s) => s.values)] as uPlot.AlignedData);
+    if (plot.current.cursor.idx == null) showLatest(plot.current);
   }, [x, series]);
 
   const markerKey = markers?.map((m) => `${m.at}:${m.label}`).join(",") ?? "";
@@ -144,6 +180,12 @@ export function Chart({ title, unit, x, series, height = 220, onSelect, xLabels,
       <div ref={box} className="chart-box" />
     </figure>
   );
+}
+
+/** The legend at the last point that has a value (a live run's newest second). */
+function showLatest(u: uPlot): void {
+  const last = u.data[0].length - 1;
+  if (last >= 0) u.setLegend({ idx: last }, false);
 }
 
 /** A dashed line at each marker's second, its label beside it at the top of the plot. */

@@ -210,6 +210,7 @@ export function RunView({
           <Chart
             title={scope ? "Virtual users · whole run" : "Virtual users"}
             unit="VUs"
+            whole
             x={x}
             series={vus}
             onSelect={select}
