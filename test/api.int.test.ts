@@ -144,8 +144,18 @@ describe("HTTP API", () => {
     expect(csv.split("\n")[0]).toMatch(/^name,method,requests,failures/);
     expect(csv).toContain("hello,GET,10,0");
     expect(csv).toContain("Total,,20,0");
+    // The HTML report opens as a page; download=1 saves it; JSON and CSV are files.
     const html = await fetch(`${master.url}/api/runs/${run.id}/report.html`);
-    expect(html.headers.get("content-disposition")).toContain(".html");
+    expect(html.headers.get("content-disposition")).toMatch(/^inline; filename=".*\.html"$/);
+    const saved = await fetch(`${master.url}/api/runs/${run.id}/report.html?download=1`);
+    expect(saved.headers.get("content-disposition")).toMatch(/^attachment; filename=".*\.html"$/);
+    const csvHead = await fetch(`${master.url}/api/runs/${run.id}/report.csv`);
+    expect(csvHead.headers.get("content-disposition")).toMatch(/^attachment;/);
+    const badQuery = await sendJson("GET", `${master.url}/api/runs/${run.id}/report.html?download=yes`);
+    expect(badQuery.status).toBe(400);
+    expect(badQuery.body.details).toEqual([
+      { path: "download", message: "write download=1 to save the report as a file (or 0)" },
+    ]);
     const page = await html.text();
     expect(page).toContain("<svg");
     expect(page).not.toMatch(/<script|<link/);

@@ -1,9 +1,10 @@
+import { join } from "node:path";
 import type { RunningMaster } from "@volley/master";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, screenshot, VIEWPORTS } from "./support/browser.js";
 import { startTestFleet, type TestFleet } from "./support/in-process.js";
-import { sendJson, waitForRunEnd } from "./support/processes.js";
+import { ROOT, sendJson, waitForRunEnd } from "./support/processes.js";
 import type { TargetServer } from "./support/target-server.js";
 
 let fleet: TestFleet;
@@ -12,9 +13,9 @@ let target: TargetServer;
 let browser: Browser;
 let runId: string;
 
-// The downloadable HTML report, as a browser lays it out: a run with errors and checks.
+// The HTML report, as a browser lays it out: a run with errors and checks.
 beforeAll(async () => {
-  fleet = await startTestFleet();
+  fleet = await startTestFleet({ master: { webRoot: join(ROOT, "apps/web/dist") } });
   ({ master, target } = fleet);
   browser = await launchBrowser();
   const created = await sendJson("POST", `${master.url}/api/runs`, {
@@ -41,8 +42,7 @@ describe("the HTML report", () => {
     "%s: table headers sit over their columns; card values stay on one line; nothing cut off",
     async (name, viewport, scheme) => {
       const page = await browser.newPage({ viewport, colorScheme: scheme });
-      // Served as a download: opened the way a browser opens the saved file.
-      await page.setContent(await (await fetch(`${master.url}/api/runs/${runId}/report.html`)).text());
+      await page.goto(`${master.url}/api/runs/${runId}/report.html`);
       const misaligned = await page.evaluate(() => {
         const problems: string[] = [];
         for (const table of Array.from(document.querySelectorAll("table"))) {
@@ -82,4 +82,21 @@ describe("the HTML report", () => {
       await page.close();
     },
   );
+
+  it("the run page's HTML button opens the report in a new tab; its second button saves it", async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${master.url}/runs/${runId}`);
+    await page.getByTestId("open-html").waitFor({ timeout: 10_000 });
+    await screenshot(page, "run-report-buttons-desktop-light");
+    const [tab] = await Promise.all([page.waitForEvent("popup"), page.getByTestId("open-html").click()]);
+    await tab.waitForLoadState();
+    expect(new URL(tab.url()).pathname).toBe(`/api/runs/${runId}/report.html`);
+    expect(await tab.locator("h1").textContent()).toContain("report-layout");
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("link", { name: "Download the HTML report" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^volley-report-layout-.*\.html$/);
+    await page.close();
+  });
 });

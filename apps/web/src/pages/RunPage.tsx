@@ -101,9 +101,26 @@ export function RunPage() {
               <a className="button" href={`/api/runs/${run.id}/report.csv`} download>
                 CSV
               </a>
-              <a className="button" href={`/api/runs/${run.id}/report.html`} download>
-                HTML
-              </a>
+              <span className="button-pair">
+                <a
+                  className="button"
+                  href={`/api/runs/${run.id}/report.html`}
+                  target="_blank"
+                  rel="noopener"
+                  data-testid="open-html"
+                >
+                  HTML
+                </a>
+                <a
+                  className="button"
+                  href={`/api/runs/${run.id}/report.html?download=1`}
+                  download
+                  aria-label="Download the HTML report"
+                  title="Download the HTML report"
+                >
+                  ↓
+                </a>
+              </span>
               <Link className="button" to={`/new?from=${run.id}`}>
                 Run again
               </Link>

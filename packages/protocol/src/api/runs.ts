@@ -88,6 +88,14 @@ export const timeseriesQuerySchema = z.strictObject({
   scenario: z.string().min(1).max(200).optional(),
 });
 
+/**
+ * `GET /api/runs/:id/report.FORMAT?download=1`: JSON and CSV are files to save; the HTML report
+ * opens as a page unless `download=1` asks for the file.
+ */
+export const reportQuerySchema = z.strictObject({
+  download: z.enum(["0", "1"], { error: "write download=1 to save the report as a file (or 0)" }).optional(),
+});
+
 /** `GET /api/runs/:id/summary?from=S&to=S`: seconds [from, to) since the run's start. */
 export const summaryWindowQuerySchema = z
   .strictObject({

@@ -1,4 +1,4 @@
-import { VolleyError } from "@volley/protocol";
+import { parseWith, reportQuerySchema, VolleyError } from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
 import { renderCsvReport } from "../../reports/csv-report.js";
 import { renderHtmlReport } from "../../reports/html-report.js";
@@ -10,20 +10,26 @@ const FORMATS = {
   html: "text/html; charset=utf-8",
 } as const;
 
-/** GET /api/runs/:id/report.{json,csv,html}: downloadable reports. */
+/** GET /api/runs/:id/report.{json,csv,html}: reports, as files or (HTML) as a page. */
 export async function reportRoutes(app: FastifyInstance): Promise<void> {
-  app.get<{ Params: { id: string; format: string } }>("/:id/report.:format", async (request, reply) => {
-    const { id, format } = request.params;
-    if (!Object.hasOwn(FORMATS, format)) {
-      throw new VolleyError("VOL_ERR_NOT_FOUND", `no report format "${format}": use json, csv or html`);
-    }
-    const detail = await app.services.scheduler.detail(id);
-    if (!detail) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${id}`);
-    const fileName = `volley-${detail.name.replace(/[^A-Za-z0-9_-]+/g, "-")}-${id}.${format}`;
-    reply.header("content-type", FORMATS[format as keyof typeof FORMATS]);
-    reply.header("content-disposition", `attachment; filename="${fileName}"`);
-    if (format === "json") return JSON.stringify(detail, null, 2);
-    if (format === "csv") return renderCsvReport(detail);
-    return renderHtmlReport(detail, toTimeseries(await app.services.db.seconds.list(id)));
-  });
+  app.get<{ Params: { id: string; format: string }; Querystring: unknown }>(
+    "/:id/report.:format",
+    async (request, reply) => {
+      const { id, format } = request.params;
+      const { download } = parseWith(reportQuerySchema, request.query, "query");
+      if (!Object.hasOwn(FORMATS, format)) {
+        throw new VolleyError("VOL_ERR_NOT_FOUND", `no report format "${format}": use json, csv or html`);
+      }
+      const detail = await app.services.scheduler.detail(id);
+      if (!detail) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${id}`);
+      const fileName = `volley-${detail.name.replace(/[^A-Za-z0-9_-]+/g, "-")}-${id}.${format}`;
+      reply.header("content-type", FORMATS[format as keyof typeof FORMATS]);
+      // The HTML report is a page to read (the dashboard opens it in a tab); the others are files.
+      const saved = download === undefined ? format !== "html" : download === "1";
+      reply.header("content-disposition", `${saved ? "attachment" : "inline"}; filename="${fileName}"`);
+      if (format === "json") return JSON.stringify(detail, null, 2);
+      if (format === "csv") return renderCsvReport(detail);
+      return renderHtmlReport(detail, toTimeseries(await app.services.db.seconds.list(id)));
+    },
+  );
 }
