@@ -1,11 +1,12 @@
 import { useEffect, useState } from "react";
-import { BrowserRouter, Navigate, Route, Routes } from "react-router-dom";
+import { BrowserRouter, Route, Routes } from "react-router-dom";
 import { api, setUnauthorizedHandler } from "./api/client.js";
 import { Layout } from "./components/Layout/Layout.js";
 import { LiveFeedProvider } from "./live/live-context.js";
 import { ComparePage } from "./pages/ComparePage.js";
 import { LoginPage } from "./pages/LoginPage.js";
 import { NewRunPage } from "./pages/NewRunPage.js";
+import { NotFoundPage } from "./pages/NotFoundPage.js";
 import { OverviewPage } from "./pages/OverviewPage.js";
 import { RunPage } from "./pages/RunPage.js";
 import { RunsPage } from "./pages/RunsPage.js";
@@ -53,7 +54,7 @@ export function App() {
             {ROUTES.map((route) => (
               <Route key={route.path} path={route.path} element={route.element} />
             ))}
-            <Route path="*" element={<Navigate to="/" replace />} />
+            <Route path="*" element={<NotFoundPage />} />
           </Routes>
         </Layout>
       </LiveFeedProvider>

@@ -17,6 +17,7 @@ import { DEFAULT_DRAFT, type Draft } from "../components/ScenarioEditor/draft.js
 import { validateDraft } from "../components/ScenarioEditor/issues.js";
 import { ScenarioEditor } from "../components/ScenarioEditor/ScenarioEditor.js";
 import { SCRIPT_TEMPLATE, ScriptEditor } from "../components/ScriptEditor/ScriptEditor.js";
+import { formatDate } from "../format/format.js";
 import { useLive } from "../live/live-context.js";
 import { isInProgress } from "../live/use-live-feed.js";
 
@@ -105,7 +106,7 @@ export function NewRunPage() {
             <option value="">Reuse a recent scenario…</option>
             {recentScenarios.map((run) => (
               <option key={run.id} value={run.id}>
-                {run.name} ({new Date(run.createdAt).toLocaleString()})
+                {`${run.name} (${formatDate(run.createdAt)})`}
               </option>
             ))}
           </select>

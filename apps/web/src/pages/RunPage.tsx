@@ -4,7 +4,7 @@ import { Link, useParams } from "react-router-dom";
 import { api } from "../api/client.js";
 import { RunScripts } from "../components/RunScripts/RunScripts.js";
 import { RunView } from "../components/RunView/RunView.js";
-import { formatDate } from "../format/format.js";
+import { When } from "../components/When/When.js";
 import { useRunData } from "../hooks/use-run-data.js";
 import { useLive } from "../live/live-context.js";
 import { trustNow } from "../live/live-trust.js";
@@ -61,9 +61,14 @@ export function RunPage() {
               </span>
             )}{" "}
             {run.scenario.load?.executor ?? `${Object.keys(run.scenario.scenarios ?? {}).length} scenarios`} ·{" "}
-            {run.scenario.target} ·{" "}
-            {queued ? `queued ${formatDate(run.createdAt)}` : `started ${formatDate(run.startedAt)}`}
-            {run.finishedAt && ` · ended ${formatDate(run.finishedAt)}`}
+            {run.scenario.target} · {queued ? "queued " : "started "}
+            <When iso={queued ? run.createdAt : run.startedAt} />
+            {run.finishedAt && (
+              <>
+                {" · ended "}
+                <When iso={run.finishedAt} />
+              </>
+            )}
             {run.stopReason === "capacity" && " · ended at its breaking point"}
             {run.stopReason &&
               !["user", "cancelled", "capacity"].includes(run.stopReason) &&

@@ -2,14 +2,8 @@ import { RUN_STATUSES, type RunPage as RunPageData, statusLabel } from "@volley/
 import { useEffect, useState } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router-dom";
 import { useApi } from "../api/use-api.js";
-import {
-  formatCount,
-  formatDate,
-  formatMs,
-  formatPercent,
-  formatRate,
-  formatSeconds,
-} from "../format/format.js";
+import { When } from "../components/When/When.js";
+import { formatCount, formatMs, formatPercent, formatRate, formatSeconds } from "../format/format.js";
 import { useLive } from "../live/live-context.js";
 
 const PAGE_SIZE = 20;
@@ -132,7 +126,9 @@ export function RunsPage() {
                 <td className="left">
                   <span className={`badge state-${statusLabel(run)}`}>{statusLabel(run)}</span>
                 </td>
-                <td className="left">{formatDate(run.startedAt ?? run.createdAt)}</td>
+                <td className="left">
+                  <When iso={run.startedAt ?? run.createdAt} />
+                </td>
                 <td>{formatSeconds(run.durationS)}</td>
                 <td className="left">{run.executor}</td>
                 <td>{formatCount(run.requests)}</td>

@@ -4,6 +4,7 @@ import { Link, useSearchParams } from "react-router-dom";
 import { ApiError, api } from "../api/client.js";
 import { useApi } from "../api/use-api.js";
 import { Chart } from "../components/Chart/Chart.js";
+import { When } from "../components/When/When.js";
 import { formatMs, formatPercent, formatRate } from "../format/format.js";
 
 /** /trends?name= — one scenario name across its finished runs: latency, throughput, errors. */
@@ -123,7 +124,9 @@ export function TrendsPage() {
                       <td>
                         <Link to={`/runs/${p.id}`}>{p.id}</Link>
                       </td>
-                      <td>{p.startedAt ? new Date(p.startedAt).toLocaleString() : "–"}</td>
+                      <td>
+                        <When iso={p.startedAt} />
+                      </td>
                       <td>{formatRate(p.rps, "")}</td>
                       <td>{formatPercent(p.errorRate)}</td>
                       <td>{formatMs(p.p50)}</td>

@@ -1,5 +1,6 @@
 import type { WorkerInfo } from "@volley/protocol";
 import { formatCount } from "../../format/format.js";
+import { When } from "../When/When.js";
 
 interface WorkerListProps {
   workers: WorkerInfo[];
@@ -52,7 +53,11 @@ export function WorkerList({ workers, onRetire, compact }: WorkerListProps) {
               <td>{Math.round(w.cpu)} %</td>
               {!compact && <td>{Math.round(w.memoryMb)} MiB</td>}
               {!compact && <td>{w.eventLoopDelayMs.toFixed(0)} ms</td>}
-              {!compact && <td>{new Date(w.lastSeenAt).toLocaleTimeString()}</td>}
+              {!compact && (
+                <td>
+                  <When iso={w.lastSeenAt} />
+                </td>
+              )}
               {onRetire && (
                 <td>
                   <button
