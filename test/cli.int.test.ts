@@ -160,7 +160,11 @@ describe("volley command", () => {
     const out = join(cli.dir, "report.json");
     const junit = join(cli.dir, "junit.xml");
     const markdown = join(cli.dir, "summary.md");
-    const args = ["run", file, "--threads", "1", "--out", out, "--junit", junit, "--summary-md", markdown];
+    const html = join(cli.dir, "report.html");
+    const args = [
+      ...["run", file, "--threads", "1", "--out", out, "--junit", junit, "--summary-md", markdown],
+      ...["--html", html],
+    ];
     const result = await volley(args);
     expect(result.code, result.output).toBe(0);
     expect(result.output).toMatch(/GET hello\s+30\s+0/);
@@ -179,6 +183,12 @@ describe("volley command", () => {
     expect(XMLValidator.validate(xml)).toBe(true);
     expect(xml).toContain('<testcase classname="cli-pass.thresholds" name="p95 &lt;2s"></testcase>');
     expect(readFileSync(markdown, "utf8")).toContain("figures **degraded**");
+    // The HTML report as the master renders it: self-contained (no script, no link), with its charts.
+    const page = readFileSync(html, "utf8");
+    expect(page).toContain("<h1>cli-pass</h1>");
+    expect(page).toContain("<svg");
+    expect(page).not.toMatch(/<script|<link/);
+    expect(result.output).toContain(`HTML report written to ${html}`);
     // --strict: anything but trusted fails the build.
     const strict = await volley(["run", file, "--threads", "1", "--strict"]);
     expect(strict.code).toBe(1);

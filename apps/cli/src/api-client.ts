@@ -9,6 +9,22 @@ export class ApiClient {
   ) {}
 
   async request<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+    const { status, text } = await this.send(method, path, body);
+    return { status, body: (text ? JSON.parse(text) : null) as T };
+  }
+
+  /** A page the master renders (the HTML report), as text. */
+  async text(path: string): Promise<string> {
+    const { status, text } = await this.send("GET", path);
+    if (status !== 200) throw new Error(`GET ${path} answered ${status}`);
+    return text;
+  }
+
+  private async send(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; text: string }> {
     let response: Response;
     try {
       response = await fetch(new URL(path, this.baseUrl), {
@@ -22,8 +38,7 @@ export class ApiClient {
     } catch (error) {
       throw new UsageError(`cannot reach the master at ${this.baseUrl}: ${(error as Error).message}`);
     }
-    const text = await response.text();
-    return { status: response.status, body: (text ? JSON.parse(text) : null) as T };
+    return { status: response.status, text: await response.text() };
   }
 
   /** The token as a header, for requests and for the live feed's upgrade. */

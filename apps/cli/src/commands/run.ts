@@ -44,6 +44,7 @@ Options:
   --allow-all-failures  exit 0 even when every request failed (a test of an outage, say)
   --junit FILE   write JUnit XML (a testcase per threshold and per check)
   --summary-md FILE  write a Markdown summary (for $GITHUB_STEP_SUMMARY)
+  --html FILE    write the HTML report (self-contained: charts and tables, no network)
   --baseline last|pinned|ID  compare with the newest earlier finished run of this name, the
                  one pinned as its baseline, or that run
   --max-regression "p95=10%,rps=5%"  with --baseline: exit 1 when a metric is worse than this
@@ -66,6 +67,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       "allow-all-failures": { type: "boolean" },
       junit: { type: "string" },
       "summary-md": { type: "string" },
+      html: { type: "string" },
       baseline: { type: "string" },
       "max-regression": { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -120,7 +122,11 @@ export async function runCommand(argv: string[]): Promise<number> {
     );
     const run = await follow(api, runId);
     printReport(run);
-    writeOutputs(run, { out: values.out, junit: values.junit, summaryMd: values["summary-md"] });
+    await writeOutputs(
+      run,
+      { out: values.out, junit: values.junit, summaryMd: values["summary-md"], html: values.html },
+      () => api.text(`/api/runs/${runId}/report.html?download=1`),
+    );
     if (run.status === "failed") return EXIT.usage;
     let regressed = false;
     if (values.baseline) {

@@ -4,11 +4,15 @@ import type { RunDetail } from "@volley/protocol";
 import { junitReport } from "./junit.js";
 import { summaryMarkdown } from "./summary-markdown.js";
 
-/** Writes the files `volley run` was asked for: the JSON report, JUnit XML, a Markdown summary. */
-export function writeOutputs(
+/**
+ * Writes the files `volley run` was asked for: the JSON report, JUnit XML, a Markdown summary, and
+ * the HTML report (rendered by the master, as the dashboard serves it: `html` fetches it).
+ */
+export async function writeOutputs(
   run: RunDetail,
-  files: { out?: string; junit?: string; summaryMd?: string },
-): void {
+  files: { out?: string; junit?: string; summaryMd?: string; html?: string },
+  html: () => Promise<string>,
+): Promise<void> {
   const write = (file: string | undefined, text: string, what: string) => {
     if (!file) return;
     writeFileSync(resolve(file), text);
@@ -17,4 +21,5 @@ export function writeOutputs(
   write(files.out, `${JSON.stringify(run, null, 2)}\n`, "Report");
   write(files.junit, junitReport(run), "JUnit XML");
   write(files.summaryMd, summaryMarkdown(run), "Markdown summary");
+  if (files.html) write(files.html, await html(), "HTML report");
 }
