@@ -70,6 +70,10 @@ describe("a traffic mix in the dashboard", () => {
         "Total",
         "group pay",
       ]);
+      // A group is timed, not sent: no bytes of its own ("–", not "0 B"); the total has its requests'.
+      const cellsOf = (label: string) => table.locator("tbody tr", { hasText: label }).locator("td");
+      expect((await cellsOf("group pay").allTextContents()).slice(-2)).toEqual(["–", "–"]);
+      expect((await cellsOf("Total").allTextContents()).at(-1)).toMatch(/\d.* (B|KiB)$/);
       // The request with expect is a check: every answer met it.
       const checks = await page.getByTestId("checks").locator("tbody tr td").allTextContents();
       expect(checks[0]).toBe("✓ look");

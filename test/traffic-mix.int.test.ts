@@ -90,6 +90,8 @@ describe("traffic mix: flows, groups, repeats", () => {
     // The HTML and CSV reports show the group.
     const html = await (await fetch(`${master.url}/api/runs/${run.id}/report.html`)).text();
     expect(html).toContain("Groups");
+    // A group has no bytes of its own: "–", not "0 B".
+    expect(html).toMatch(/<tr><td>pay<\/td>.*<td>–<\/td><td>–<\/td><\/tr>/);
     const csv = await (await fetch(`${master.url}/api/runs/${run.id}/report.csv`)).text();
     expect(csv).toMatch(/\npay,GROUP,/);
   });

@@ -4,6 +4,7 @@ import {
   formatNumber,
   formatPassRate,
   formatThresholdActual,
+  GROUP_METHOD,
   LATENCY_COLUMNS,
   messageKind,
   type RunDetail,
@@ -158,11 +159,13 @@ function thresholdTable(run: RunDetail): string {
     .join("")}</tbody></table>`;
 }
 
-function requestRow(name: string, r: TotalsSummary): string {
+function requestRow(name: string, r: TotalsSummary & { method?: string }): string {
   const l = r.latencyMs;
+  // A group is timed, not sent: its requests' bytes are theirs ("–", not "0 B").
+  const bytes = (n: number) => (r.method === GROUP_METHOD ? "–" : formatBytes(n));
   return `<tr><td>${escapeHtml(name)}</td><td>${fmt(r.requests)}</td><td>${fmt(r.failures)}</td><td>${fmt(r.rps)}</td>${LATENCY_COLUMNS.map(
     (c) => `<td>${formatMs(l[c.key])}</td>`,
-  ).join("")}<td>${formatBytes(r.bytesIn)}</td><td>${formatBytes(r.bytesOut)}</td></tr>`;
+  ).join("")}<td>${bytes(r.bytesIn)}</td><td>${bytes(r.bytesOut)}</td></tr>`;
 }
 
 function fmt(value: number): string {

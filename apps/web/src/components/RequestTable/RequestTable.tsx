@@ -31,11 +31,13 @@ export function RequestTable({ summary, now }: RequestTableProps) {
       totals: p,
       kind: "group",
     })),
+    // A group is timed, not sent: its requests' bytes are theirs ("–", not "0 B").
     ...(summary.groups ?? []).map((g) => ({
       key: scopedName(g.scenario, g.name),
       label: `group ${scopedName(g.scenario, g.name)}`,
       totals: g,
       kind: "group",
+      noBytes: true,
     })),
   ];
   return (
@@ -56,7 +58,8 @@ export function RequestTable({ summary, now }: RequestTableProps) {
           </tr>
         </thead>
         <tbody>
-          {rows.map(({ key, label, totals, kind }) => {
+          {rows.map(({ key, label, totals, kind, ...row }) => {
+            const noBytes = "noBytes" in row;
             const l = totals.latencyMs;
             const current = now ? (key ? now[key] : now[""]) : undefined;
             return (
@@ -72,8 +75,8 @@ export function RequestTable({ summary, now }: RequestTableProps) {
                 {LATENCY_COLUMNS.map((c) => (
                   <td key={c.key}>{formatMs(l[c.key])}</td>
                 ))}
-                <td>{formatBytes(totals.bytesIn)}</td>
-                <td>{formatBytes(totals.bytesOut)}</td>
+                <td>{noBytes ? "–" : formatBytes(totals.bytesIn)}</td>
+                <td>{noBytes ? "–" : formatBytes(totals.bytesOut)}</td>
               </tr>
             );
           })}
