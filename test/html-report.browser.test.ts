@@ -78,6 +78,24 @@ describe("the HTML report", () => {
       ).toBeLessThanOrEqual(0);
       expect(await page.locator("h2", { hasText: "Errors" }).count()).toBe(1);
       expect(await page.locator("h2", { hasText: "Checks" }).count()).toBe(1);
+      // Axes tick in steps a person counts in: 1, 2 or 5 times a power of ten; time as 0s, 1:30.
+      const axes = await page.evaluate(() =>
+        Array.from(document.querySelectorAll("svg")).map((svg) => ({
+          values: Array.from(svg.querySelectorAll('text[text-anchor="end"]')).map((t) => t.textContent ?? ""),
+          times: Array.from(svg.querySelectorAll('text[text-anchor="middle"]')).map(
+            (t) => t.textContent ?? "",
+          ),
+        })),
+      );
+      expect(axes.length).toBeGreaterThanOrEqual(3);
+      for (const { values, times } of axes) {
+        const numbers = values.map((v) => (v.endsWith("k") ? Number(v.slice(0, -1)) * 1000 : Number(v)));
+        const step = numbers[1] - numbers[0];
+        expect(numbers.every((n, i) => Math.abs(n - i * step) < 1e-9)).toBe(true);
+        const leading = step / 10 ** Math.floor(Math.log10(step));
+        expect([1, 2, 5].some((s) => Math.abs(leading - s) < 1e-9)).toBe(true);
+        expect(times.every((t) => /^(\d+s|\d+:\d\d)$/.test(t))).toBe(true);
+      }
       await screenshot(page, `html-report-${name}`);
       await page.close();
     },

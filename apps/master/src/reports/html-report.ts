@@ -19,7 +19,7 @@ import { escapeHtml, svgLineChart } from "./svg-chart.js";
 
 const STYLE = `
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7fa}
-main{max-width:1100px;margin:0 auto;padding:24px}
+main{max-width:1360px;margin:0 auto;padding:24px}
 h1{margin:0 0 4px;font-size:24px} h2{font-size:17px;margin:28px 0 8px}
 .meta{color:#5b6475}.pass{color:#137333;font-weight:600}.fail{color:#c5221f;font-weight:600}
 .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:10px;margin-top:16px}
@@ -31,12 +31,14 @@ th,td{padding:6px 8px;border-bottom:1px solid #edf0f4;text-align:right;white-spa
 th:first-child,td:first-child,th.text,td.text{text-align:left} td.wrap{white-space:normal} th{background:#f0f2f6;font-weight:600}
 .chart{margin:12px 0;background:#fff;border:1px solid #e2e5ec;border-radius:8px;padding:8px}
 .chart svg{width:100%;height:auto}.chart text{font-size:11px;fill:#5b6475}.chart .grid{stroke:#edf0f4}
+@media (max-width:700px){.chart text{font-size:26px}}
 .key{margin-left:12px;font-size:12px}.key i{display:inline-block;width:10px;height:3px;margin-right:4px;vertical-align:middle}
 .warn{background:#fff4e5;border:1px solid #f5c26b;border-radius:8px;padding:8px 12px;margin:8px 0}
 .trust{border:1px solid #d7dbe2;border-radius:8px;padding:8px 12px;margin:8px 0}.trust ul{margin:4px 0 0;padding-left:18px}
 .trust-trusted b{color:#188038}.trust-degraded{background:#fff4e5;border-color:#f5c26b}.trust-untrusted{background:#fdecea;border-color:#f1a59c}
 @media (prefers-color-scheme:dark){body{background:#12151b;color:#e5e8ee}.card,table,.chart{background:#1b1f27;border-color:#2b313c}
-th{background:#222835}td,th{border-color:#2b313c}.meta,.card span{color:#9aa3b2}.trust{border-color:#2b313c}.warn,.trust-degraded{background:#3a2c12;border-color:#7a5a1c}.trust-untrusted{background:#3d1d1a;border-color:#7a2f28}}`;
+th{background:#222835}td,th{border-color:#2b313c}.meta,.card span{color:#9aa3b2}.trust{border-color:#2b313c}.warn,.trust-degraded{background:#3a2c12;border-color:#7a5a1c}.trust-untrusted{background:#3d1d1a;border-color:#7a2f28}
+.chart .grid{stroke:#262c36}.chart text{fill:#9aa3b2}}`;
 
 /** A self-contained HTML report: summary, thresholds, tables and SVG charts, no external files. */
 export function renderHtmlReport(run: RunDetail, series: Timeseries): string {
@@ -64,7 +66,7 @@ export function renderHtmlReport(run: RunDetail, series: Timeseries): string {
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Volley report: ${escapeHtml(run.name)}</title><style>${STYLE}</style></head><body><main>
 <h1>${escapeHtml(run.name)}</h1>
-<div class="meta">Run ${escapeHtml(run.id)} · ${escapeHtml(statusLabel(run))} · ${escapeHtml(run.scenario.load?.executor ?? `${Object.keys(run.scenario.scenarios ?? {}).length} scenarios`)} · started ${escapeHtml(run.startedAt ?? "-")} · ended ${escapeHtml(run.finishedAt ?? "-")} ${verdict}</div>
+<div class="meta">Run ${escapeHtml(run.id)} · ${escapeHtml(statusLabel(run))} · ${escapeHtml(run.scenario.load?.executor ?? `${Object.keys(run.scenario.scenarios ?? {}).length} scenarios`)} · started ${reportDate(run.startedAt)} · ended ${reportDate(run.finishedAt)} ${verdict}</div>
 ${run.error ? `<div class="warn">${escapeHtml(run.error)}</div>` : ""}
 <div class="trust trust-${run.trust.verdict}" data-verdict="${run.trust.verdict}"><b>Figures: ${run.trust.verdict}</b>${run.trust.reasons.length ? `<ul>${run.trust.reasons.map((r) => `<li>${escapeHtml(r.message)}</li>`).join("")}</ul>` : " (no saturation, loss, drops or short run)"}</div>
 <div class="cards">${cards}</div>
@@ -80,7 +82,7 @@ ${svgLineChart("Latency", "ms", [
   { label: "p95", color: "#e37400", points: points.map((p) => [p.t, p.p95]) },
   { label: "p99", color: "#d93025", points: points.map((p) => [p.t, p.p99]) },
 ])}
-${svgLineChart("Virtual users", "VUs", [{ label: "VUs", color: "#8e44ad", points: points.map((p) => [p.t, p.vus]) }])}
+${svgLineChart("Virtual users", "VUs", [{ label: "VUs", color: "#8e44ad", points: points.map((p) => [p.t, p.vus]) }], { whole: true })}
 <h2>Requests</h2>
 <table><thead><tr><th>Name</th><th>Requests</th><th>Failures</th><th>req/s</th>${LATENCY_COLUMNS.map((c) => `<th>${c.label}</th>`).join("")}<th>in</th><th>out</th></tr></thead><tbody>
 ${run.summary.requests.map((r) => requestRow(summaryLabel(r), r)).join("")}
@@ -203,4 +205,14 @@ ${streamed
   })
   .join("")}
 </tbody></table>`;
+}
+
+/**
+ * A moment as the report writes it: a saved page has no reader's locale to ask, so one plain
+ * unambiguous form, in UTC ("2026-12-02 11:29:01 UTC"); the exact instant rides along.
+ */
+function reportDate(iso: string | null): string {
+  if (!iso) return "–";
+  const text = `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
+  return `<time datetime="${escapeHtml(iso)}">${escapeHtml(text)}</time>`;
 }
