@@ -188,6 +188,11 @@ describe("a traffic mix in the dashboard", () => {
       await page.getByText("Group pay").waitFor();
       const headings = await page.locator("section h2").allTextContents();
       expect(headings).toEqual(["Whole run", "Distribution", "By part"]);
+      // Runs are named by name and start, not by id.
+      const compared = page.getByTestId("compared-runs");
+      expect(await compared.textContent()).toMatch(/^A shop-mix \(started .+\) · B shop-mix \(started .+\)$/);
+      expect(await compared.locator("time").count()).toBe(2);
+      expect(await compared.textContent()).not.toContain(runId);
       // A run against itself: every percentile's share is the same, z 0, "within noise".
       const judgements = await page
         .locator("[data-testid=compare-shift] tbody td:last-child")

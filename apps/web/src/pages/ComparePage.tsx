@@ -4,6 +4,7 @@ import { Link, useSearchParams } from "react-router-dom";
 import { useApi } from "../api/use-api.js";
 import { Chart } from "../components/Chart/Chart.js";
 import { DistributionShift } from "../components/DistributionShift/DistributionShift.js";
+import { When } from "../components/When/When.js";
 import { formatCount, formatMs, formatPercent, formatRate } from "../format/format.js";
 
 const METRICS: Array<{ key: string; label: string; format: (v: number | null) => string }> = [
@@ -55,9 +56,11 @@ export function ComparePage() {
       <div className="page-head">
         <h1>Compare</h1>
       </div>
-      <p>
-        <span className="legend-a">A</span> <Link to={`/runs/${runA.id}`}>{runA.name}</Link> ({runA.id}) ·{" "}
-        <span className="legend-b">B</span> <Link to={`/runs/${runB.id}`}>{runB.name}</Link> ({runB.id})
+      <p data-testid="compared-runs">
+        <span className="legend-a">A</span> <Link to={`/runs/${runA.id}`}>{runA.name}</Link> (started{" "}
+        <When iso={runA.startedAt ?? runA.createdAt} />) · <span className="legend-b">B</span>{" "}
+        <Link to={`/runs/${runB.id}`}>{runB.name}</Link> (started{" "}
+        <When iso={runB.startedAt ?? runB.createdAt} />)
       </p>
       <section>
         <h2>Whole run</h2>
