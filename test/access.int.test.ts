@@ -49,6 +49,8 @@ const GUARDED = [
   ["POST", "/api/runs/x/rebalance"],
   ["PATCH", "/%61pi/runs/x/load"],
   ["GET", "/api/runs/x/summary?from=0&to=1"],
+  ["GET", "/api/runs/x/distribution"],
+  ["GET", "/api/runs/x/report.html"],
 ] as const;
 
 const wsStatus = wsUpgradeStatus;

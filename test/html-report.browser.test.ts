@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { RunningMaster } from "@volley/master";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, screenshot, VIEWPORTS } from "./support/browser.js";
+import { launchBrowser, screenshot, VIEWPORTS, watchConsole } from "./support/browser.js";
 import { startTestFleet, type TestFleet } from "./support/in-process.js";
 import { ROOT, sendJson, waitForRunEnd } from "./support/processes.js";
 import type { TargetServer } from "./support/target-server.js";
@@ -117,4 +117,27 @@ describe("the HTML report", () => {
     expect(download.suggestedFilename()).toMatch(/^volley-report-layout-.*\.html$/);
     await page.close();
   });
+
+  it.each([VIEWPORTS[0], VIEWPORTS[3]])(
+    "%s: the run page draws the latency distribution, the whole run's and each request's",
+    async (name, viewport, scheme) => {
+      const page = await browser.newPage({ viewport, colorScheme: scheme });
+      const errors = watchConsole(page);
+      await page.goto(`${master.url}/runs/${runId}`);
+      const section = page.getByTestId("latency-distribution");
+      await section.locator("canvas").first().waitFor();
+      const legend = (await section.locator(".u-legend").textContent()) ?? "";
+      // Away from the cursor the legend reads the maximum of each line.
+      expect(legend).toMatch(/^percentilemaxwhole run[\d.]+ msGET fine[\d.]+ msGET broken[\d.]+ ms$/);
+      const run = await (await fetch(`${master.url}/api/runs/${runId}`)).json();
+      expect(legend).toContain(`whole run${Number(run.summary.total.latencyMs.max.toPrecision(3))} ms`);
+      await section.scrollIntoViewIfNeeded();
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+      ).toBeLessThanOrEqual(0);
+      await screenshot(page, `latency-distribution-${name}`);
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+  );
 });

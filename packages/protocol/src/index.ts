@@ -1,3 +1,4 @@
+export * from "./api/distribution.js";
 export * from "./api/run-metrics.js";
 export * from "./api/runs.js";
 export * from "./api/timeseries.js";

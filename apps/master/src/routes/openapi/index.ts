@@ -225,6 +225,16 @@ export function buildOpenApi(): Record<string, unknown> {
           },
         },
       },
+      "/api/runs/{id}/distribution": {
+        get: {
+          summary: "Latency by percentile (0 to 99.99 %, then the maximum), of the whole run and each request",
+          parameters: idParam,
+          responses: {
+            200: answer("{ total: [{ p, ms }], requests: { NAME: [{ p, ms }] } }"),
+            404: failure("no such run"),
+          },
+        },
+      },
       "/api/runs/{id}/pin": {
         post: {
           summary: "Make a finished run the baseline of its name",

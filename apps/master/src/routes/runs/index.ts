@@ -12,6 +12,7 @@ import {
 import type { FastifyInstance } from "fastify";
 import { runColumns } from "../../runs/run-columns.js";
 import { scenarioTimeseries, toListItem, toTimeseries } from "../../runs/run-views.js";
+import { distributionRoutes } from "./distribution.js";
 import { reportRoutes } from "./reports.js";
 import { windowRoutes } from "./window.js";
 
@@ -127,4 +128,5 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
 
   await app.register(reportRoutes);
   await app.register(windowRoutes);
+  await app.register(distributionRoutes);
 }

@@ -16,6 +16,7 @@ import { Chart } from "../Chart/Chart.js";
 import { ChartScope } from "../ChartScope/ChartScope.js";
 import { Checks } from "../Checks/Checks.js";
 import { ErrorList } from "../ErrorList/ErrorList.js";
+import { LatencyDistribution } from "../LatencyDistribution/LatencyDistribution.js";
 import { LoadControl, loadMarkers } from "../LoadControl/LoadControl.js";
 import { Messages } from "../Messages/Messages.js";
 import { RebalanceButton } from "../RebalanceButton/RebalanceButton.js";
@@ -223,6 +224,7 @@ export function RunView({
         <h2>Requests</h2>
         <RequestTable summary={summary} now={live ? now : undefined} />
       </section>
+      {!live && !compact && <LatencyDistribution runId={run.id} summary={summary} />}
       {summary.checks && summary.checks.length > 0 && (
         <section>
           <h2>Checks</h2>
