@@ -227,7 +227,8 @@ export function buildOpenApi(): Record<string, unknown> {
       },
       "/api/runs/{id}/distribution": {
         get: {
-          summary: "Latency by percentile (0 to 99.99 %, then the maximum), of the whole run and each request",
+          summary:
+            "Latency by percentile (0 to 99.99 %, then the maximum), of the whole run and each request",
           parameters: idParam,
           responses: {
             200: answer("{ total: [{ p, ms }], requests: { NAME: [{ p, ms }] } }"),
