@@ -80,7 +80,7 @@ describe("the HTML report", () => {
       expect(await page.locator("h2", { hasText: "Checks" }).count()).toBe(1);
       // Axes tick in steps a person counts in: 1, 2 or 5 times a power of ten; time as 0s, 1:30.
       const axes = await page.evaluate(() =>
-        Array.from(document.querySelectorAll("svg")).map((svg) => ({
+        Array.from(document.querySelectorAll("figure:not(.distribution) svg")).map((svg) => ({
           values: Array.from(svg.querySelectorAll('text[text-anchor="end"]')).map((t) => t.textContent ?? ""),
           times: Array.from(svg.querySelectorAll('text[text-anchor="middle"]')).map(
             (t) => t.textContent ?? "",
@@ -96,6 +96,18 @@ describe("the HTML report", () => {
         expect([1, 2, 5].some((s) => Math.abs(leading - s) < 1e-9)).toBe(true);
         expect(times.every((t) => /^(\d+s|\d+:\d\d)$/.test(t))).toBe(true);
       }
+      // The latency distribution: its nines, ending at the max; the whole run's line and each request's.
+      const distribution = page.locator("figure.distribution");
+      expect(await distribution.locator('text[text-anchor="middle"]').allTextContents()).toEqual([
+        "0 %",
+        "90 %",
+        "99 %",
+        "99.9 %",
+        "99.99 %",
+        "max",
+      ]);
+      expect(await distribution.locator("path").count()).toBe(3);
+      expect(await distribution.locator("figcaption").textContent()).toMatch(/whole run [\d.]+ ms max/);
       await screenshot(page, `html-report-${name}`);
       await page.close();
     },

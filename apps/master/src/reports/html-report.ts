@@ -6,6 +6,7 @@ import {
   formatThresholdActual,
   GROUP_METHOD,
   LATENCY_COLUMNS,
+  type LatencyDistribution,
   messageKind,
   type RunDetail,
   scopedName,
@@ -16,6 +17,7 @@ import {
 } from "@volley/protocol";
 import { capacitySection } from "./capacity-report.js";
 import { escapeHtml, svgLineChart } from "./svg-chart.js";
+import { svgDistributionChart } from "./svg-distribution.js";
 
 const STYLE = `
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7fa}
@@ -41,7 +43,11 @@ th{background:#222835}td,th{border-color:#2b313c}.meta,.card span{color:#9aa3b2}
 .chart .grid{stroke:#262c36}.chart text{fill:#9aa3b2}}`;
 
 /** A self-contained HTML report: summary, thresholds, tables and SVG charts, no external files. */
-export function renderHtmlReport(run: RunDetail, series: Timeseries): string {
+export function renderHtmlReport(
+  run: RunDetail,
+  series: Timeseries,
+  distribution: LatencyDistribution | null = null,
+): string {
   const t = run.summary.total;
   const errorRate = t.requests ? (t.failures / t.requests) * 100 : 0;
   const verdict =
@@ -83,6 +89,7 @@ ${svgLineChart("Latency", "ms", [
   { label: "p99", color: "#d93025", points: points.map((p) => [p.t, p.p99]) },
 ])}
 ${svgLineChart("Virtual users", "VUs", [{ label: "VUs", color: "#8e44ad", points: points.map((p) => [p.t, p.vus]) }], { whole: true })}
+${distributionChart(run, distribution)}
 <h2>Requests</h2>
 <table><thead><tr><th>Name</th><th>Requests</th><th>Failures</th><th>req/s</th>${LATENCY_COLUMNS.map((c) => `<th>${c.label}</th>`).join("")}<th>in</th><th>out</th></tr></thead><tbody>
 ${run.summary.requests.map((r) => requestRow(summaryLabel(r), r)).join("")}
@@ -215,4 +222,23 @@ function reportDate(iso: string | null): string {
   if (!iso) return "–";
   const text = `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
   return `<time datetime="${escapeHtml(iso)}">${escapeHtml(text)}</time>`;
+}
+
+/** Colours of the requests' lines beside the whole run's (up to as many requests). */
+const LINE_COLORS = ["#3b6fd8", "#e37400", "#188038", "#d93025", "#8e44ad", "#00838f", "#ad1457", "#6d4c41"];
+
+/** The latency distribution: the whole run's line and each request's (dashed), as on the run page. */
+function distributionChart(run: RunDetail, distribution: LatencyDistribution | null): string {
+  if (!distribution) return "";
+  const requests = run.summary.requests
+    .map((r) => ({
+      label: summaryLabel(r),
+      points: distribution.requests[scopedName(r.scenario, r.name)] ?? [],
+    }))
+    .filter((r) => r.points.length > 0)
+    .slice(0, LINE_COLORS.length);
+  return svgDistributionChart("Latency by percentile", [
+    { label: "whole run", color: "#5b6475", points: distribution.total },
+    ...requests.map((r, i) => ({ ...r, color: LINE_COLORS[i], dashed: true })),
+  ]);
 }

@@ -1,4 +1,5 @@
 import { parseWith, reportQuerySchema, VolleyError } from "@volley/protocol";
+import { latencyDistribution } from "@volley/stats";
 import type { FastifyInstance } from "fastify";
 import { renderCsvReport } from "../../reports/csv-report.js";
 import { renderHtmlReport } from "../../reports/html-report.js";
@@ -29,7 +30,12 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       reply.header("content-disposition", `${saved ? "attachment" : "inline"}; filename="${fileName}"`);
       if (format === "json") return JSON.stringify(detail, null, 2);
       if (format === "csv") return renderCsvReport(detail);
-      return renderHtmlReport(detail, toTimeseries(await app.services.db.seconds.list(id)));
+      const stats = await app.services.scheduler.stats(id);
+      return renderHtmlReport(
+        detail,
+        toTimeseries(await app.services.db.seconds.list(id)),
+        stats && latencyDistribution(stats),
+      );
     },
   );
 }
