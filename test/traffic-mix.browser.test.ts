@@ -193,6 +193,10 @@ describe("a traffic mix in the dashboard", () => {
       expect(await compared.textContent()).toMatch(/^A shop-mix \(started .+\) · B shop-mix \(started .+\)$/);
       expect(await compared.locator("time").count()).toBe(2);
       expect(await compared.textContent()).not.toContain(runId);
+      // The two distributions overlaid; a run against itself reads the same maximum for both.
+      const overlaid = page.getByTestId("compare-distribution");
+      await overlaid.locator("canvas").first().waitFor();
+      expect(await overlaid.locator(".u-legend").textContent()).toMatch(/^percentilemaxA([\d.]+) msB\1 ms$/);
       // A run against itself: every percentile's share is the same, z 0, "within noise".
       const judgements = await page
         .locator("[data-testid=compare-shift] tbody td:last-child")

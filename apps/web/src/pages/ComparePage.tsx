@@ -1,9 +1,10 @@
-import type { CompareResult, MetricDelta, Timeseries } from "@volley/protocol";
+import type { CompareResult, LatencyDistribution, MetricDelta, Timeseries } from "@volley/protocol";
 import { useMemo } from "react";
 import { Link, useSearchParams } from "react-router-dom";
 import { useApi } from "../api/use-api.js";
 import { Chart } from "../components/Chart/Chart.js";
 import { DistributionShift } from "../components/DistributionShift/DistributionShift.js";
+import { DistributionChart } from "../components/LatencyDistribution/DistributionChart.js";
 import { When } from "../components/When/When.js";
 import { formatCount, formatMs, formatPercent, formatRate } from "../format/format.js";
 
@@ -31,6 +32,8 @@ export function ComparePage() {
   );
   const seriesA = useApi<Timeseries>(a ? `/api/runs/${a}/timeseries` : null);
   const seriesB = useApi<Timeseries>(b ? `/api/runs/${b}/timeseries` : null);
+  const distributionA = useApi<LatencyDistribution>(a ? `/api/runs/${a}/distribution` : null);
+  const distributionB = useApi<LatencyDistribution>(b ? `/api/runs/${b}/distribution` : null);
   const overlay = useMemo(() => {
     const pa = seriesA.data?.overall ?? [];
     const pb = seriesB.data?.overall ?? [];
@@ -67,6 +70,17 @@ export function ComparePage() {
         <DeltaTable testId="compare-table" sections={[{ deltas: result.data.total }]} />
       </section>
       <DistributionShift shift={result.data.shift} />
+      {distributionA.data && distributionB.data && (
+        <div className="chart-grid spaced" data-testid="compare-distribution">
+          <DistributionChart
+            title="Latency by percentile, A and B"
+            lines={[
+              { label: "A", color: "#3b6fd8", points: distributionA.data.total },
+              { label: "B", color: "#e37400", points: distributionB.data.total, dashed: true },
+            ]}
+          />
+        </div>
+      )}
       <div className="chart-grid spaced">
         <Chart
           title="Throughput"
