@@ -50,6 +50,7 @@ const GUARDED = [
   ["PATCH", "/%61pi/runs/x/load"],
   ["GET", "/api/runs/x/summary?from=0&to=1"],
   ["GET", "/api/runs/x/distribution"],
+  ["GET", "/api/runs/x/heatmap"],
   ["GET", "/api/runs/x/report.html"],
 ] as const;
 

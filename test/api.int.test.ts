@@ -1,5 +1,5 @@
 import type { RunningMaster } from "@volley/master";
-import type { LatencyDistribution, RunDetail } from "@volley/protocol";
+import type { LatencyDistribution, LatencyHeatmap, RunDetail } from "@volley/protocol";
 import type { WorkerNode } from "@volley/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
@@ -174,6 +174,14 @@ describe("HTTP API", () => {
     const hello = run.summary.requests.find((r) => r.name === "hello");
     expect(distribution.requests.hello.at(-1)?.ms).toBe(hello?.latencyMs.max);
     expect((await sendJson("GET", `${master.url}/api/runs/nope/distribution`)).status).toBe(404);
+    // The heatmap counts every request once, in its second and latency bucket.
+    const heatmap = await getJson<LatencyHeatmap>(`${master.url}/api/runs/${run.id}/heatmap`);
+    expect(heatmap.edgesMs).toHaveLength(41);
+    expect(heatmap.counts.every((row) => row.length === 40)).toBe(true);
+    expect(heatmap.counts.flat().reduce((n, c) => n + c, 0)).toBe(run.summary.total.requests);
+    expect(heatmap.edgesMs[0]).toBeLessThanOrEqual(run.summary.total.latencyMs.min);
+    expect(heatmap.edgesMs.at(-1)).toBeGreaterThanOrEqual(run.summary.total.latencyMs.max * 0.99);
+    expect((await sendJson("GET", `${master.url}/api/runs/nope/heatmap`)).status).toBe(404);
     const series = await getJson<{ overall: Array<{ rps: number }>; requests: Record<string, unknown[]> }>(
       `${master.url}/api/runs/${run.id}/timeseries`,
     );
@@ -347,6 +355,7 @@ describe("HTTP API", () => {
       "/api/trends",
       "/api/runs/{id}/scripts",
       "/api/runs/{id}/distribution",
+      "/api/runs/{id}/heatmap",
     ]) {
       expect(openapi.paths).toHaveProperty([path]);
     }

@@ -139,4 +139,49 @@ describe("/trends", () => {
       await page.close();
     },
   );
+
+  it.each([VIEWPORTS[0], VIEWPORTS[3]])(
+    "%s: the latency heatmap counts every request; dragging across it shows those seconds' figures",
+    async (name, viewport, scheme) => {
+      const page = await browser.newPage({ viewport, colorScheme: scheme });
+      const errors = watchConsole(page);
+      await page.goto(`${fleet.master.url}/runs/${runId}`);
+      const figure = page.getByTestId("latency-heatmap").locator("figure");
+      await waitFor(async () => Number(await figure.getAttribute("data-requests")) > 0, {
+        what: "the heatmap's data",
+      });
+      const run = await getJson<{ summary: RunSummary }>(`${fleet.master.url}/api/runs/${runId}`);
+      expect(Number(await figure.getAttribute("data-requests"))).toBe(run.summary.total.requests);
+      const canvas = figure.locator("canvas");
+      await canvas.scrollIntoViewIfNeeded();
+      const box = (await canvas.boundingBox()) as { x: number; y: number; width: number; height: number };
+      // From the plot's left edge (past the 56 px of labels) to its middle.
+      await page.mouse.move(box.x + 58, box.y + box.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(box.x + 56 + (box.width - 68) / 2, box.y + box.height / 2, { steps: 5 });
+      await page.mouse.up();
+      const panel = page.getByTestId("window-summary");
+      await waitFor(async () => /^Seconds 0–\d+$/.test((await panel.locator("h2").textContent()) ?? ""), {
+        what: "the dragged range",
+      });
+      const to = Number(((await panel.locator("h2").textContent()) ?? "").split("–")[1]);
+      const dragged = await getJson<RunSummary>(
+        `${fleet.master.url}/api/runs/${runId}/summary?from=0&to=${to}`,
+      );
+      await waitFor(
+        async () =>
+          ((await page.getByTestId("window-totals").textContent()) ?? "").startsWith(
+            `${dragged.total.requests.toLocaleString("en-US")} requests`,
+          ),
+        { what: "the dragged range's totals" },
+      );
+      await figure.scrollIntoViewIfNeeded();
+      await screenshot(page, `latency-heatmap-${name}`);
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+      ).toBeLessThanOrEqual(1);
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+  );
 });

@@ -1,4 +1,5 @@
 export * from "./api/distribution.js";
+export * from "./api/heatmap.js";
 export * from "./api/run-metrics.js";
 export * from "./api/runs.js";
 export * from "./api/timeseries.js";

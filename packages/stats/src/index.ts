@@ -3,6 +3,7 @@ export * from "./error-counter.js";
 export * from "./histogram/latency-histogram.js";
 export * from "./histogram/sparse-codec.js";
 export * from "./latency-distribution.js";
+export * from "./latency-heatmap.js";
 export * from "./latency-shift.js";
 export * from "./request-aggregate.js";
 export * from "./request-check.js";

@@ -56,6 +56,16 @@ export class RunSecondRepository {
     return rows.map((row) => row.stats as Uint8Array);
   }
 
+  /** Each stored second's merged statistics with its second, in order (for the latency heatmap). */
+  async statsBySecond(runId: string): Promise<Array<{ second: number; stats: Uint8Array }>> {
+    const rows = await this.client.runSecond.findMany({
+      where: { runId, stats: { not: null } },
+      select: { second: true, stats: true },
+      orderBy: { second: "asc" },
+    });
+    return rows.map((row) => ({ second: row.second, stats: row.stats as Uint8Array }));
+  }
+
   list(runId: string): Promise<RunSecondRow[]> {
     return this.client.runSecond.findMany({
       where: { runId },

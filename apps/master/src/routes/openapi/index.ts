@@ -236,6 +236,16 @@ export function buildOpenApi(): Record<string, unknown> {
           },
         },
       },
+      "/api/runs/{id}/heatmap": {
+        get: {
+          summary: "Each stored second's requests by latency bucket (log-spaced), from the merged histograms",
+          parameters: idParam,
+          responses: {
+            200: answer("{ seconds: [s], edgesMs: [ms], counts: [[n]] }"),
+            404: failure("no such run"),
+          },
+        },
+      },
       "/api/runs/{id}/pin": {
         post: {
           summary: "Make a finished run the baseline of its name",

@@ -13,6 +13,7 @@ import type { FastifyInstance } from "fastify";
 import { runColumns } from "../../runs/run-columns.js";
 import { scenarioTimeseries, toListItem, toTimeseries } from "../../runs/run-views.js";
 import { distributionRoutes } from "./distribution.js";
+import { heatmapRoutes } from "./heatmap.js";
 import { reportRoutes } from "./reports.js";
 import { windowRoutes } from "./window.js";
 
@@ -129,4 +130,5 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
   await app.register(reportRoutes);
   await app.register(windowRoutes);
   await app.register(distributionRoutes);
+  await app.register(heatmapRoutes);
 }

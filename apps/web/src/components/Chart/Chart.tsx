@@ -182,9 +182,10 @@ export function Chart({
   );
 }
 
-/** The legend at the last point that has a value (a live run's newest second). */
+/** The legend at the last point where every line has a value (a live run's newest measured second). */
 function showLatest(u: uPlot): void {
-  const last = u.data[0].length - 1;
+  let last = u.data[0].length - 1;
+  while (last > 0 && u.data.slice(1).some((values) => values[last] == null)) last--;
   if (last >= 0) u.setLegend({ idx: last }, false);
 }
 

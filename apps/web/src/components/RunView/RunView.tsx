@@ -17,6 +17,7 @@ import { ChartScope } from "../ChartScope/ChartScope.js";
 import { Checks } from "../Checks/Checks.js";
 import { ErrorList } from "../ErrorList/ErrorList.js";
 import { LatencyDistribution } from "../LatencyDistribution/LatencyDistribution.js";
+import { LatencyHeatmap } from "../LatencyHeatmap/LatencyHeatmap.js";
 import { LoadControl, loadMarkers } from "../LoadControl/LoadControl.js";
 import { Messages } from "../Messages/Messages.js";
 import { RebalanceButton } from "../RebalanceButton/RebalanceButton.js";
@@ -219,6 +220,7 @@ export function RunView({
           />
         )}
       </div>
+      {!live && !compact && <LatencyHeatmap runId={run.id} points={points} onSelect={select} />}
       {!compact && <WindowSummary run={run} window={range} onChange={setRange} />}
       <section>
         <h2>Requests</h2>
