@@ -80,7 +80,7 @@ describe("the HTML report", () => {
       expect(await page.locator("h2", { hasText: "Checks" }).count()).toBe(1);
       // Axes tick in steps a person counts in: 1, 2 or 5 times a power of ten; time as 0s, 1:30.
       const axes = await page.evaluate(() =>
-        Array.from(document.querySelectorAll("figure:not(.distribution) svg")).map((svg) => ({
+        Array.from(document.querySelectorAll("figure:not(.distribution):not(.heatmap) svg")).map((svg) => ({
           values: Array.from(svg.querySelectorAll('text[text-anchor="end"]')).map((t) => t.textContent ?? ""),
           times: Array.from(svg.querySelectorAll('text[text-anchor="middle"]')).map(
             (t) => t.textContent ?? "",
@@ -107,6 +107,11 @@ describe("the HTML report", () => {
         "max",
       ]);
       expect(await distribution.locator("path").count()).toBe(3);
+      // The heatmap: cells, the p50/p95/p99 lines over them, time on its axis.
+      const heatmap = page.locator("figure.heatmap");
+      expect(await heatmap.locator("rect").count()).toBeGreaterThan(0);
+      expect(await heatmap.locator("path").count()).toBe(3);
+      expect(await heatmap.locator('text[text-anchor="middle"]').first().textContent()).toBe("0s");
       expect(await distribution.locator("figcaption").textContent()).toMatch(/whole run [\d.]+ ms max/);
       await screenshot(page, `html-report-${name}`);
       await page.close();

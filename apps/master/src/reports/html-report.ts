@@ -7,6 +7,7 @@ import {
   GROUP_METHOD,
   LATENCY_COLUMNS,
   type LatencyDistribution,
+  type LatencyHeatmap,
   messageKind,
   type RunDetail,
   scopedName,
@@ -18,6 +19,7 @@ import {
 import { capacitySection } from "./capacity-report.js";
 import { escapeHtml, svgLineChart } from "./svg-chart.js";
 import { svgDistributionChart } from "./svg-distribution.js";
+import { svgHeatmap } from "./svg-heatmap.js";
 
 const STYLE = `
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7fa}
@@ -47,6 +49,7 @@ export function renderHtmlReport(
   run: RunDetail,
   series: Timeseries,
   distribution: LatencyDistribution | null = null,
+  heatmap: LatencyHeatmap | null = null,
 ): string {
   const t = run.summary.total;
   const errorRate = t.requests ? (t.failures / t.requests) * 100 : 0;
@@ -89,6 +92,7 @@ ${svgLineChart("Latency", "ms", [
   { label: "p99", color: "#d93025", points: points.map((p) => [p.t, p.p99]) },
 ])}
 ${svgLineChart("Virtual users", "VUs", [{ label: "VUs", color: "#8e44ad", points: points.map((p) => [p.t, p.vus]) }], { whole: true })}
+${heatmap ? svgHeatmap(heatmap, points) : ""}
 ${distributionChart(run, distribution)}
 <h2>Requests</h2>
 <table><thead><tr><th>Name</th><th>Requests</th><th>Failures</th><th>req/s</th>${LATENCY_COLUMNS.map((c) => `<th>${c.label}</th>`).join("")}<th>in</th><th>out</th></tr></thead><tbody>

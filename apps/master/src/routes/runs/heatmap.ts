@@ -1,8 +1,6 @@
-import type { LatencyHeatmap, RequestStats } from "@volley/protocol";
-import { VolleyError } from "@volley/protocol";
-import { latencyHeatmap, StatsAggregate } from "@volley/stats";
+import { type LatencyHeatmap, VolleyError } from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
-import { unpackSecondStats } from "../../pipeline/second-rows.js";
+import { runHeatmap } from "../../runs/run-heatmap.js";
 
 /**
  * GET /api/runs/:id/heatmap: each stored second's requests counted by latency bucket, from the
@@ -13,17 +11,6 @@ export async function heatmapRoutes(app: FastifyInstance): Promise<void> {
     const { db } = app.services;
     const run = await db.runs.get(request.params.id);
     if (!run) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${request.params.id}`);
-    const bySecond = new Map<number, RequestStats[]>();
-    for (const row of await db.seconds.statsBySecond(run.id)) {
-      const stats = bySecond.get(row.second) ?? [];
-      stats.push(unpackSecondStats(row.stats));
-      bySecond.set(row.second, stats);
-    }
-    const seconds = [...bySecond].map(([second, stats]) => {
-      const merged = new StatsAggregate();
-      merged.add(stats);
-      return { second, aggregate: merged.total() };
-    });
-    return latencyHeatmap(seconds);
+    return runHeatmap(db, run.id);
   });
 }

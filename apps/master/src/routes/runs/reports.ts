@@ -3,6 +3,7 @@ import { latencyDistribution } from "@volley/stats";
 import type { FastifyInstance } from "fastify";
 import { renderCsvReport } from "../../reports/csv-report.js";
 import { renderHtmlReport } from "../../reports/html-report.js";
+import { runHeatmap } from "../../runs/run-heatmap.js";
 import { toTimeseries } from "../../runs/run-views.js";
 
 const FORMATS = {
@@ -35,6 +36,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
         detail,
         toTimeseries(await app.services.db.seconds.list(id)),
         stats && latencyDistribution(stats),
+        await runHeatmap(app.services.db, id),
       );
     },
   );
