@@ -86,6 +86,17 @@ export class DecodedHistograms {
 
 let bucketCount = 0;
 
+/**
+ * Calls `visit` with each non-empty bucket of an encoded histogram (its index, its count), without
+ * building a histogram: for readers that only count where values fall (the latency heatmap).
+ */
+export function forEachEncodedBucket(encoded: string, visit: (index: number, count: number) => void): void {
+  if (encoded === "") return;
+  bucketCount ||= createMergeHistogram().countsArrayLength;
+  const used = readPairs(encoded, bucketCount);
+  for (let i = 0; i < used; i += 2) visit(pairs[i], pairs[i + 1]);
+}
+
 /** Adds an encoded histogram into `target` without building an intermediate histogram. */
 export function addEncodedHistogram(target: LatencyHistogram, encoded: string): void {
   if (encoded === "") return;
