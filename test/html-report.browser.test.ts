@@ -4,7 +4,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, screenshot, VIEWPORTS, watchConsole } from "./support/browser.js";
 import { startTestFleet, type TestFleet } from "./support/in-process.js";
-import { ROOT, sendJson, waitForRunEnd } from "./support/processes.js";
+import { ROOT, sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
 import type { TargetServer } from "./support/target-server.js";
 
 let fleet: TestFleet;
@@ -148,6 +148,23 @@ describe("the HTML report", () => {
       expect(legend).toMatch(/^percentilemaxwhole run[\d.]+ msGET fine[\d.]+ msGET broken[\d.]+ ms$/);
       const run = await (await fetch(`${master.url}/api/runs/${runId}`)).json();
       expect(legend).toContain(`whole run${Number(run.summary.total.latencyMs.max.toPrecision(3))} ms`);
+      // Under the cursor at 99 %, the legend reads the API's figure there.
+      const distribution = await (await fetch(`${master.url}/api/runs/${runId}/distribution`)).json();
+      const at99 = distribution.total.findIndex((point: { p: number }) => Math.abs(point.p - 99) < 1e-6);
+      const over = section.locator(".u-over");
+      await over.scrollIntoViewIfNeeded();
+      const box = (await over.boundingBox()) as { x: number; y: number; width: number; height: number };
+      await page.mouse.move(box.x + (2 / 4.5) * box.width, box.y + box.height / 2);
+      await waitFor(
+        async () => ((await section.locator(".u-legend").textContent()) ?? "").startsWith("percentile99 %"),
+        {
+          what: "the legend at 99 %",
+        },
+      );
+      expect(await section.locator(".u-legend").textContent()).toContain(
+        `whole run${Number(distribution.total[at99].ms.toPrecision(3))} ms`,
+      );
+      await page.mouse.move(0, 0);
       await section.scrollIntoViewIfNeeded();
       expect(
         await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),

@@ -175,6 +175,24 @@ describe("/trends", () => {
           ),
         { what: "the dragged range's totals" },
       );
+      // Under the cursor at 2 s, the throughput chart's legend reads the API's second.
+      const series = await getJson<{ overall: Array<{ t: number; rps: number }> }>(
+        `${fleet.master.url}/api/runs/${runId}/timeseries`,
+      );
+      const lastT = series.overall[series.overall.length - 1].t;
+      const chart = page.locator(".chart").first();
+      const over = chart.locator(".u-over");
+      await over.scrollIntoViewIfNeeded();
+      const plot = (await over.boundingBox()) as { x: number; y: number; width: number; height: number };
+      await page.mouse.move(plot.x + (2 / lastT) * plot.width, plot.y + plot.height / 2);
+      const atTwo = series.overall.find((p) => p.t === 2)?.rps ?? -1;
+      await waitFor(async () => ((await chart.locator(".u-legend").textContent()) ?? "").startsWith("t2s"), {
+        what: "the legend at 2 s",
+      });
+      expect(await chart.locator(".u-legend").textContent()).toContain(
+        `requests/s${Number(atTwo.toPrecision(3)).toLocaleString()}`,
+      );
+      await page.mouse.move(0, 0);
       await figure.scrollIntoViewIfNeeded();
       await screenshot(page, `latency-heatmap-${name}`);
       expect(
