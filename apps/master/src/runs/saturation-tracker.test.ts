@@ -7,7 +7,7 @@ describe("SaturationTracker", () => {
     const tracker = new SaturationTracker(start);
     const at = (s: number) => start + s * 1000 + 10;
     tracker.record("w1", "alpha", { cpu: 40, machineCpu: 50, eventLoopDelayMs: 5 }, false, at(0));
-    tracker.record("w1", "alpha", { cpu: 97, machineCpu: 99, eventLoopDelayMs: 80 }, true, at(1));
+    tracker.record("w1", "alpha", { cpu: 97, machineCpu: 99, eventLoopDelayMs: 80, vus: 12 }, true, at(1));
     tracker.record("w1", "alpha", { cpu: 95, machineCpu: 98, eventLoopDelayMs: 20 }, true, at(2));
     tracker.record("w1", "alpha", { cpu: 30, machineCpu: 40, eventLoopDelayMs: 5 }, false, at(3));
     tracker.record("w2", "beta", { cpu: 99, machineCpu: 99, eventLoopDelayMs: 1 }, true, at(5));
@@ -22,8 +22,8 @@ describe("SaturationTracker", () => {
     ]);
     expect(warnings[0].message).toContain("the worker's own process at up to 97% CPU");
     expect(warnings[0].message).toContain("event-loop delay up to 80 ms");
-    expect(tracker.peaks("w1")).toEqual({ peakCpu: 97, peakEventLoopDelayMs: 80 });
-    expect(tracker.peaks("nobody")).toEqual({ peakCpu: 0, peakEventLoopDelayMs: 0 });
+    expect(tracker.peaks("w1")).toEqual({ peakVus: 12, peakCpu: 97, peakEventLoopDelayMs: 80 });
+    expect(tracker.peaks("nobody")).toEqual({ peakVus: 0, peakCpu: 0, peakEventLoopDelayMs: 0 });
   });
 
   it("says when other processes, not the worker, kept the machine's cores busy", () => {
