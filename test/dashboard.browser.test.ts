@@ -187,7 +187,7 @@ describe("dashboard", () => {
       y: number;
       height: number;
     };
-    const chartTop = (await page.locator(".chart-grid").boundingBox()) as { y: number };
+    const chartTop = (await page.locator(".chart-grid").first().boundingBox()) as { y: number };
     expect(chartTop.y - (tableBottom.y + tableBottom.height)).toBeGreaterThanOrEqual(12);
     // B's whole distribution against A's percentiles, with a judgement per row.
     const p95 = page.getByTestId("compare-shift").locator('tr[data-percentile="p95"]');

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { RunSummary } from "@volley/protocol";
-import type { Browser } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, screenshot, VIEWPORTS, watchConsole } from "./support/browser.js";
 import { startTestFleet, type TestFleet } from "./support/in-process.js";
@@ -59,27 +59,10 @@ describe("a range of a run on its page", () => {
         { what: "stage 2's totals" },
       );
       // Drag across the first chart's plot from its left edge to its middle.
-      const over = page.locator(".chart .u-over").first();
-      await over.scrollIntoViewIfNeeded();
-      const box = (await over.boundingBox()) as { x: number; y: number; width: number; height: number };
-      await page.mouse.move(box.x + 2, box.y + box.height / 2);
-      await page.mouse.down();
-      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 5 });
-      await page.mouse.up();
-      await waitFor(async () => /^Seconds 0–\d+$/.test((await panel.locator("h2").textContent()) ?? ""), {
-        what: "the dragged range",
-      });
-      const to = Number(((await panel.locator("h2").textContent()) ?? "").split("–")[1]);
-      const dragged = await getJson<RunSummary>(
-        `${fleet.master.url}/api/runs/${runId}/summary?from=0&to=${to}`,
-      );
-      await waitFor(
-        async () =>
-          ((await page.getByTestId("window-totals").textContent()) ?? "").startsWith(
-            `${dragged.total.requests.toLocaleString("en-US")} requests`,
-          ),
-        { what: "the dragged range's totals" },
-      );
+      await dragAcross(page, page.locator(".chart .u-over").first(), (box) => [
+        box.x + 2,
+        box.x + box.width / 2,
+      ]);
       expect(
         await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
       ).toBeLessThanOrEqual(1);
@@ -152,29 +135,11 @@ describe("/trends", () => {
       });
       const run = await getJson<{ summary: RunSummary }>(`${fleet.master.url}/api/runs/${runId}`);
       expect(Number(await figure.getAttribute("data-requests"))).toBe(run.summary.total.requests);
-      const canvas = figure.locator("canvas");
-      await canvas.scrollIntoViewIfNeeded();
-      const box = (await canvas.boundingBox()) as { x: number; y: number; width: number; height: number };
       // From the plot's left edge (past the 56 px of labels) to its middle.
-      await page.mouse.move(box.x + 58, box.y + box.height / 2);
-      await page.mouse.down();
-      await page.mouse.move(box.x + 56 + (box.width - 68) / 2, box.y + box.height / 2, { steps: 5 });
-      await page.mouse.up();
-      const panel = page.getByTestId("window-summary");
-      await waitFor(async () => /^Seconds 0–\d+$/.test((await panel.locator("h2").textContent()) ?? ""), {
-        what: "the dragged range",
-      });
-      const to = Number(((await panel.locator("h2").textContent()) ?? "").split("–")[1]);
-      const dragged = await getJson<RunSummary>(
-        `${fleet.master.url}/api/runs/${runId}/summary?from=0&to=${to}`,
-      );
-      await waitFor(
-        async () =>
-          ((await page.getByTestId("window-totals").textContent()) ?? "").startsWith(
-            `${dragged.total.requests.toLocaleString("en-US")} requests`,
-          ),
-        { what: "the dragged range's totals" },
-      );
+      await dragAcross(page, figure.locator("canvas"), (box) => [
+        box.x + 58,
+        box.x + 56 + (box.width - 68) / 2,
+      ]);
       // Under the cursor at 2 s, the throughput chart's legend reads the API's second.
       const series = await getJson<{ overall: Array<{ t: number; rps: number }> }>(
         `${fleet.master.url}/api/runs/${runId}/timeseries`,
@@ -203,3 +168,32 @@ describe("/trends", () => {
     },
   );
 });
+
+type Box = { x: number; y: number; width: number; height: number };
+
+/**
+ * Drags across `target` between the two x positions `span` gives for its box, then waits for the
+ * range panel to name those seconds ("Seconds 0–N") with the API's totals of them.
+ */
+async function dragAcross(page: Page, target: Locator, span: (box: Box) => [number, number]): Promise<void> {
+  await target.scrollIntoViewIfNeeded();
+  const box = (await target.boundingBox()) as Box;
+  const [fromX, toX] = span(box);
+  await page.mouse.move(fromX, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(toX, box.y + box.height / 2, { steps: 5 });
+  await page.mouse.up();
+  const panel = page.getByTestId("window-summary");
+  await waitFor(async () => /^Seconds 0–\d+$/.test((await panel.locator("h2").textContent()) ?? ""), {
+    what: "the dragged range",
+  });
+  const to = Number(((await panel.locator("h2").textContent()) ?? "").split("–")[1]);
+  const dragged = await getJson<RunSummary>(`${fleet.master.url}/api/runs/${runId}/summary?from=0&to=${to}`);
+  await waitFor(
+    async () =>
+      ((await page.getByTestId("window-totals").textContent()) ?? "").startsWith(
+        `${dragged.total.requests.toLocaleString("en-US")} requests`,
+      ),
+    { what: "the dragged range's totals" },
+  );
+}

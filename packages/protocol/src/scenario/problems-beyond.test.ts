@@ -50,4 +50,14 @@ describe("every problem of a scenario in one answer", () => {
       { path: "requests[0].method", message: expect.any(String) },
     ]);
   });
+
+  it("reads past at most 10 bad values: past that the answer names them alone", () => {
+    const requests = Array.from({ length: 11 }, (_, i) => ({ name: `r${i}`, path: "/", timeout: "soon" }));
+    const issues = issuesOf({ ...valid, requests, thresholds: { "nothing.p95": "<1s" } });
+    expect(issues.map((i) => i.path)).toEqual(requests.map((_, i) => `requests[${i}].timeout`));
+    requests.pop();
+    expect(issuesOf({ ...valid, requests, thresholds: { "nothing.p95": "<1s" } }).at(-1)?.path).toBe(
+      "thresholds.nothing.p95",
+    );
+  });
 });

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from "../json-depth.js";
 import { formatIssueList, type ValidationIssue } from "../validation.js";
 import { isCrossField } from "./cross-field.js";
 import { scenarioSchema } from "./scenario.js";
@@ -14,18 +15,26 @@ const REMOVE = Symbol("remove");
 const STAND_INS: readonly unknown[] = [REMOVE, 1, "1s", "/", "http://127.0.0.1:1", "x", [{ path: "/" }]];
 /** More bad values than this, and the answer is long enough: no second reading. */
 const MAX_STAND_INS = 10;
+/**
+ * Readings tried at most in finding stand-ins: a scenario from outside is read this many more
+ * times at worst (a bounded cost per request), not once per stand-in per bad value.
+ */
+const MAX_READINGS = 16;
 
 type Path = ReadonlyArray<PropertyKey>;
 
 /** The problems a second reading finds beyond those already named (none when it cannot be read past them). */
 export function problemsBeyond(written: unknown, issues: readonly z.core.$ZodIssue[]): ValidationIssue[] {
+  // A document nested past what a scenario may hold is refused for that alone (and not copied).
+  if (jsonDepthExceeds(written, MAX_JSON_DEPTH + 16)) return [];
   // Problems found across fields mean the scenario was read through: nothing lies beyond.
   if (issues.some(isCrossField)) return [];
   const unknown = issues.flatMap(unknownKeys);
   const bad = issues.filter((issue) => unknownKeys(issue).length === 0).map((issue) => issue.path);
   if (bad.length > MAX_STAND_INS || bad.some(isReferredTo)) return [];
   const copy = withoutKeys(written, unknown);
-  for (const path of bad) if (!standIn(copy, path)) return [];
+  const budget = { readings: MAX_READINGS };
+  for (const path of bad) if (!standIn(copy, path, budget)) return [];
   const again = scenarioSchema.safeParse(copy);
   if (again.success) return [];
   // A field may complain of its neighbour's stand-in (no `path` once `grpc` is gone): of the
@@ -55,13 +64,16 @@ function isReferredTo(path: Path): boolean {
   );
 }
 
-/** Puts the first stand-in that the field accepts in place of its bad value; false when none does. */
-function standIn(copy: unknown, path: Path): boolean {
+/** Puts the first stand-in that the field accepts in place of its bad value; false when none does (or the readings ran out). */
+function standIn(copy: unknown, path: Path, budget: { readings: number }): boolean {
   for (const value of STAND_INS) {
     if (value === REMOVE && typeof path[path.length - 1] === "number") continue;
-    if (!setAt(copy, path, value)) return false;
+    if (budget.readings-- <= 0 || !setAt(copy, path, value)) return false;
     const result = scenarioSchema.safeParse(copy);
-    if (result.success || !result.error.issues.some((issue) => related(issue.path, path))) return true;
+    // A field taken away must leave its object whole (no "path or url" missing in its stead);
+    // a value put in must only satisfy its own field.
+    const near = value === REMOVE && path.length > 1 ? path.slice(0, -1) : path;
+    if (result.success || !result.error.issues.some((issue) => related(issue.path, near))) return true;
   }
   return false;
 }
