@@ -5,6 +5,7 @@ export * from "./api/runs.js";
 export * from "./api/timeseries.js";
 export * from "./api/worker-info.js";
 export * from "./axis-steps.js";
+export * from "./chart-colours.js";
 export * from "./duration.js";
 export * from "./errors.js";
 export * from "./format.js";

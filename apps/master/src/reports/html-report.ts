@@ -8,7 +8,9 @@ import {
   LATENCY_COLUMNS,
   type LatencyDistribution,
   type LatencyHeatmap,
+  LINE_COLOURS,
   messageKind,
+  PERCENTILE_COLOURS,
   type RunDetail,
   scopedName,
   statusLabel,
@@ -87,9 +89,9 @@ ${svgLineChart("Throughput and errors", "per second", [
   { label: "errors/s", color: "#d93025", points: points.map((p) => [p.t, p.errorsPerSec]) },
 ])}
 ${svgLineChart("Latency", "ms", [
-  { label: "p50", color: "#188038", points: points.map((p) => [p.t, p.p50]) },
-  { label: "p95", color: "#e37400", points: points.map((p) => [p.t, p.p95]) },
-  { label: "p99", color: "#d93025", points: points.map((p) => [p.t, p.p99]) },
+  { label: "p50", color: PERCENTILE_COLOURS.p50, points: points.map((p) => [p.t, p.p50]) },
+  { label: "p95", color: PERCENTILE_COLOURS.p95, points: points.map((p) => [p.t, p.p95]) },
+  { label: "p99", color: PERCENTILE_COLOURS.p99, points: points.map((p) => [p.t, p.p99]) },
 ])}
 ${svgLineChart("Virtual users", "VUs", [{ label: "VUs", color: "#8e44ad", points: points.map((p) => [p.t, p.vus]) }], { whole: true })}
 ${heatmap ? svgHeatmap(heatmap, points) : ""}
@@ -228,9 +230,6 @@ function reportDate(iso: string | null): string {
   return `<time datetime="${escapeHtml(iso)}">${escapeHtml(text)}</time>`;
 }
 
-/** Colours of the requests' lines beside the whole run's (up to as many requests). */
-const LINE_COLORS = ["#3b6fd8", "#e37400", "#188038", "#d93025", "#8e44ad", "#00838f", "#ad1457", "#6d4c41"];
-
 /** The latency distribution: the whole run's line and each request's (dashed), as on the run page. */
 function distributionChart(run: RunDetail, distribution: LatencyDistribution | null): string {
   if (!distribution) return "";
@@ -240,9 +239,9 @@ function distributionChart(run: RunDetail, distribution: LatencyDistribution | n
       points: distribution.requests[scopedName(r.scenario, r.name)] ?? [],
     }))
     .filter((r) => r.points.length > 0)
-    .slice(0, LINE_COLORS.length);
+    .slice(0, LINE_COLOURS.length);
   return svgDistributionChart("Latency by percentile", [
     { label: "whole run", color: "#5b6475", points: distribution.total },
-    ...requests.map((r, i) => ({ ...r, color: LINE_COLORS[i], dashed: true })),
+    ...requests.map((r, i) => ({ ...r, color: LINE_COLOURS[i], dashed: true })),
   ]);
 }

@@ -1,5 +1,4 @@
 import {
-  axisPercentile,
   axisTicks,
   DISTRIBUTION_AXIS_END,
   DISTRIBUTION_TICKS,
@@ -7,6 +6,7 @@ import {
   maxOf,
   NICE_STEPS,
   percentileAxis,
+  percentileLabel,
 } from "@volley/protocol";
 import { escapeHtml } from "./svg-chart.js";
 
@@ -42,7 +42,7 @@ export function svgDistributionChart(title: string, lines: DistributionLine[]): 
     .join("");
   const xLabels = [...DISTRIBUTION_TICKS, 100]
     .map((p) => {
-      const label = p >= 100 ? "max" : `${Number(axisPercentile(percentileAxis(p)).toPrecision(6))} %`;
+      const label = percentileLabel(p);
       return `<line x1="${x(p)}" x2="${x(p)}" y1="${PAD.top}" y2="${HEIGHT - PAD.bottom}" class="grid"/><text x="${x(p)}" y="${HEIGHT - 8}" text-anchor="middle">${label}</text>`;
     })
     .join("");

@@ -1,7 +1,9 @@
 import {
   axisTicks,
   formatElapsed,
+  heatmapHeight,
   type LatencyHeatmap,
+  PERCENTILE_COLOURS,
   SECOND_TICKS,
   type TimeseriesPoint,
 } from "@volley/protocol";
@@ -12,7 +14,6 @@ const HEIGHT = 240;
 const PAD = { left: 64, right: 12, top: 8, bottom: 28 };
 /** Columns drawn at most: a long run's seconds are merged into this many (a page stays light). */
 const MAX_COLUMNS = 300;
-const LINES = { p50: "#188038", p95: "#e37400", p99: "#d93025" } as const;
 
 /**
  * The latency heatmap as inline SVG, for the self-contained report: seconds (merged into at most
@@ -37,11 +38,8 @@ export function svgHeatmap(data: LatencyHeatmap, points: readonly TimeseriesPoin
   const plotH = HEIGHT - PAD.top - PAD.bottom;
   const cellW = plotW / Math.ceil(span / perColumn);
   const cellH = plotH / buckets;
-  const low = data.edgesMs[0];
-  const high = data.edgesMs[buckets];
   const x = (second: number) => PAD.left + (second / perColumn) * cellW;
-  const y = (ms: number) =>
-    PAD.top + plotH - (Math.log(Math.max(ms, low) / low) / Math.log(high / low)) * plotH;
+  const y = (ms: number) => PAD.top + plotH - heatmapHeight(data, ms) * plotH;
   const cells = [...columns]
     .flatMap(([column, row]) =>
       row.map((count, bucket) =>
@@ -61,7 +59,7 @@ export function svgHeatmap(data: LatencyHeatmap, points: readonly TimeseriesPoin
     .filter((t) => t <= span)
     .map((t) => `<text x="${x(t)}" y="${HEIGHT - 8}" text-anchor="middle">${formatElapsed(t)}</text>`)
     .join("");
-  const lines = (Object.keys(LINES) as Array<keyof typeof LINES>)
+  const lines = (Object.keys(PERCENTILE_COLOURS) as Array<keyof typeof PERCENTILE_COLOURS>)
     .map((key) => {
       const d = points
         .filter((p) => (p[key] ?? 0) > 0)
@@ -70,10 +68,10 @@ export function svgHeatmap(data: LatencyHeatmap, points: readonly TimeseriesPoin
             `${i ? "L" : "M"}${(x(p.t) + cellW / perColumn / 2).toFixed(1)},${y(p[key] as number).toFixed(1)}`,
         )
         .join("");
-      return d ? `<path d="${d}" fill="none" stroke="${LINES[key]}" stroke-width="1.5"/>` : "";
+      return d ? `<path d="${d}" fill="none" stroke="${PERCENTILE_COLOURS[key]}" stroke-width="1.5"/>` : "";
     })
     .join("");
-  const legend = Object.entries(LINES)
+  const legend = Object.entries(PERCENTILE_COLOURS)
     .map(([key, colour]) => `<span class="key"><i style="background:${colour}"></i>${escapeHtml(key)}</span>`)
     .join("");
   return `<figure class="chart heatmap"><figcaption>Requests by second and latency <small>(darker: more requests${perColumn > 1 ? `; ${perColumn} s per column` : ""})</small> ${legend}</figcaption><svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="Latency heatmap"><g fill="#3b6fd8">${cells}</g>${yLabels}${xLabels}${lines}</svg></figure>`;

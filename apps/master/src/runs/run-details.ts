@@ -28,6 +28,15 @@ export async function runDetail(
   runId: string,
   active: ActiveRun | null,
 ): Promise<RunDetail | null> {
+  return (await runDetailAndStats(db, runId, active))?.detail ?? null;
+}
+
+/** A run's report with the merged statistics it was made from (read once, for readers of both). */
+export async function runDetailAndStats(
+  db: Database,
+  runId: string,
+  active: ActiveRun | null,
+): Promise<{ detail: RunDetail; stats: StatsAggregate } | null> {
   const run = await db.runs.get(runId);
   if (!run) return null;
   const scenario = active?.scenario ?? runColumns.scenario(run);
@@ -52,5 +61,5 @@ export async function runDetail(
     : runColumns.warnings(run);
   const capacity = active?.capacity ? active.capacity.result() : runColumns.capacity(run);
   const detail = toDetail(run, capacity ? { ...resolved, capacity } : resolved, workers, warnings);
-  return active ? { ...detail, now: active.aggregator.lastPoint } : detail;
+  return { detail: active ? { ...detail, now: active.aggregator.lastPoint } : detail, stats };
 }

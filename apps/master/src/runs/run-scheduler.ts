@@ -10,7 +10,7 @@ import { LoopGap } from "../loop-gap.js";
 import { type ActiveRun, batchesStillQueued, creditStall } from "./active-run.js";
 import { orphanedRuns, takeOver } from "./orphaned-runs.js";
 import { prepareRun, type RunExtras } from "./prepare-run.js";
-import { runDetail, runStats } from "./run-details.js";
+import { runDetail, runDetailAndStats, runStats } from "./run-details.js";
 import { finalizeRun } from "./run-finalizer.js";
 import { openRun, sendSlices } from "./run-launch.js";
 import { RunLifecycle, type StopReason } from "./run-lifecycle.js";
@@ -318,6 +318,11 @@ export class RunScheduler {
   /** A run's report: from the live aggregator while it runs, from the database after. */
   detail(runId: string): Promise<RunDetail | null> {
     return runDetail(this.options.db, runId, this.active?.id === runId ? this.active : null);
+  }
+
+  /** A run's report and the merged histograms it was made from, read once (null for an unknown run). */
+  detailAndStats(runId: string): Promise<{ detail: RunDetail; stats: StatsAggregate } | null> {
+    return runDetailAndStats(this.options.db, runId, this.active?.id === runId ? this.active : null);
   }
 
   /** A run's merged histograms (null for an unknown run). */

@@ -1,4 +1,4 @@
-import type { RunPage as RunPageData, TrendPoint } from "@volley/protocol";
+import { PERCENTILE_COLOURS, type RunPage as RunPageData, type TrendPoint } from "@volley/protocol";
 import { useMemo, useState } from "react";
 import { Link, useSearchParams } from "react-router-dom";
 import { ApiError, api } from "../api/client.js";
@@ -72,9 +72,9 @@ export function TrendsPage() {
               x={x}
               xLabels={labels}
               series={[
-                { label: "p50", color: "#188038", values: points.map((p) => p.p50) },
-                { label: "p95", color: "#e37400", values: points.map((p) => p.p95) },
-                { label: "p99", color: "#d93025", values: points.map((p) => p.p99) },
+                { label: "p50", color: PERCENTILE_COLOURS.p50, values: points.map((p) => p.p50) },
+                { label: "p95", color: PERCENTILE_COLOURS.p95, values: points.map((p) => p.p95) },
+                { label: "p99", color: PERCENTILE_COLOURS.p99, values: points.map((p) => p.p99) },
                 ...(base
                   ? [{ label: "baseline p95", color: "#7a7a7a", values: line("p95"), dashed: true }]
                   : []),

@@ -36,3 +36,8 @@ export function percentileAxis(p: number): number {
 export function axisPercentile(x: number): number {
   return x >= DISTRIBUTION_AXIS_END ? 100 : 100 * (1 - 10 ** -x);
 }
+
+/** A percentile as axes and legends write it: "99.9 %", and "max" for 100 %. */
+export function percentileLabel(p: number): string {
+  return p >= 100 ? "max" : `${Number(p.toPrecision(6))} %`;
+}

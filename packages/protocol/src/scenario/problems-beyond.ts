@@ -79,13 +79,19 @@ function standIn(copy: unknown, path: Path, budget: { readings: number }): boole
 }
 
 function setAt(root: unknown, path: Path, value: unknown): boolean {
-  let at: unknown = root;
-  for (const segment of path.slice(0, -1)) at = (at as Record<PropertyKey, unknown> | undefined)?.[segment];
-  if (at === null || typeof at !== "object") return false;
+  const at = objectAt(root, path.slice(0, -1));
+  if (at === null) return false;
   const key = path[path.length - 1];
-  if (value === REMOVE) delete (at as Record<PropertyKey, unknown>)[key];
-  else (at as Record<PropertyKey, unknown>)[key] = structuredClone(value);
+  if (value === REMOVE) delete at[key];
+  else at[key] = structuredClone(value);
   return true;
+}
+
+/** The object at `path` below `root`, or null when there is none. */
+function objectAt(root: unknown, path: Path): Record<PropertyKey, unknown> | null {
+  let at: unknown = root;
+  for (const segment of path) at = (at as Record<PropertyKey, unknown> | undefined)?.[segment];
+  return at !== null && typeof at === "object" ? (at as Record<PropertyKey, unknown>) : null;
 }
 
 /** One path within the other (a field and its parts, or its parent's own rule). */
@@ -109,10 +115,8 @@ function unknownKeys(issue: z.core.$ZodIssue): Array<{ path: Path; keys: string[
 function withoutKeys(input: unknown, issues: ReadonlyArray<{ path: Path; keys: string[] }>): unknown {
   const copy = structuredClone(input);
   for (const issue of issues) {
-    let at: unknown = copy;
-    for (const segment of issue.path) at = (at as Record<PropertyKey, unknown> | undefined)?.[segment];
-    if (at !== null && typeof at === "object")
-      for (const key of issue.keys) delete (at as Record<string, unknown>)[key];
+    const at = objectAt(copy, issue.path);
+    if (at !== null) for (const key of issue.keys) delete at[key];
   }
   return copy;
 }

@@ -10,11 +10,16 @@ export async function compareRoutes(app: FastifyInstance): Promise<void> {
   app.get("/", async (request): Promise<CompareResult> => {
     const { a, b } = parseWith(compareQuerySchema, request.query, "query");
     const { scheduler } = app.services;
-    const [runA, runB] = await Promise.all([scheduler.detail(a), scheduler.detail(b)]);
+    // Each run's report and histograms are read once.
+    const [runA, runB] = await Promise.all([scheduler.detailAndStats(a), scheduler.detailAndStats(b)]);
     if (!runA) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${a}`);
     if (!runB) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${b}`);
-    const [statsA, statsB] = await Promise.all([scheduler.stats(a), scheduler.stats(b)]);
-    const shift = statsA && statsB ? latencyShifts(statsA.total(), statsB.total()) : {};
-    return { a: runA, b: runB, ...compareSummaries(runA.summary, runB.summary), shift };
+    const shift = latencyShifts(runA.stats.total(), runB.stats.total());
+    return {
+      a: runA.detail,
+      b: runB.detail,
+      ...compareSummaries(runA.detail.summary, runB.detail.summary),
+      shift,
+    };
   });
 }

@@ -3,7 +3,7 @@ import { latencyDistribution } from "@volley/stats";
 import type { FastifyInstance } from "fastify";
 import { renderCsvReport } from "../../reports/csv-report.js";
 import { renderHtmlReport } from "../../reports/html-report.js";
-import { runHeatmap } from "../../runs/run-heatmap.js";
+import { heatmapOfSeconds } from "../../runs/run-heatmap.js";
 import { toTimeseries } from "../../runs/run-views.js";
 
 const FORMATS = {
@@ -22,8 +22,9 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       if (!Object.hasOwn(FORMATS, format)) {
         throw new VolleyError("VOL_ERR_NOT_FOUND", `no report format "${format}": use json, csv or html`);
       }
-      const detail = await app.services.scheduler.detail(id);
-      if (!detail) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${id}`);
+      const found = await app.services.scheduler.detailAndStats(id);
+      if (!found) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${id}`);
+      const { detail, stats } = found;
       const fileName = `volley-${detail.name.replace(/[^A-Za-z0-9_-]+/g, "-")}-${id}.${format}`;
       reply.header("content-type", FORMATS[format as keyof typeof FORMATS]);
       // The HTML report is a page to read (the dashboard opens it in a tab); the others are files.
@@ -31,12 +32,13 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       reply.header("content-disposition", `${saved ? "attachment" : "inline"}; filename="${fileName}"`);
       if (format === "json") return JSON.stringify(detail, null, 2);
       if (format === "csv") return renderCsvReport(detail);
-      const stats = await app.services.scheduler.stats(id);
+      // The stored seconds are read once: the charts' series and the heatmap come from the same rows.
+      const seconds = await app.services.db.seconds.list(id);
       return renderHtmlReport(
         detail,
-        toTimeseries(await app.services.db.seconds.list(id)),
-        stats && latencyDistribution(stats),
-        await runHeatmap(app.services.db, id),
+        toTimeseries(seconds),
+        latencyDistribution(stats),
+        await heatmapOfSeconds(seconds),
       );
     },
   );

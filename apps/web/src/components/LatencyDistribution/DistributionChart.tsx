@@ -4,6 +4,7 @@ import {
   DISTRIBUTION_TICKS,
   type DistributionPoint,
   percentileAxis,
+  percentileLabel,
 } from "@volley/protocol";
 import { useEffect, useRef, useState } from "react";
 import uPlot from "uplot";
@@ -17,11 +18,6 @@ export interface DistributionLine {
   color?: string;
   points: DistributionPoint[];
   dashed?: boolean;
-}
-
-/** The percentile's label on the axis and in the legend: "99.9 %", "max". */
-function percentLabel(p: number): string {
-  return p >= 100 ? "max" : `${Number(p.toPrecision(6))} %`;
 }
 
 /**
@@ -66,12 +62,12 @@ export function DistributionChart({
             grid: { stroke: grid },
             ticks: { stroke: grid },
             splits: () => [...DISTRIBUTION_TICKS.map(percentileAxis), DISTRIBUTION_AXIS_END],
-            values: (_u, splits) => splits.map((x) => percentLabel(axisPercentile(x))),
+            values: (_u, splits) => splits.map((x) => percentileLabel(axisPercentile(x))),
           },
           { stroke: muted, grid: { stroke: grid }, ticks: { stroke: grid }, size: 60, incrs: NICE_STEPS },
         ],
         series: [
-          { label: "percentile", value: (_u, x) => (x == null ? "" : percentLabel(axisPercentile(x))) },
+          { label: "percentile", value: (_u, x) => (x == null ? "" : percentileLabel(axisPercentile(x))) },
           ...lines.map((l) => ({
             label: l.label,
             stroke: l.color ?? text,

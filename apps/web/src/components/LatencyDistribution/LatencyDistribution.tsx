@@ -1,5 +1,6 @@
 import {
   type LatencyDistribution as Distribution,
+  LINE_COLOURS,
   type RunSummary,
   scopedName,
   summaryLabel,
@@ -8,8 +9,7 @@ import { useApi } from "../../api/use-api.js";
 import { DistributionChart, type DistributionLine } from "./DistributionChart.js";
 
 /** Lines of requests drawn beside the whole run's; past them the chart would be a tangle. */
-const MAX_REQUEST_LINES = 8;
-const COLORS = ["#3b6fd8", "#e37400", "#188038", "#d93025", "#8e44ad", "#00838f", "#ad1457", "#6d4c41"];
+const MAX_REQUEST_LINES = LINE_COLOURS.length;
 
 /** A finished run's latency distribution: the whole run's, and each request's beside it. */
 export function LatencyDistribution({ runId, summary }: { runId: string; summary: RunSummary }) {
@@ -25,7 +25,7 @@ export function LatencyDistribution({ runId, summary }: { runId: string; summary
     { label: "whole run", points: data.total },
     ...requests.map((r, i) => ({
       label: r.label,
-      color: COLORS[i % COLORS.length],
+      color: LINE_COLOURS[i],
       points: r.points,
       dashed: true,
     })),

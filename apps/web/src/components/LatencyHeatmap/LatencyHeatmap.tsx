@@ -1,11 +1,10 @@
-import type { LatencyHeatmap as Heatmap, TimeseriesPoint } from "@volley/protocol";
+import { type LatencyHeatmap as Heatmap, PERCENTILE_COLOURS, type TimeseriesPoint } from "@volley/protocol";
 import { useEffect, useRef, useState } from "react";
 import { useApi } from "../../api/use-api.js";
 import { onThemeChange } from "../../theme.js";
 import { drawHeatmap, heatmapScale } from "./draw-heatmap.js";
 
 const HEIGHT = 260;
-const LINES = { p50: "#188038", p95: "#e37400", p99: "#d93025" } as const;
 
 interface LatencyHeatmapProps {
   runId: string;
@@ -50,7 +49,7 @@ export function LatencyHeatmap({ runId, points, onSelect }: LatencyHeatmapProps)
         accent: style.getPropertyValue("--accent").trim() || "#3b6fd8",
         muted: style.getPropertyValue("--muted").trim() || "#5b6475",
         grid: style.getPropertyValue("--grid").trim() || "#edf0f4",
-        lines: LINES,
+        lines: PERCENTILE_COLOURS,
       },
     );
   }, [data, points, width, themeVersion]);
@@ -66,7 +65,7 @@ export function LatencyHeatmap({ runId, points, onSelect }: LatencyHeatmapProps)
       <figure className="chart heatmap" aria-label="Latency heatmap" data-requests={total}>
         <figcaption>
           Requests by second and latency <small>(darker: more requests)</small>{" "}
-          {Object.entries(LINES).map(([key, colour]) => (
+          {Object.entries(PERCENTILE_COLOURS).map(([key, colour]) => (
             <span key={key} className="heatmap-key">
               <i style={{ background: colour }} />
               {key}

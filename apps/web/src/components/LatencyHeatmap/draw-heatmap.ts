@@ -1,6 +1,7 @@
 import {
   axisTicks,
   formatElapsed,
+  heatmapHeight,
   type LatencyHeatmap,
   SECOND_TICKS,
   type TimeseriesPoint,
@@ -21,8 +22,6 @@ export function heatmapScale(data: LatencyHeatmap, width: number, height: number
   const lastSecond = data.seconds.length ? data.seconds[data.seconds.length - 1] : 0;
   const plotW = width - PAD.left - PAD.right;
   const plotH = height - PAD.top - PAD.bottom;
-  const low = data.edgesMs[0] ?? 1;
-  const high = data.edgesMs[data.edgesMs.length - 1] ?? 2;
   const cellW = plotW / (lastSecond + 1);
   return {
     cellW,
@@ -30,7 +29,7 @@ export function heatmapScale(data: LatencyHeatmap, width: number, height: number
     plotH,
     x: (second: number) => PAD.left + second * cellW,
     second: (px: number) => Math.max(0, Math.min(lastSecond + 1, Math.round((px - PAD.left) / cellW))),
-    y: (ms: number) => PAD.top + plotH - (Math.log(Math.max(ms, low) / low) / Math.log(high / low)) * plotH,
+    y: (ms: number) => PAD.top + plotH - heatmapHeight(data, ms) * plotH,
   };
 }
 

@@ -2,6 +2,7 @@ import {
   ACTIVE_RUN_STATUSES,
   maxOf,
   onRunSeconds,
+  PERCENTILE_COLOURS,
   parseThreshold,
   type RunDetail,
   type RunSummary,
@@ -82,9 +83,9 @@ export function RunView({
   );
   const latency = useMemo(
     () => [
-      { label: "p50", color: "#188038", values: charted.map((p) => p.p50) },
-      { label: "p95", color: "#e37400", values: charted.map((p) => p.p95) },
-      { label: "p99", color: "#d93025", values: charted.map((p) => p.p99) },
+      { label: "p50", color: PERCENTILE_COLOURS.p50, values: charted.map((p) => p.p50) },
+      { label: "p95", color: PERCENTILE_COLOURS.p95, values: charted.map((p) => p.p95) },
+      { label: "p99", color: PERCENTILE_COLOURS.p99, values: charted.map((p) => p.p99) },
     ],
     [charted],
   );

@@ -1,0 +1,17 @@
+// The colours lines are drawn in, for the dashboard's charts and the HTML report's alike: a
+// percentile is the same colour wherever it is drawn.
+
+/** Each summary percentile's line. */
+export const PERCENTILE_COLOURS = { p50: "#188038", p95: "#e37400", p99: "#d93025" } as const;
+
+/** Lines of several things side by side (each request's), in turn. */
+export const LINE_COLOURS = [
+  "#3b6fd8",
+  "#e37400",
+  "#188038",
+  "#d93025",
+  "#8e44ad",
+  "#00838f",
+  "#ad1457",
+  "#6d4c41",
+];
