@@ -1,5 +1,5 @@
 import type { RunningMaster } from "@volley/master";
-import type { LatencyDistribution, LatencyHeatmap, RunDetail } from "@volley/protocol";
+import type { RunDetail } from "@volley/protocol";
 import type { WorkerNode } from "@volley/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
@@ -160,28 +160,6 @@ describe("HTTP API", () => {
     expect(page).toContain("<svg");
     expect(page).not.toMatch(/<script|<link/);
     expect((await sendJson("GET", `${master.url}/api/runs/${run.id}/report.pdf`)).status).toBe(404);
-    // Latency by percentile, from the merged histograms: rising, its 50 % the summary's p50, its end the max.
-    const distribution = await getJson<LatencyDistribution>(`${master.url}/api/runs/${run.id}/distribution`);
-    expect(Object.keys(distribution.requests).sort()).toEqual(["hello", "missing"]);
-    const total = distribution.total;
-    expect(total.map((point) => point.p).slice(0, 3)).toEqual([
-      0,
-      expect.closeTo(36.9, 1),
-      expect.closeTo(60.2, 1),
-    ]);
-    expect(total.at(-1)).toEqual({ p: 100, ms: run.summary.total.latencyMs.max });
-    expect(total.every((point, i) => i === 0 || point.ms >= total[i - 1].ms)).toBe(true);
-    const hello = run.summary.requests.find((r) => r.name === "hello");
-    expect(distribution.requests.hello.at(-1)?.ms).toBe(hello?.latencyMs.max);
-    expect((await sendJson("GET", `${master.url}/api/runs/nope/distribution`)).status).toBe(404);
-    // The heatmap counts every request once, in its second and latency bucket.
-    const heatmap = await getJson<LatencyHeatmap>(`${master.url}/api/runs/${run.id}/heatmap`);
-    expect(heatmap.edgesMs).toHaveLength(41);
-    expect(heatmap.counts.every((row) => row.length === 40)).toBe(true);
-    expect(heatmap.counts.flat().reduce((n, c) => n + c, 0)).toBe(run.summary.total.requests);
-    expect(heatmap.edgesMs[0]).toBeLessThanOrEqual(run.summary.total.latencyMs.min);
-    expect(heatmap.edgesMs.at(-1)).toBeGreaterThanOrEqual(run.summary.total.latencyMs.max * 0.99);
-    expect((await sendJson("GET", `${master.url}/api/runs/nope/heatmap`)).status).toBe(404);
     const series = await getJson<{ overall: Array<{ rps: number }>; requests: Record<string, unknown[]> }>(
       `${master.url}/api/runs/${run.id}/timeseries`,
     );
