@@ -53,5 +53,17 @@ describe("run plots", () => {
     expect(heatmap.edgesMs[0]).toBeLessThanOrEqual(run.summary.total.latencyMs.min);
     expect(heatmap.edgesMs.at(-1)).toBeGreaterThanOrEqual(run.summary.total.latencyMs.max * 0.99);
     expect((await sendJson("GET", `${master.url}/api/runs/nope/heatmap`)).status).toBe(404);
+    // Read from one stored row a second (the whole run's merged statistics), which counts what
+    // every request name's rows of the second count (runs stored before those rows read these).
+    const { seconds } = master.services.db;
+    const ofRun = await seconds.statsBySecond(run.id, "run");
+    expect(ofRun.map((row) => row.second)).toEqual(heatmap.seconds);
+    const ofNames = await seconds.statsBySecond(run.id, "names");
+    expect(new Set(ofNames.map((row) => row.second))).toEqual(new Set(heatmap.seconds));
+    // An exact window still reads the names' rows only: its summary is the run's, not twice it.
+    const window = await getJson<RunDetail["summary"]>(
+      `${master.url}/api/runs/${run.id}/summary?from=0&to=999`,
+    );
+    expect(window.total.requests).toBe(run.summary.total.requests);
   });
 });

@@ -172,6 +172,43 @@ describe.each(["sqlite", "postgresql"] as const)("database on %s", (kind) => {
     ]);
   });
 
+  it("reads the seconds' statistics byte for byte: the whole run's and the names' apart", async () => {
+    await db.runs.create(newRun("rbytes"));
+    const bytes = (seed: number) => Uint8Array.from({ length: 300 }, (_, i) => (i * seed) % 256);
+    const row = (name: string, second: number, stats: Uint8Array<ArrayBuffer> | null) => ({
+      runId: "rbytes",
+      name,
+      second,
+      requests: 1,
+      failures: 0,
+      vus: 1,
+      p50Ms: 1,
+      p95Ms: 1,
+      p99Ms: 1,
+      stats,
+    });
+    await db.seconds.insertMany([
+      row("", 1, bytes(3)),
+      row("a", 1, bytes(5)),
+      row("", 0, bytes(7)),
+      row("a", 0, bytes(11)),
+      row("b", 0, null),
+      row("a", 2, bytes(13)),
+    ]);
+    const run = await db.seconds.statsBySecond("rbytes", "run");
+    expect(run.map((r) => r.second)).toEqual([0, 1]);
+    expect(Buffer.from(run[0].stats).equals(Buffer.from(bytes(7)))).toBe(true);
+    expect(Buffer.from(run[1].stats).equals(Buffer.from(bytes(3)))).toBe(true);
+    const names = await db.seconds.statsBySecond("rbytes", "names");
+    expect(names.map((r) => r.second)).toEqual([0, 1, 2]);
+    const window = await db.seconds.statsBetween("rbytes", 0, 2);
+    expect(window.map((stats) => Buffer.from(stats).toString("hex"))).toEqual(
+      [bytes(11), bytes(5)].map((b) => Buffer.from(b).toString("hex")),
+    );
+    // The time series is read without the statistics.
+    expect((await db.seconds.list("rbytes")).every((r) => !("stats" in r))).toBe(true);
+  });
+
   it("replaces a run's aggregates in place", async () => {
     await db.runs.create(newRun("rr"));
     await db.aggregates.replace("rr", [{ runId: "rr", name: "a", method: "GET", stats: "1", rank: 0 }]);

@@ -8,10 +8,15 @@ import { retryingWhileBusy, retryWhileBusy } from "./busy-retry.js";
 import { PrismaClient as PostgresClient } from "./generated/postgresql/client.js";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client.js";
 import { applyMigrations, loadMigrations, type MigrationConnection } from "./migrate.js";
-import { createRepositories, type DbClient, type Repositories } from "./repositories/index.js";
+import {
+  createRepositories,
+  type DatabaseProvider,
+  type DbClient,
+  type Repositories,
+} from "./repositories/index.js";
 import { sqliteAdapter } from "./sqlite-adapter.js";
 
-export type DatabaseProvider = "sqlite" | "postgresql";
+export type { DatabaseProvider };
 
 export interface Database extends Repositories {
   provider: DatabaseProvider;
@@ -99,7 +104,7 @@ async function openSqlite(
   });
   return {
     ...database,
-    ...createRepositories(client as unknown as DbClient, (repository) =>
+    ...createRepositories(client as unknown as DbClient, "sqlite", (repository) =>
       retryingWhileBusy(repository, busyRetryMs),
     ),
     transaction: (work) => retryWhileBusy(() => database.transaction(work), busyRetryMs),
@@ -149,9 +154,9 @@ function wrap(
   return {
     provider,
     location,
-    ...createRepositories(client),
+    ...createRepositories(client, provider),
     transaction: (work) =>
-      client.$transaction((tx) => work(createRepositories(tx as unknown as DbClient)), {
+      client.$transaction((tx) => work(createRepositories(tx as unknown as DbClient, provider)), {
         timeout: 60_000,
         maxWait: 30_000,
       }),

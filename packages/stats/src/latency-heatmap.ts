@@ -1,34 +1,34 @@
-import { HEATMAP_BUCKETS, isRequestMethod, type LatencyHeatmap, type RequestStats } from "@volley/protocol";
+import { HEATMAP_BUCKETS, type LatencyHeatmap, type LatencyStats } from "@volley/protocol";
 import { createMergeHistogram } from "./histogram/latency-histogram.js";
 import { forEachEncodedBucket } from "./histogram/sparse-codec.js";
 
 /** Each histogram bucket's value (µs), once: every histogram in Volley has the same buckets. */
 let bucketValues: Float64Array | null = null;
-function valueOfBucket(index: number): number {
+function histogramBucketValues(): Float64Array {
   if (!bucketValues) {
     const shape = createMergeHistogram();
     bucketValues = Float64Array.from({ length: shape.countsArrayLength }, (_, i) => shape.valueFromIndex(i));
   }
-  return bucketValues[index];
+  return bucketValues;
 }
 
 /**
  * A heatmap of the seconds' latencies: every request of every second counted into one of
  * HEATMAP_BUCKETS log-spaced buckets between the run's fastest and slowest request. Counted
- * straight from each stored histogram's buckets (no histogram is built or merged: an hour of
- * seconds of 20 request names stays quick), so none is lost and none counted twice.
+ * straight from each histogram's buckets (none is built or merged), so none is lost and none
+ * counted twice. Each second's `latencies` are what it measured: the whole run's merged
+ * histogram, or each request name's (the caller leaves out what is no request).
  */
 export function latencyHeatmap(
-  seconds: ReadonlyArray<{ second: number; stats: readonly RequestStats[] }>,
+  seconds: ReadonlyArray<{ second: number; latencies: readonly LatencyStats[] }>,
 ): LatencyHeatmap {
-  const requests = (stats: readonly RequestStats[]) =>
-    stats.filter((s) => isRequestMethod(s.method) && s.latency.histogram !== "");
+  const measured = (latencies: readonly LatencyStats[]) => latencies.filter((l) => l.histogram !== "");
   let lowUs = Number.POSITIVE_INFINITY;
   let highUs = 0;
-  for (const { stats } of seconds) {
-    for (const s of requests(stats)) {
-      lowUs = Math.min(lowUs, s.latency.minUs);
-      highUs = Math.max(highUs, s.latency.maxUs);
+  for (const { latencies } of seconds) {
+    for (const latency of measured(latencies)) {
+      lowUs = Math.min(lowUs, latency.minUs);
+      highUs = Math.max(highUs, latency.maxUs);
     }
   }
   if (highUs === 0) return { seconds: [], edgesMs: [], counts: [] };
@@ -41,14 +41,18 @@ export function latencyHeatmap(
   );
   const bucketOf = (us: number) =>
     Math.min(HEATMAP_BUCKETS - 1, Math.max(0, Math.floor((Math.log(us / lowUs) / span) * HEATMAP_BUCKETS)));
+  // Each histogram bucket's heatmap bucket, worked out once: an hour of busy seconds reads
+  // tens of millions of buckets, and a lookup is what keeps that well under a second.
+  const values = histogramBucketValues();
+  const heatmapBucket = Uint8Array.from(values, (us) => bucketOf(Math.max(us, 1)));
   const out: LatencyHeatmap = { seconds: [], edgesMs, counts: [] };
-  for (const { second, stats } of [...seconds].sort((a, b) => a.second - b.second)) {
-    const measured = requests(stats);
-    if (measured.length === 0) continue;
+  for (const { second, latencies } of [...seconds].sort((a, b) => a.second - b.second)) {
+    const histograms = measured(latencies);
+    if (histograms.length === 0) continue;
     const row = new Array<number>(HEATMAP_BUCKETS).fill(0);
-    for (const s of measured) {
-      forEachEncodedBucket(s.latency.histogram, (index, count) => {
-        row[bucketOf(Math.max(valueOfBucket(index), 1))] += count;
+    for (const latency of histograms) {
+      forEachEncodedBucket(latency.histogram, (index, count) => {
+        row[heatmapBucket[index]] += count;
       });
     }
     out.seconds.push(second);

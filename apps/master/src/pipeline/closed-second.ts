@@ -13,8 +13,9 @@ export interface ClosedSecond {
 }
 
 /**
- * The run's point, each request's (with its merged statistics packed: any window's summary is
- * exact from these) and each scenario's, for one closed second.
+ * The run's point (with every request's statistics merged), each request's (with its merged
+ * statistics packed: any window's summary is exact from these) and each scenario's, for one
+ * closed second.
  */
 export function closeSecond(
   runId: string,
@@ -23,9 +24,11 @@ export function closeSecond(
   vus: number,
   scenarioSeries: ScenarioSeries,
 ): ClosedSecond {
-  const point = toPoint(second, stats.total(), vus);
+  const total = stats.total();
+  const point = toPoint(second, total, vus);
   const requests: Record<string, TimeseriesPoint> = {};
-  const rows = [toRow(runId, "", point)];
+  // The whole run's statistics too: the latency heatmap reads one row a second.
+  const rows = [toRow(runId, "", point, total.requests > 0 ? packSecondStats(total.toStats()) : null)];
   for (const aggregate of stats.list()) {
     const namePoint = toPoint(second, aggregate, vus);
     // Iterations are stored (exact windows read them) but are no request's series.

@@ -1,7 +1,9 @@
 import {
   axisTicks,
   formatElapsed,
+  heatmapColumns,
   heatmapHeight,
+  heatmapOpacity,
   type LatencyHeatmap,
   PERCENTILE_COLOURS,
   SECOND_TICKS,
@@ -22,30 +24,20 @@ const MAX_COLUMNS = 300;
 export function svgHeatmap(data: LatencyHeatmap, points: readonly TimeseriesPoint[]): string {
   if (data.seconds.length === 0) return "";
   const span = data.seconds[data.seconds.length - 1] + 1;
-  const perColumn = Math.ceil(span / MAX_COLUMNS);
+  const { perColumn, count, columns, most } = heatmapColumns(data, MAX_COLUMNS);
   const buckets = data.edgesMs.length - 1;
-  const columns = new Map<number, number[]>();
-  data.seconds.forEach((second, i) => {
-    const column = Math.floor(second / perColumn);
-    const into = columns.get(column) ?? new Array<number>(buckets).fill(0);
-    data.counts[i].forEach((count, bucket) => {
-      into[bucket] += count;
-    });
-    columns.set(column, into);
-  });
-  const most = Math.max(1, ...[...columns.values()].flat());
   const plotW = WIDTH - PAD.left - PAD.right;
   const plotH = HEIGHT - PAD.top - PAD.bottom;
-  const cellW = plotW / Math.ceil(span / perColumn);
+  const cellW = plotW / count;
   const cellH = plotH / buckets;
   const x = (second: number) => PAD.left + (second / perColumn) * cellW;
   const y = (ms: number) => PAD.top + plotH - heatmapHeight(data, ms) * plotH;
-  const cells = [...columns]
-    .flatMap(([column, row]) =>
-      row.map((count, bucket) =>
-        count === 0
+  const cells = columns
+    .flatMap(({ column, counts }) =>
+      counts.map((n, bucket) =>
+        n === 0
           ? ""
-          : `<rect x="${(PAD.left + column * cellW).toFixed(1)}" y="${(PAD.top + plotH - (bucket + 1) * cellH).toFixed(1)}" width="${Math.max(1, cellW - 0.5).toFixed(1)}" height="${cellH.toFixed(1)}" fill-opacity="${(0.12 + 0.88 * (Math.log1p(count) / Math.log1p(most))).toFixed(2)}"/>`,
+          : `<rect x="${(PAD.left + column * cellW).toFixed(1)}" y="${(PAD.top + plotH - (bucket + 1) * cellH).toFixed(1)}" width="${Math.max(1, cellW - 0.5).toFixed(1)}" height="${cellH.toFixed(1)}" fill-opacity="${heatmapOpacity(n, most).toFixed(2)}"/>`,
       ),
     )
     .join("");

@@ -1,4 +1,5 @@
-import type { LatencyHeatmap, RequestStats } from "@volley/protocol";
+import type { Database } from "@volley/db";
+import { isRequestMethod, type LatencyHeatmap, type LatencyStats } from "@volley/protocol";
 import { latencyHeatmap } from "@volley/stats";
 import { unpackSecondStats } from "../pipeline/second-rows.js";
 
@@ -6,20 +7,23 @@ import { unpackSecondStats } from "../pipeline/second-rows.js";
 const ROWS_PER_TURN = 2000;
 
 /**
- * A run's latency heatmap from its stored seconds (rows without statistics, such as the whole
- * run's, are passed over): every request of each second, all workers'.
+ * A run's latency heatmap from its stored seconds: each second's whole-run statistics (one row
+ * a second: an hour reads 3,600 rows, not one per request name), or, for runs stored before
+ * those were kept, every request name's of the second.
  */
-export async function heatmapOfSeconds(
-  rows: ReadonlyArray<{ second: number; stats: Uint8Array | null }>,
-): Promise<LatencyHeatmap> {
-  const bySecond = new Map<number, RequestStats[]>();
+export async function heatmapOfRun(seconds: Database["seconds"], runId: string): Promise<LatencyHeatmap> {
+  const ofRun = await seconds.statsBySecond(runId, "run");
+  const rows = ofRun.length > 0 ? ofRun : await seconds.statsBySecond(runId, "names");
+  const bySecond = new Map<number, LatencyStats[]>();
   for (let i = 0; i < rows.length; i++) {
     if (i > 0 && i % ROWS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
     const { second, stats } = rows[i];
-    if (stats === null) continue;
-    const seconds = bySecond.get(second) ?? [];
-    seconds.push(unpackSecondStats(stats));
-    bySecond.set(second, seconds);
+    const unpacked = unpackSecondStats(stats);
+    // The whole run's statistics count requests only; a name's row may be a stream's messages.
+    if (ofRun.length === 0 && !isRequestMethod(unpacked.method)) continue;
+    const latencies = bySecond.get(second) ?? [];
+    latencies.push(unpacked.latency);
+    bySecond.set(second, latencies);
   }
-  return latencyHeatmap([...bySecond].map(([second, stats]) => ({ second, stats })));
+  return latencyHeatmap([...bySecond].map(([second, latencies]) => ({ second, latencies })));
 }

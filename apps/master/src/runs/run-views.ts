@@ -103,7 +103,7 @@ export function toDetail(
   return { ...detail, trust: trustOf(detail) };
 }
 
-export function toTimeseries(rows: RunSecondRow[]): Timeseries {
+export function toTimeseries(rows: ReadonlyArray<Omit<RunSecondRow, "stats">>): Timeseries {
   const series: Timeseries = { overall: [], requests: {}, scenarios: {} };
   for (const row of rows) {
     const point: TimeseriesPoint = {

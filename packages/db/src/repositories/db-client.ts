@@ -5,3 +5,6 @@ import type { PrismaClient } from "../generated/sqlite/client.js";
  * and get whichever the URL chose.
  */
 export type DbClient = PrismaClient;
+
+/** The database a URL chose: its SQL differs where a repository writes SQL of its own. */
+export type DatabaseProvider = "sqlite" | "postgresql";

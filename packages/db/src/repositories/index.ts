@@ -1,11 +1,11 @@
-import type { DbClient } from "./db-client.js";
+import type { DatabaseProvider, DbClient } from "./db-client.js";
 import { RunAggregateRepository } from "./run-aggregates.js";
 import { RunFileRepository } from "./run-files.js";
 import { RunSecondRepository } from "./run-seconds.js";
 import { RunWorkerRepository } from "./run-workers.js";
 import { RunRepository } from "./runs.js";
 
-export type { DbClient } from "./db-client.js";
+export type { DatabaseProvider, DbClient } from "./db-client.js";
 
 export interface Repositories {
   runs: RunRepository;
@@ -18,12 +18,13 @@ export interface Repositories {
 /** The repositories over a client; `decorate` wraps each (e.g. to retry while SQLite is busy). */
 export function createRepositories(
   client: DbClient,
+  provider: DatabaseProvider,
   decorate: <T extends object>(repository: T) => T = (repository) => repository,
 ): Repositories {
   return {
     runs: decorate(new RunRepository(client)),
     runWorkers: decorate(new RunWorkerRepository(client)),
-    seconds: decorate(new RunSecondRepository(client)),
+    seconds: decorate(new RunSecondRepository(client, provider)),
     aggregates: decorate(new RunAggregateRepository(client)),
     files: decorate(new RunFileRepository(client)),
   };

@@ -1,6 +1,6 @@
 import { type LatencyHeatmap, VolleyError } from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
-import { heatmapOfSeconds } from "../../runs/run-heatmap.js";
+import { heatmapOfRun } from "../../runs/run-heatmap.js";
 
 /**
  * GET /api/runs/:id/heatmap: each stored second's requests counted by latency bucket, from the
@@ -11,6 +11,6 @@ export async function heatmapRoutes(app: FastifyInstance): Promise<void> {
     const { db } = app.services;
     const run = await db.runs.get(request.params.id);
     if (!run) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${request.params.id}`);
-    return heatmapOfSeconds(await db.seconds.statsBySecond(run.id));
+    return heatmapOfRun(db.seconds, run.id);
   });
 }

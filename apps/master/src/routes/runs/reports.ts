@@ -3,7 +3,7 @@ import { latencyDistribution } from "@volley/stats";
 import type { FastifyInstance } from "fastify";
 import { renderCsvReport } from "../../reports/csv-report.js";
 import { renderHtmlReport } from "../../reports/html-report.js";
-import { heatmapOfSeconds } from "../../runs/run-heatmap.js";
+import { heatmapOfRun } from "../../runs/run-heatmap.js";
 import { toTimeseries } from "../../runs/run-views.js";
 
 const FORMATS = {
@@ -32,13 +32,12 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       reply.header("content-disposition", `${saved ? "attachment" : "inline"}; filename="${fileName}"`);
       if (format === "json") return JSON.stringify(detail, null, 2);
       if (format === "csv") return renderCsvReport(detail);
-      // The stored seconds are read once: the charts' series and the heatmap come from the same rows.
-      const seconds = await app.services.db.seconds.list(id);
+      const { seconds } = app.services.db;
       return renderHtmlReport(
         detail,
-        toTimeseries(seconds),
+        toTimeseries(await seconds.list(id)),
         latencyDistribution(stats),
-        await heatmapOfSeconds(seconds),
+        await heatmapOfRun(seconds, id),
       );
     },
   );

@@ -1,5 +1,10 @@
-import { type LatencyHeatmap as Heatmap, PERCENTILE_COLOURS, type TimeseriesPoint } from "@volley/protocol";
-import { useEffect, useRef, useState } from "react";
+import {
+  formatElapsed,
+  type LatencyHeatmap as Heatmap,
+  PERCENTILE_COLOURS,
+  type TimeseriesPoint,
+} from "@volley/protocol";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { useApi } from "../../api/use-api.js";
 import { onThemeChange } from "../../theme.js";
 import { drawHeatmap, heatmapScale } from "./draw-heatmap.js";
@@ -20,6 +25,8 @@ export function LatencyHeatmap({ runId, points, onSelect }: LatencyHeatmapProps)
   const [width, setWidth] = useState(0);
   const [themeVersion, setThemeVersion] = useState(0);
   const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
+  const [hover, setHover] = useState<{ second: number; bucket: number } | null>(null);
+  const drawnMs = useRef<HTMLElement>(null);
   useEffect(() => onThemeChange(() => setThemeVersion((v) => v + 1)), []);
   useEffect(() => {
     const element = canvas.current?.parentElement;
@@ -40,6 +47,7 @@ export function LatencyHeatmap({ runId, points, onSelect }: LatencyHeatmapProps)
     if (!ctx) return;
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
     const style = getComputedStyle(element);
+    const started = performance.now();
     drawHeatmap(
       ctx,
       data,
@@ -52,17 +60,26 @@ export function LatencyHeatmap({ runId, points, onSelect }: LatencyHeatmapProps)
         lines: PERCENTILE_COLOURS,
       },
     );
+    // How long drawing took, for the browser test that holds an hour of seconds under a second.
+    drawnMs.current?.setAttribute("data-draw-ms", (performance.now() - started).toFixed(1));
   }, [data, points, width, themeVersion]);
+  const total = useMemo(
+    () => (data ? data.counts.reduce((n, row) => row.reduce((m, c) => m + c, n), 0) : 0),
+    [data],
+  );
   if (heatmap.error) return <div className="callout bad">{heatmap.error.message}</div>;
   if (data && data.seconds.length === 0) return null;
   const scale = data && width ? heatmapScale(data, width, HEIGHT) : null;
+  const offset = (event: React.PointerEvent<HTMLCanvasElement>) => {
+    const box = event.currentTarget.getBoundingClientRect();
+    return { x: event.clientX - box.left, y: event.clientY - box.top };
+  };
   const secondAt = (event: React.PointerEvent<HTMLCanvasElement>) =>
-    scale ? scale.second(event.clientX - event.currentTarget.getBoundingClientRect().left) : 0;
-  const total = data ? data.counts.flat().reduce((n, c) => n + c, 0) : 0;
+    scale ? scale.second(offset(event).x) : 0;
   return (
     <section data-testid="latency-heatmap">
       <h2>Latency heatmap</h2>
-      <figure className="chart heatmap" aria-label="Latency heatmap" data-requests={total}>
+      <figure ref={drawnMs} className="chart heatmap" aria-label="Latency heatmap" data-requests={total}>
         <figcaption>
           Requests by second and latency <small>(darker: more requests)</small>{" "}
           {Object.entries(PERCENTILE_COLOURS).map(([key, colour]) => (
@@ -81,7 +98,15 @@ export function LatencyHeatmap({ runId, points, onSelect }: LatencyHeatmapProps)
               const at = secondAt(event);
               setDrag({ from: at, to: at });
             }}
-            onPointerMove={(event) => drag && setDrag({ ...drag, to: secondAt(event) })}
+            onPointerMove={(event) => {
+              if (drag) setDrag({ ...drag, to: secondAt(event) });
+              else if (scale) {
+                const { x, y } = offset(event);
+                const at = { second: scale.secondAt(x), bucket: scale.bucketAt(y) };
+                setHover(at.second < 0 || at.bucket < 0 ? null : at);
+              }
+            }}
+            onPointerLeave={() => setHover(null)}
             onPointerUp={() => {
               if (drag && drag.to !== drag.from)
                 onSelect(Math.min(drag.from, drag.to), Math.max(drag.from, drag.to));
@@ -98,7 +123,31 @@ export function LatencyHeatmap({ runId, points, onSelect }: LatencyHeatmapProps)
             />
           )}
         </div>
+        {data && <HeatmapReadout data={data} at={hover} />}
       </figure>
     </section>
   );
 }
+
+/** The cell under the cursor in words: its second, its latency range and its requests. */
+function HeatmapReadout({ data, at }: { data: Heatmap; at: { second: number; bucket: number } | null }) {
+  if (!at)
+    return <p className="heatmap-readout muted">Point at a cell to read it; drag to select seconds.</p>;
+  const row = data.seconds.indexOf(at.second);
+  const requests = row < 0 ? 0 : data.counts[row][at.bucket];
+  const ofSecond = row < 0 ? 0 : data.counts[row].reduce((n, c) => n + c, 0);
+  const range = `${formatMs(data.edgesMs[at.bucket])}–${formatMs(data.edgesMs[at.bucket + 1])} ms`;
+  return (
+    <p
+      className="heatmap-readout"
+      data-testid="heatmap-readout"
+      data-second={at.second}
+      data-bucket={at.bucket}
+    >
+      <b>{formatElapsed(at.second)}</b> · {range}: <b>{requests.toLocaleString()}</b> requests (of{" "}
+      {ofSecond.toLocaleString()} that second)
+    </p>
+  );
+}
+
+const formatMs = (ms: number) => Number(ms.toPrecision(3)).toLocaleString();

@@ -1,7 +1,9 @@
 import {
   axisTicks,
   formatElapsed,
+  heatmapColumns,
   heatmapHeight,
+  heatmapOpacity,
   type LatencyHeatmap,
   SECOND_TICKS,
   type TimeseriesPoint,
@@ -23,20 +25,29 @@ export function heatmapScale(data: LatencyHeatmap, width: number, height: number
   const plotW = width - PAD.left - PAD.right;
   const plotH = height - PAD.top - PAD.bottom;
   const cellW = plotW / (lastSecond + 1);
+  const buckets = Math.max(1, data.edgesMs.length - 1);
   return {
     cellW,
     plotW,
     plotH,
     x: (second: number) => PAD.left + second * cellW,
+    /** The boundary between seconds nearest `px` (for brushing whole seconds). */
     second: (px: number) => Math.max(0, Math.min(lastSecond + 1, Math.round((px - PAD.left) / cellW))),
+    /** The second whose column holds `px`, or -1 beside the plot. */
+    secondAt: (px: number) =>
+      px < PAD.left || px >= PAD.left + plotW ? -1 : Math.floor((px - PAD.left) / cellW),
+    /** The latency bucket at `py`, or -1 above or below the plot. */
+    bucketAt: (py: number) => {
+      const bucket = Math.floor((PAD.top + plotH - py) / (plotH / buckets));
+      return bucket < 0 || bucket >= buckets ? -1 : bucket;
+    },
     y: (ms: number) => PAD.top + plotH - heatmapHeight(data, ms) * plotH,
   };
 }
 
 /**
- * Draws the heatmap: one column per second, one cell per latency bucket, darker for more requests
- * (log of the count: one slow request among thousands still shows), the second's p50, p95 and
- * p99 drawn over it.
+ * Draws the heatmap: a column per second (seconds summed when there are more than pixels), one
+ * cell per latency bucket, darker for more requests, the second's p50, p95 and p99 over it.
  */
 export function drawHeatmap(
   ctx: CanvasRenderingContext2D,
@@ -50,16 +61,17 @@ export function drawHeatmap(
   const scale = heatmapScale(data, width, height);
   const buckets = data.edgesMs.length - 1;
   const cellH = scale.plotH / buckets;
-  const most = Math.max(1, ...data.counts.flat());
+  const { perColumn, columns, most } = heatmapColumns(data, scale.plotW);
+  const columnW = scale.cellW * perColumn;
   ctx.fillStyle = colours.accent;
-  data.counts.forEach((row, i) => {
-    const left = scale.x(data.seconds[i]);
-    row.forEach((count, bucket) => {
+  for (const { column, counts } of columns) {
+    const left = scale.x(column * perColumn);
+    counts.forEach((count, bucket) => {
       if (count === 0) return;
-      ctx.globalAlpha = 0.12 + 0.88 * (Math.log1p(count) / Math.log1p(most));
-      ctx.fillRect(left, PAD.top + scale.plotH - (bucket + 1) * cellH, Math.max(1, scale.cellW - 0.5), cellH);
+      ctx.globalAlpha = heatmapOpacity(count, most);
+      ctx.fillRect(left, PAD.top + scale.plotH - (bucket + 1) * cellH, Math.max(1, columnW - 0.5), cellH);
     });
-  });
+  }
   ctx.globalAlpha = 1;
   ctx.font = "11px system-ui, sans-serif";
   ctx.fillStyle = colours.muted;
