@@ -194,7 +194,7 @@ describe("a traffic mix in the dashboard", () => {
       await page.goto(`${master.url}/compare?a=${runId}&b=${runId}`);
       await page.getByText("Group pay").waitFor();
       const headings = await page.locator("section h2").allTextContents();
-      expect(headings).toEqual(["Whole run", "Distribution", "By part"]);
+      expect(headings).toEqual(["Whole run", "Distribution", "Over each other", "By part"]);
       // Runs are named by name and start, not by id.
       const compared = page.getByTestId("compared-runs");
       expect(await compared.textContent()).toMatch(/^A shop-mix \(started .+\) · B shop-mix \(started .+\)$/);

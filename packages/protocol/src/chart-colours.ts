@@ -15,3 +15,6 @@ export const LINE_COLOURS = [
   "#ad1457",
   "#6d4c41",
 ];
+
+/** The two runs of a comparison: A solid, B dashed, in these colours on every chart and key. */
+export const COMPARE_COLOURS = { a: "#3b6fd8", b: "#e37400" } as const;

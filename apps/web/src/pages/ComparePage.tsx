@@ -1,10 +1,8 @@
-import type { CompareResult, LatencyDistribution, MetricDelta, Timeseries } from "@volley/protocol";
-import { useMemo } from "react";
+import type { CompareResult, MetricDelta } from "@volley/protocol";
 import { Link, useSearchParams } from "react-router-dom";
 import { useApi } from "../api/use-api.js";
-import { Chart } from "../components/Chart/Chart.js";
+import { CompareOverlays } from "../components/CompareOverlays/CompareOverlays.js";
 import { DistributionShift } from "../components/DistributionShift/DistributionShift.js";
-import { DistributionChart } from "../components/LatencyDistribution/DistributionChart.js";
 import { When } from "../components/When/When.js";
 import { formatCount, formatMs, formatPercent, formatRate } from "../format/format.js";
 
@@ -30,21 +28,6 @@ export function ComparePage() {
   const result = useApi<CompareResult>(
     a && b ? `/api/compare?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}` : null,
   );
-  const seriesA = useApi<Timeseries>(a ? `/api/runs/${a}/timeseries` : null);
-  const seriesB = useApi<Timeseries>(b ? `/api/runs/${b}/timeseries` : null);
-  const distributionA = useApi<LatencyDistribution>(a ? `/api/runs/${a}/distribution` : null);
-  const distributionB = useApi<LatencyDistribution>(b ? `/api/runs/${b}/distribution` : null);
-  const overlay = useMemo(() => {
-    const pa = seriesA.data?.overall ?? [];
-    const pb = seriesB.data?.overall ?? [];
-    const length = Math.max(pa.length ? pa[pa.length - 1].t + 1 : 0, pb.length ? pb[pb.length - 1].t + 1 : 0);
-    const x = Array.from({ length }, (_, i) => i);
-    const at = (points: typeof pa, key: "rps" | "p95") => {
-      const byT = new Map(points.map((p) => [p.t, p[key]]));
-      return x.map((t) => byT.get(t) ?? null);
-    };
-    return { x, rpsA: at(pa, "rps"), rpsB: at(pb, "rps"), p95A: at(pa, "p95"), p95B: at(pb, "p95") };
-  }, [seriesA.data, seriesB.data]);
   if (!a || !b)
     return (
       <div className="callout">
@@ -53,7 +36,8 @@ export function ComparePage() {
     );
   if (result.error) return <div className="callout bad">{result.error.message}</div>;
   if (!result.data) return <p className="muted">Loading…</p>;
-  const { a: runA, b: runB } = result.data;
+  const compared = result.data;
+  const { a: runA, b: runB } = compared;
   return (
     <div>
       <div className="page-head">
@@ -70,37 +54,11 @@ export function ComparePage() {
         <DeltaTable testId="compare-table" sections={[{ deltas: result.data.total }]} />
       </section>
       <DistributionShift shift={result.data.shift} />
-      {distributionA.data && distributionB.data && (
-        <div className="chart-grid spaced" data-testid="compare-distribution">
-          <DistributionChart
-            title="Latency by percentile, A and B"
-            lines={[
-              { label: "A", color: "#3b6fd8", points: distributionA.data.total },
-              { label: "B", color: "#e37400", points: distributionB.data.total, dashed: true },
-            ]}
-          />
-        </div>
-      )}
-      <div className="chart-grid spaced">
-        <Chart
-          title="Throughput"
-          unit="requests/s"
-          x={overlay.x}
-          series={[
-            { label: "A", color: "#3b6fd8", values: overlay.rpsA },
-            { label: "B", color: "#e37400", values: overlay.rpsB, dashed: true },
-          ]}
-        />
-        <Chart
-          title="p95 latency"
-          unit="ms"
-          x={overlay.x}
-          series={[
-            { label: "A", color: "#3b6fd8", values: overlay.p95A },
-            { label: "B", color: "#e37400", values: overlay.p95B, dashed: true },
-          ]}
-        />
-      </div>
+      <CompareOverlays
+        a={runA.id}
+        b={runB.id}
+        requests={result.data.requests.map((r) => r.name).filter((name) => bothHave(compared, name))}
+      />
       {/* Every part in one table, so A, B and Change line up down the page. */}
       <section>
         <h2>By part</h2>
@@ -115,6 +73,12 @@ export function ComparePage() {
       </section>
     </div>
   );
+}
+
+/** Whether both runs measured the request (a request only one has has nothing to overlay). */
+function bothHave(result: CompareResult, name: string): boolean {
+  const has = (run: CompareResult["a"]) => run.summary.requests.some((r) => r.name === name);
+  return has(result.a) && has(result.b);
 }
 
 interface DeltaSection {

@@ -94,7 +94,10 @@ export function drawHeatmap(
   const last = data.seconds.length ? data.seconds[data.seconds.length - 1] + 1 : 1;
   for (const t of axisTicks(last, SECOND_TICKS, 6)) {
     if (t > last) continue;
-    ctx.fillText(formatElapsed(t), scale.x(t), height - PAD.bottom + 6);
+    // The last label kept inside the canvas: it may sit at the plot's right edge.
+    const label = formatElapsed(t);
+    const x = Math.min(scale.x(t), width - ctx.measureText(label).width / 2 - 1);
+    ctx.fillText(label, x, height - PAD.bottom + 6);
   }
   for (const key of ["p50", "p95", "p99"] as const) {
     ctx.strokeStyle = colours.lines[key];
