@@ -114,6 +114,39 @@ describe("/trends", () => {
       await page.waitForURL(new RegExp(`baseline=${secondId}`));
       await page.locator("figure.chart canvas").first().waitFor();
       expect(await page.locator("figure.chart").first().getAttribute("data-last-t")).toBe("1");
+      // A band of ±10 % around the baseline's p95 and throughput, drawn and read in the legends.
+      const trend = await getJson<Array<{ id: string; p95: number; rps: number }>>(
+        `${fleet.master.url}/api/trends?name=ramped&limit=50`,
+      );
+      const base = trend.find((p) => p.id === secondId) as { p95: number; rps: number };
+      const three = (v: number) => Number(v.toPrecision(3)).toLocaleString("en-US");
+      const latencyLegend =
+        (await page.getByRole("figure", { name: "Latency" }).locator(".u-legend").textContent()) ?? "";
+      expect(latencyLegend).toContain(
+        `baseline p95 high${three(base.p95 * 1.1)}baseline p95 low${three(base.p95 * 0.9)}`,
+      );
+      // A band of 1 %: the other run's figures on the worse side of it are marked; a bad width is refused.
+      const width = page.getByRole("textbox", { name: "Band around the baseline, percent" });
+      await width.fill("1");
+      await width.press("Enter");
+      await page.waitForURL(/band=1(&|$)/);
+      const first = trend[0];
+      const outside = { p95: first.p95 > base.p95 * 1.01, rps: first.rps < base.rps * 0.99 };
+      await waitFor(
+        async () =>
+          (await rows.first().locator("td[data-outside]").count()) ===
+          Number(outside.p95) + Number(outside.rps),
+        { what: "the runs outside a 1 % band marked" },
+      );
+      await width.fill("abc");
+      await width.press("Enter");
+      await page
+        .getByRole("alert")
+        .filter({ hasText: 'Band: "abc" is not a whole percent from 1 to 100' })
+        .waitFor();
+      await width.fill("10");
+      await width.press("Enter");
+      await page.waitForURL(/band=10(&|$)/);
       expect(
         await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
       ).toBeLessThanOrEqual(1);

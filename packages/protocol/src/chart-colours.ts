@@ -18,3 +18,12 @@ export const LINE_COLOURS = [
 
 /** The two runs of a comparison: A solid, B dashed, in these colours on every chart and key. */
 export const COMPARE_COLOURS = { a: "#3b6fd8", b: "#e37400" } as const;
+
+/** What a line means, the same colour on every chart: throughput, errors, VUs, a rate planned, a baseline. */
+export const MEASURE_COLOURS = {
+  throughput: "#3b6fd8",
+  errors: "#d93025",
+  vus: "#8e44ad",
+  planned: "#8e44ad",
+  baseline: "#7a7a7a",
+} as const;

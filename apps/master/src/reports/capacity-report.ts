@@ -1,4 +1,11 @@
-import { type CapacityResult, capacityStairs, formatMs, stepVerdict } from "@volley/protocol";
+import {
+  type CapacityResult,
+  capacityStairs,
+  formatMs,
+  MEASURE_COLOURS,
+  PERCENTILE_COLOURS,
+  stepVerdict,
+} from "@volley/protocol";
 import { escapeHtml, svgLineChart } from "./svg-chart.js";
 
 /** The HTML report's capacity section: the answer in a sentence, the staircase, each step. */
@@ -14,9 +21,9 @@ export function capacitySection(capacity: CapacityResult | undefined): string {
   return `<h2>Capacity</h2>
 <p class="capacity" data-limited-by="${capacity.limitedBy}"><b>${escapeHtml(capacity.sentence)}</b></p>
 ${svgLineChart("Rate by step", "per second", [
-  { label: "planned rate", color: "#8e44ad", points: stairs.rate },
-  { label: "achieved", color: "#3b6fd8", points: stairs.achieved },
+  { label: "planned rate", color: MEASURE_COLOURS.planned, points: stairs.rate },
+  { label: "achieved", color: MEASURE_COLOURS.throughput, points: stairs.achieved },
 ])}
-${svgLineChart("p95 by step", "ms", [{ label: "p95", color: "#e37400", points: stairs.p95 }])}
+${svgLineChart("p95 by step", "ms", [{ label: "p95", color: PERCENTILE_COLOURS.p95, points: stairs.p95 }])}
 <table><thead><tr><th>Step</th><th>Rate</th><th>Achieved</th><th>p95</th><th>Errors</th><th>Dropped</th><th>SLO</th></tr></thead><tbody>${rows}</tbody></table>`;
 }

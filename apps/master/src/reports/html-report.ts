@@ -9,6 +9,7 @@ import {
   type LatencyDistribution,
   type LatencyHeatmap,
   LINE_COLOURS,
+  MEASURE_COLOURS,
   messageKind,
   PERCENTILE_COLOURS,
   type RunDetail,
@@ -85,15 +86,15 @@ ${capacitySection(run.summary.capacity)}
 ${thresholdTable(run)}
 <h2>Charts</h2>
 ${svgLineChart("Throughput and errors", "per second", [
-  { label: "requests/s", color: "#3b6fd8", points: points.map((p) => [p.t, p.rps]) },
-  { label: "errors/s", color: "#d93025", points: points.map((p) => [p.t, p.errorsPerSec]) },
+  { label: "requests/s", color: MEASURE_COLOURS.throughput, points: points.map((p) => [p.t, p.rps]) },
+  { label: "errors/s", color: MEASURE_COLOURS.errors, points: points.map((p) => [p.t, p.errorsPerSec]) },
 ])}
 ${svgLineChart("Latency", "ms", [
   { label: "p50", color: PERCENTILE_COLOURS.p50, points: points.map((p) => [p.t, p.p50]) },
   { label: "p95", color: PERCENTILE_COLOURS.p95, points: points.map((p) => [p.t, p.p95]) },
   { label: "p99", color: PERCENTILE_COLOURS.p99, points: points.map((p) => [p.t, p.p99]) },
 ])}
-${svgLineChart("Virtual users", "VUs", [{ label: "VUs", color: "#8e44ad", points: points.map((p) => [p.t, p.vus]) }], { whole: true })}
+${svgLineChart("Virtual users", "VUs", [{ label: "VUs", color: MEASURE_COLOURS.vus, points: points.map((p) => [p.t, p.vus]) }], { whole: true })}
 ${heatmap ? svgHeatmap(heatmap, points) : ""}
 ${distributionChart(run, distribution)}
 <h2>Requests</h2>

@@ -1,4 +1,9 @@
-import { PERCENTILE_COLOURS, type RunPage as RunPageData, type TrendPoint } from "@volley/protocol";
+import {
+  MEASURE_COLOURS,
+  PERCENTILE_COLOURS,
+  type RunPage as RunPageData,
+  type TrendPoint,
+} from "@volley/protocol";
 import { useMemo, useState } from "react";
 import { Link, useSearchParams } from "react-router-dom";
 import { ApiError, api } from "../api/client.js";
@@ -6,6 +11,18 @@ import { useApi } from "../api/use-api.js";
 import { Chart } from "../components/Chart/Chart.js";
 import { When } from "../components/When/When.js";
 import { formatMs, formatPercent, formatRate } from "../format/format.js";
+
+/** The band's width when the URL names none: the change `--max-regression` examples allow. */
+const DEFAULT_BAND_PERCENT = 10;
+
+/** The URL's `band`: a whole percent from 1 to 100, or why it is not one. */
+function readBand(text: string | null): { percent: number; error: string | null } {
+  if (text === null || text === "") return { percent: DEFAULT_BAND_PERCENT, error: null };
+  const percent = Number(text);
+  if (!Number.isInteger(percent) || percent < 1 || percent > 100)
+    return { percent: DEFAULT_BAND_PERCENT, error: `Band: "${text}" is not a whole percent from 1 to 100` };
+  return { percent, error: null };
+}
 
 /** /trends?name= — one scenario name across its finished runs: latency, throughput, errors. */
 export function TrendsPage() {
@@ -31,7 +48,23 @@ export function TrendsPage() {
   // Runs are numbered oldest first; the table below says when each ran.
   const labels = points.map((_, i) => `#${i + 1}`);
   const base = points.find((p) => p.id === baseline);
-  const line = (key: "p95" | "p99" | "rps") => (base ? points.map(() => base[key]) : []);
+  const band = readBand(params.get("band"));
+  const [bandText, setBandText] = useState(params.get("band") ?? String(DEFAULT_BAND_PERCENT));
+  const bandOf = (key: "p95" | "rps", label: string) =>
+    base
+      ? {
+          label,
+          color: MEASURE_COLOURS.baseline,
+          low: points.map(() => base[key] * (1 - band.percent / 100)),
+          high: points.map(() => base[key] * (1 + band.percent / 100)),
+        }
+      : undefined;
+  // Outside the band on the worse side: slower p95, lower throughput.
+  const worse = (p: TrendPoint, key: "p95" | "rps") =>
+    base !== undefined &&
+    (key === "p95"
+      ? p.p95 > base.p95 * (1 + band.percent / 100)
+      : p.rps < base.rps * (1 - band.percent / 100));
   const choose = (next: Record<string, string | null>) => {
     const merged = new URLSearchParams(params);
     for (const [key, value] of Object.entries(next)) {
@@ -62,6 +95,40 @@ export function TrendsPage() {
       </div>
       {!name && <p className="muted">Pick a scenario name to see its finished runs side by side.</p>}
       {pinError && <div className="callout bad">{pinError}</div>}
+      {base && (
+        <form
+          className="trend-band"
+          data-testid="trend-band"
+          onSubmit={(event) => {
+            event.preventDefault();
+            choose({ band: bandText });
+          }}
+        >
+          <label>
+            Band around the baseline ±{" "}
+            <input
+              type="text"
+              className="band-input"
+              inputMode="numeric"
+              size={3}
+              aria-label="Band around the baseline, percent"
+              aria-invalid={band.error !== null}
+              value={bandText}
+              onChange={(event) => setBandText(event.target.value)}
+              onBlur={() => choose({ band: bandText })}
+            />{" "}
+            %
+          </label>
+          <span className="muted">
+            runs past it on the worse side are marked below (p95 above it, throughput under it)
+          </span>
+          {band.error && (
+            <span className="field-error" role="alert">
+              {band.error}
+            </span>
+          )}
+        </form>
+      )}
       {name && points.length === 0 && trend.data && <p className="muted">No finished run named {name}.</p>}
       {points.length > 0 && (
         <>
@@ -75,27 +142,29 @@ export function TrendsPage() {
                 { label: "p50", color: PERCENTILE_COLOURS.p50, values: points.map((p) => p.p50) },
                 { label: "p95", color: PERCENTILE_COLOURS.p95, values: points.map((p) => p.p95) },
                 { label: "p99", color: PERCENTILE_COLOURS.p99, values: points.map((p) => p.p99) },
-                ...(base
-                  ? [{ label: "baseline p95", color: "#7a7a7a", values: line("p95"), dashed: true }]
-                  : []),
               ]}
+              band={bandOf("p95", "baseline p95")}
             />
             <Chart
               title="Throughput"
               unit="req/s"
               x={x}
               xLabels={labels}
-              series={[
-                { label: "rps", color: "#3b6fd8", values: points.map((p) => p.rps) },
-                ...(base ? [{ label: "baseline", color: "#7a7a7a", values: line("rps"), dashed: true }] : []),
-              ]}
+              series={[{ label: "rps", color: MEASURE_COLOURS.throughput, values: points.map((p) => p.rps) }]}
+              band={bandOf("rps", "baseline")}
             />
             <Chart
               title="Error rate"
               unit="%"
               x={x}
               xLabels={labels}
-              series={[{ label: "errors", color: "#d93025", values: points.map((p) => p.errorRate * 100) }]}
+              series={[
+                {
+                  label: "errors",
+                  color: MEASURE_COLOURS.errors,
+                  values: points.map((p) => p.errorRate * 100),
+                },
+              ]}
             />
           </div>
           <section>
@@ -127,10 +196,20 @@ export function TrendsPage() {
                       <td>
                         <When iso={p.startedAt} />
                       </td>
-                      <td>{formatRate(p.rps, "")}</td>
+                      <td
+                        className={worse(p, "rps") ? "bad" : undefined}
+                        data-outside={worse(p, "rps") || undefined}
+                      >
+                        {formatRate(p.rps, "")}
+                      </td>
                       <td>{formatPercent(p.errorRate)}</td>
                       <td>{formatMs(p.p50)}</td>
-                      <td>{formatMs(p.p95)}</td>
+                      <td
+                        className={worse(p, "p95") ? "bad" : undefined}
+                        data-outside={worse(p, "p95") || undefined}
+                      >
+                        {formatMs(p.p95)}
+                      </td>
                       <td>{formatMs(p.p99)}</td>
                       <td>
                         <span className={`badge trust-${p.verdict}`}>{p.verdict}</span>

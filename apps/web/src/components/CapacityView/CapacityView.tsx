@@ -1,4 +1,11 @@
-import { type CapacityResult, capacityStairs, formatMs, stepVerdict } from "@volley/protocol";
+import {
+  type CapacityResult,
+  capacityStairs,
+  formatMs,
+  MEASURE_COLOURS,
+  PERCENTILE_COLOURS,
+  stepVerdict,
+} from "@volley/protocol";
 import { useMemo } from "react";
 import { formatPercent, formatRate } from "../../format/format.js";
 import { Chart } from "../Chart/Chart.js";
@@ -15,16 +22,23 @@ export function CapacityView({ capacity, p95LimitMs }: CapacityViewProps) {
   const x = stairs.rate.map(([t]) => t);
   const rateSeries = useMemo(
     () => [
-      { label: "planned rate", color: "#8e44ad", values: stairs.rate.map(([, v]) => v) },
-      { label: "achieved", color: "#3b6fd8", values: stairs.achieved.map(([, v]) => v) },
+      { label: "planned rate", color: MEASURE_COLOURS.planned, values: stairs.rate.map(([, v]) => v) },
+      { label: "achieved", color: MEASURE_COLOURS.throughput, values: stairs.achieved.map(([, v]) => v) },
     ],
     [stairs],
   );
   const latencySeries = useMemo(
     () => [
-      { label: "p95", color: "#e37400", values: stairs.p95.map(([, v]) => v) },
+      { label: "p95", color: PERCENTILE_COLOURS.p95, values: stairs.p95.map(([, v]) => v) },
       ...(p95LimitMs !== null
-        ? [{ label: "SLO", color: "#d93025", values: stairs.p95.map(() => p95LimitMs), dashed: true }]
+        ? [
+            {
+              label: "SLO",
+              color: MEASURE_COLOURS.errors,
+              values: stairs.p95.map(() => p95LimitMs),
+              dashed: true,
+            },
+          ]
         : []),
     ],
     [stairs, p95LimitMs],

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import uPlot from "uplot";
 import { formatElapsed, NICE_STEPS, SECOND_TICKS, WHOLE_STEPS } from "../../format/format.js";
 import { onThemeChange } from "../../theme.js";
@@ -27,6 +27,16 @@ interface ChartProps {
   markers?: ChartMarker[];
   /** The values are counted whole (VUs): no fractional ticks. */
   whole?: boolean;
+  /** Shaded between its low and high lines, drawn after `series`. */
+  band?: ChartBand;
+}
+
+/** A range drawn shaded between two lines (the allowed change around a baseline). */
+export interface ChartBand {
+  label: string;
+  color: string;
+  low: Array<number | null>;
+  high: Array<number | null>;
 }
 
 export interface ChartMarker {
@@ -45,6 +55,7 @@ export function Chart({
   xLabels,
   markers,
   whole,
+  band,
 }: ChartProps) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
@@ -54,7 +65,18 @@ export function Chart({
   labels.current = xLabels;
   const marks = useRef(markers);
   marks.current = markers;
-  const shape = series.map((s) => `${s.label}|${s.color}|${s.dashed ? 1 : 0}`).join(",");
+  const lines = useMemo<ChartSeries[]>(
+    () =>
+      band
+        ? [
+            ...series,
+            { label: `${band.label} high`, color: band.color, values: band.high },
+            { label: `${band.label} low`, color: band.color, values: band.low },
+          ]
+        : series,
+    [series, band],
+  );
+  const shape = lines.map((s) => `${s.label}|${s.color}|${s.dashed ? 1 : 0}`).join(",");
   const [themeVersion, setThemeVersion] = useState(0);
   useEffect(() => onThemeChange(() => setThemeVersion((v) => v + 1)), []);
 
@@ -106,10 +128,10 @@ export function Chart({
           label: "t",
           value: (_u, t) => (t == null ? "" : labels.current ? (labels.current[t] ?? "") : formatElapsed(t)),
         },
-        ...series.map((s) => ({
+        ...lines.map((s, i) => ({
           label: s.label,
           stroke: s.color,
-          width: 1.6,
+          width: band && i >= series.length ? 1 : 1.6,
           dash: s.dashed ? [6, 4] : undefined,
           spanGaps: true,
           // Three significant digits are what a legend can be read at (255.973 reads 256).
@@ -117,6 +139,8 @@ export function Chart({
             v == null ? "–" : Number(v.toPrecision(3)).toLocaleString(),
         })),
       ],
+      // The band's fill between its high line and its low one (the last two series).
+      bands: band ? [{ series: [lines.length - 1, lines.length], fill: `${band.color}26` }] : undefined,
       legend: { live: true },
       // A drag selects a range of seconds (no zoom): the page shows that range's exact summary.
       cursor: { drag: { x: true, y: false, setScale: false } },
@@ -136,7 +160,7 @@ export function Chart({
         ],
       },
     };
-    plot.current = new uPlot(options, [x, ...series.map((s) => s.values)] as uPlot.AlignedData, box.current);
+    plot.current = new uPlot(options, [x, ...lines.map((s) => s.values)] as uPlot.AlignedData, box.current);
     const observer = new ResizeObserver(() => {
       if (box.current && plot.current) plot.current.setSize({ width: box.current.clientWidth, height });
     });
@@ -150,9 +174,9 @@ export function Chart({
 
   useEffect(() => {
     if (!plot.current) return;
-    plot.current.setData([x, ...series.map((s) => s.values)] as uPlot.AlignedData);
+    plot.current.setData([x, ...lines.map((s) => s.values)] as uPlot.AlignedData);
     if (plot.current.cursor.idx == null) showLatest(plot.current);
-  }, [x, series]);
+  }, [x, lines]);
 
   const markerKey = markers?.map((m) => `${m.at}:${m.label}`).join(",") ?? "";
   // biome-ignore lint/correctness/useExhaustiveDependencies: redrawn when the markers change

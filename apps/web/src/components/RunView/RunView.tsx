@@ -1,5 +1,6 @@
 import {
   ACTIVE_RUN_STATUSES,
+  MEASURE_COLOURS,
   maxOf,
   onRunSeconds,
   PERCENTILE_COLOURS,
@@ -76,8 +77,8 @@ export function RunView({
   const x = useMemo(() => charted.map((p) => p.t), [charted]);
   const throughput = useMemo(
     () => [
-      { label: "requests/s", color: "#3b6fd8", values: charted.map((p) => p.rps) },
-      { label: "errors/s", color: "#d93025", values: charted.map((p) => p.errorsPerSec) },
+      { label: "requests/s", color: MEASURE_COLOURS.throughput, values: charted.map((p) => p.rps) },
+      { label: "errors/s", color: MEASURE_COLOURS.errors, values: charted.map((p) => p.errorsPerSec) },
     ],
     [charted],
   );
@@ -89,7 +90,10 @@ export function RunView({
     ],
     [charted],
   );
-  const vus = useMemo(() => [{ label: "VUs", color: "#8e44ad", values: points.map((p) => p.vus) }], [points]);
+  const vus = useMemo(
+    () => [{ label: "VUs", color: MEASURE_COLOURS.vus, values: points.map((p) => p.vus) }],
+    [points],
+  );
   const now = useMemo(() => {
     const current: Record<string, TimeseriesPoint | undefined> = { "": last };
     for (const [name, series] of Object.entries(requestPoints)) current[name] = series.at(-1);
