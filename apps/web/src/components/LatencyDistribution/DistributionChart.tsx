@@ -62,7 +62,13 @@ export function DistributionChart({
             grid: { stroke: grid },
             ticks: { stroke: grid },
             splits: () => [...DISTRIBUTION_TICKS.map(percentileAxis), DISTRIBUTION_AXIS_END],
-            values: (_u, splits) => splits.map((x) => percentileLabel(axisPercentile(x))),
+            // Under 360 px "99.99 %" would run into "max", half a nine away: the max is kept.
+            values: (u, splits) =>
+              splits.map((x) =>
+                u.bbox.width / devicePixelRatio < 360 && x === percentileAxis(99.99)
+                  ? ""
+                  : percentileLabel(axisPercentile(x)),
+              ),
           },
           { stroke: muted, grid: { stroke: grid }, ticks: { stroke: grid }, size: 60, incrs: NICE_STEPS },
         ],
