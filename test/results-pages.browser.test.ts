@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { RunSummary } from "@volley/protocol";
+import type { LatencyHeatmap, RunSummary } from "@volley/protocol";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, screenshot, VIEWPORTS, watchConsole } from "./support/browser.js";
@@ -168,6 +168,26 @@ describe("/trends", () => {
       });
       const run = await getJson<{ summary: RunSummary }>(`${fleet.master.url}/api/runs/${runId}`);
       expect(Number(await figure.getAttribute("data-requests"))).toBe(run.summary.total.requests);
+      // The cell under the cursor (second 1's busiest bucket) reads as the API counts it.
+      const heatmap = await getJson<LatencyHeatmap>(`${fleet.master.url}/api/runs/${runId}/heatmap`);
+      const row = heatmap.counts[heatmap.seconds.indexOf(1)];
+      const bucket = row.indexOf(Math.max(...row));
+      const canvas = figure.locator("canvas");
+      await canvas.scrollIntoViewIfNeeded();
+      const box = (await canvas.boundingBox()) as { x: number; y: number; width: number; height: number };
+      const [plotW, plotH] = [box.width - 56 - 12, box.height - 8 - 24];
+      const span = (heatmap.seconds.at(-1) ?? 0) + 1;
+      await page.mouse.move(
+        box.x + 56 + (1.5 / span) * plotW,
+        box.y + 8 + plotH - ((bucket + 0.5) / (heatmap.edgesMs.length - 1)) * plotH,
+      );
+      const readout = page.getByTestId("heatmap-readout");
+      await readout.waitFor();
+      expect(await readout.getAttribute("data-second")).toBe("1");
+      expect(await readout.textContent()).toContain(
+        `${row[bucket].toLocaleString("en-US")} requests (of ${row.reduce((n, c) => n + c, 0).toLocaleString("en-US")} that second)`,
+      );
+      await page.mouse.move(0, 0);
       // From the plot's left edge (past the 56 px of labels) to its middle.
       await dragAcross(page, figure.locator("canvas"), (box) => [
         box.x + 58,
