@@ -114,10 +114,29 @@ export abstract class ArrivalRateExecutor<C extends ArrivalConfig> extends BaseE
     return Number.POSITIVE_INFINITY;
   }
 
+  /**
+   * Counted before stopping, so that every iteration the schedule held is counted once (sent,
+   * dropped or skipped): those due by now that the dispatch timer had not taken yet (it fires a
+   * little late; the run's end may come first) are dropped.
+   */
+  override stop(): void {
+    if (!this.stopped && this.started) {
+      const due = this.countOf(this.profile.dueBy(performance.now() - this.ctx.startAt));
+      for (; this.taken < due; this.taken++) this.ctx.onDropped();
+    }
+    super.stop();
+  }
+
   protected afterIteration(vu: EngineVu): void {
     this.pool.release(vu);
-    // A unique feeder of this thread ran out: no later iteration could run.
-    if (vu.exhausted) this.complete();
+    // A unique feeder of this thread ran out: no later iteration can run. The rest of this
+    // thread's schedule is counted skipped, as the iteration that found the feeder empty was.
+    if (vu.exhausted) {
+      const scheduled = this.countOf(this.profile.dueBy(this.profile.durationMs));
+      this.skipIterations(scheduled - this.taken);
+      this.taken = scheduled;
+      this.complete();
+    }
   }
 
   private dispatchDue(): void {
