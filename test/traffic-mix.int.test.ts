@@ -172,38 +172,39 @@ describe("traffic mix: flows, groups, repeats", () => {
             ],
           },
           checkout: {
-            // Room for the engine threads' first, slow second (four threads on two cores, in this process).
             load: { executor: "constant-arrival-rate", rate: 20, duration: "3s", maxVus: 40 },
             requests: [{ name: "pay", path: "/pay?vu={{vu}}" }],
           },
         },
-        thresholds: { "pay.p99": "<5s" },
+        thresholds: { "pay.p99": "<1s" },
       },
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const run = await waitForRunEnd<RunDetail>(master.url, created.body.id as string, 60_000);
+    // Four engine threads on two cores, in this process, may begin after the scheduled start
+    // (300 ms away here): the pays due before are dropped, each counted and explained by the
+    // late-start warning, none sent late and timed from its schedule.
+    const lateStart = run.warnings.find((w) => w.kind === "late-start")?.count ?? 0;
+    const dropped = run.summary.total.dropped;
     expect(run.status).toBe("finished");
     expect(run.passed).toBe(true);
-    // The arrival rate sends exactly rate x duration iterations, beside the closed-model VUs.
-    expect({ pay: target.counts.get("/pay"), dropped: run.summary.total.dropped }).toEqual({
-      pay: 60,
-      dropped: 0,
-    });
-    expect(run.summary.total.dropped).toBe(0);
+    // The arrival rate's rate x duration iterations each counted once, beside the closed-model
+    // VUs: sent, or dropped for a late start (never for want of a VU: maxVus is ample).
+    expect({ pay: target.counts.get("/pay"), dropped }).toEqual({ pay: 60 - lateStart, dropped: lateStart });
     expect(run.summary.total.requests).toBe(target.total());
     const byName = Object.fromEntries(run.summary.requests.map((r) => [r.name, r]));
     expect(byName.item).toMatchObject({ scenario: "browse", flow: "look" });
     expect(byName.search).toMatchObject({ scenario: "browse", flow: "find" });
-    expect(byName.pay).toMatchObject({ scenario: "checkout", requests: 60 });
+    expect(byName.pay).toMatchObject({ scenario: "checkout", requests: 60 - lateStart });
     expect(byName.pay.flow).toBeUndefined();
     // Each scenario's requests together, exact: the sum of its requests.
     expect(run.summary.scenarios).toEqual([
       expect.objectContaining({ name: "browse", requests: byName.item.requests + byName.search.requests }),
-      expect.objectContaining({ name: "checkout", requests: 60 }),
+      expect.objectContaining({ name: "checkout", requests: 60 - lateStart }),
     ]);
     expect(run.summary.scenarios?.[1].latencyMs).toEqual(byName.pay.latencyMs);
     const csv = await (await fetch(`${master.url}/api/runs/${run.id}/report.csv`)).text();
-    expect(csv).toMatch(/\ncheckout,SCENARIO,60,/);
+    expect(csv).toMatch(new RegExp(`\\ncheckout,SCENARIO,${60 - lateStart},`));
     // VU numbers stay unique across the parts: browse 1-4 (up to 16 when raised), checkout after 16.
     const vusOf = (path: string) =>
       new Set(
@@ -219,14 +220,14 @@ describe("traffic mix: flows, groups, repeats", () => {
     const series = await getJson<Timeseries>(`${master.url}/api/runs/${run.id}/timeseries`);
     expect(Object.keys(series.scenarios)).toEqual(["browse", "checkout"]);
     expect(sum(series.scenarios.browse)).toBe(run.summary.scenarios?.[0].requests);
-    expect(sum(series.scenarios.checkout)).toBe(60);
+    expect(sum(series.scenarios.checkout)).toBe(60 - lateStart);
     const checkout = await getJson<Timeseries>(
       `${master.url}/api/runs/${run.id}/timeseries?scenario=checkout`,
     );
     // Per-request series of a scenario's requests are kept under "SCENARIO · NAME".
     expect(Object.keys(checkout.requests)).toEqual(["checkout · pay"]);
     expect(checkout.overall).toHaveLength(series.overall.length);
-    expect(sum(checkout.overall)).toBe(60);
+    expect(sum(checkout.overall)).toBe(60 - lateStart);
     expect(checkout.overall.some((p) => p.p99 !== null && p.p99 > 0)).toBe(true);
     const unknown = await sendJson("GET", `${master.url}/api/runs/${run.id}/timeseries?scenario=nope`);
     expect(unknown.status).toBe(400);

@@ -13,6 +13,12 @@ import { type RateProfile, withRateOverride } from "./rate-profile.js";
 type ArrivalConfig = ConstantArrivalRateConfig | RampingArrivalRateConfig | CapacitySearchConfig;
 
 /**
+ * How late a thread may begin and still send the iterations due meanwhile (a timer fires a
+ * little late; their latency counts those few milliseconds from their schedule).
+ */
+export const LATE_START_TOLERANCE_MS = 20;
+
+/**
  * Open model: iterations start on schedule whether or not earlier ones finished. The whole
  * load's iteration sequence is dealt out by the partition, so threads and workers interleave
  * instead of bursting together. An iteration that finds every VU busy (up to maxVus) is dropped.
@@ -37,7 +43,22 @@ export abstract class ArrivalRateExecutor<C extends ArrivalConfig> extends BaseE
   start(): void {
     this.started = true;
     this.scheduleAt(this.profile.durationMs, () => this.stop());
+    this.missLateIterations();
     this.dispatchDue();
+  }
+
+  /**
+   * A thread that begins after the scheduled start (it was not ready in time) does not send the
+   * iterations already overdue at once: timed from their schedule, the generator's lateness
+   * would read as the target's latency. They are dropped, and recorded as due before the thread
+   * began (the report warns with how late); those within LATE_START_TOLERANCE_MS are sent.
+   */
+  private missLateIterations(): void {
+    const lateMs = this.elapsed();
+    const missed = this.countOf(this.profile.dueBy(lateMs - LATE_START_TOLERANCE_MS));
+    if (missed <= this.taken) return;
+    this.ctx.iterations?.startedLate(missed - this.taken, lateMs);
+    for (; this.taken < missed; this.taken++) this.ctx.onDropped();
   }
 
   activeVus(): number {

@@ -301,6 +301,7 @@ export class SliceEngine {
     for (const log of this.iterationLogs) {
       if (!log.finished.isEmpty) requests.push(log.finished.flush());
       if (!log.skipped.isEmpty) requests.push(log.skipped.flush());
+      if (!log.lateStart.isEmpty) requests.push(log.lateStart.flush());
     }
     const period = {
       second: this.nextSecond++,

@@ -1,5 +1,12 @@
 import { performance } from "node:perf_hooks";
-import { ITERATION_METHOD, iterationStatsName, SKIPPED_METHOD, skippedStatsName } from "@volley/protocol";
+import {
+  ITERATION_METHOD,
+  iterationStatsName,
+  LATE_START_METHOD,
+  lateStartStatsName,
+  SKIPPED_METHOD,
+  skippedStatsName,
+} from "@volley/protocol";
 import { RequestRecorder } from "@volley/stats";
 import type { EngineVu } from "./engine-vu.js";
 
@@ -11,12 +18,15 @@ import type { EngineVu } from "./engine-vu.js";
 export class IterationLog {
   readonly finished: RequestRecorder;
   readonly skipped: RequestRecorder;
+  /** An arrival rate's iterations due before its thread began, each with how late it began. */
+  readonly lateStart: RequestRecorder;
   /** performance.now() each VU (by index in its thread) started its iteration. */
   private startedAt = new Float64Array(16);
 
   constructor(part: string | null, histograms = true) {
     this.finished = new RequestRecorder(iterationStatsName(part), ITERATION_METHOD, histograms);
     this.skipped = new RequestRecorder(skippedStatsName(part), SKIPPED_METHOD, false);
+    this.lateStart = new RequestRecorder(lateStartStatsName(part), LATE_START_METHOD);
   }
 
   started(vu: EngineVu): void {
@@ -34,6 +44,11 @@ export class IterationLog {
     } else if (vu.outcome === "exhausted") {
       this.skipped.record(0, 0, 0, 0);
     }
+  }
+
+  /** `count` iterations were due before the thread began, `lateMs` after the scheduled start. */
+  startedLate(count: number, lateMs: number): void {
+    for (let i = 0; i < count; i++) this.lateStart.record(lateMs * 1000, 0, 0, 0);
   }
 
   /** Planned iterations that will never start because a feeder ran out (beyond the one that found it). */

@@ -50,6 +50,21 @@ describe("trust verdict", () => {
     const dropped = trustOf(run({}, { dropped: 500 }));
     expect(dropped.verdict).toBe("degraded");
     expect(dropped.reasons[0].message).toMatch(/^500 iterations \(1\.0 %\) found no free VU/);
+    // Iterations due before a late thread began are dropped too, but their own warning says why:
+    // only the rest "found no free VU".
+    const lateStart = {
+      kind: "late-start" as const,
+      workerName: "",
+      fromS: 0,
+      toS: 0,
+      message: "late",
+      count: 400,
+    };
+    const late = trustOf(run({ warnings: [lateStart] }, { dropped: 500 }));
+    expect(late.reasons.map((r) => r.kind)).toEqual(["late-start", "dropped-iterations"]);
+    expect(late.reasons[1].message).toMatch(/^100 iterations \(0\.2 %\) found no free VU/);
+    const allLate = trustOf(run({ warnings: [lateStart] }, { dropped: 400 }));
+    expect(allLate.reasons.map((r) => r.kind)).toEqual(["late-start"]);
     const short = trustOf(
       run({
         summary: {

@@ -6,6 +6,7 @@ export type RunWarningKind =
   | "lost-batches"
   | "clock-skew"
   | "skipped-iterations"
+  | "late-start"
   | "not-awaited";
 
 export type TrustVerdict = "trusted" | "degraded" | "untrusted";
@@ -38,6 +39,8 @@ export interface TrustInput {
     fromS: number;
     toS: number;
     message: string;
+    /** How many iterations or requests it is about, where it counts them. */
+    count?: number;
   }>;
   summary: { durationS: number; total: { requests: number; dropped: number } };
   workers: readonly unknown[];
@@ -64,6 +67,7 @@ export function trustOf(run: TrustInput): Trust {
   const durationS = run.summary.durationS;
   let saturatedS = 0;
   let missingWorkers = 0;
+  let droppedLate = 0;
   for (const warning of run.warnings) {
     const kind = warning.kind ?? "saturated";
     reasons.push({
@@ -74,12 +78,15 @@ export function trustOf(run: TrustInput): Trust {
     });
     if (kind === "saturated") saturatedS += warning.toS - warning.fromS;
     if (kind === "worker-lost" || kind === "worker-refused") missingWorkers++;
+    if (kind === "late-start") droppedLate += warning.count ?? 0;
   }
   if (run.workers.length > 0 && missingWorkers * 2 >= run.workers.length) untrusted = true;
   if (durationS > 0 && saturatedS * 2 >= durationS) untrusted = true;
-  const { requests, dropped } = run.summary.total;
+  const { requests } = run.summary.total;
+  // Iterations due before a late thread began are dropped too; their own warning says why.
+  const dropped = Math.max(0, run.summary.total.dropped - droppedLate);
   if (dropped > 0) {
-    const share = dropped / (requests + dropped);
+    const share = dropped / (requests + run.summary.total.dropped);
     reasons.push({
       kind: "dropped-iterations",
       message: `${dropped.toLocaleString("en-US")} iterations (${(share * 100).toFixed(1)} %) found no free VU and were dropped: the arrival rate was not reached (raise maxVus)`,

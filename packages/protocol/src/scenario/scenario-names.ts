@@ -1,5 +1,12 @@
 import type { RequestConfig } from "./request.js";
-import { type Flow, hasParallelSteps, iterationStatsName, skippedStatsName, WS_METHOD } from "./steps.js";
+import {
+  type Flow,
+  hasParallelSteps,
+  iterationStatsName,
+  lateStartStatsName,
+  skippedStatsName,
+  WS_METHOD,
+} from "./steps.js";
 import { STREAM_TIMINGS, streamStatsName } from "./stream-names.js";
 import { wsExchangeName } from "./ws-request.js";
 
@@ -76,7 +83,11 @@ export function recordedStatsNames(
     ...[...new Set(streamed)].flatMap((name) =>
       STREAM_TIMINGS.map((timing) => streamStatsName(name, timing)),
     ),
-    ...scenario.parts.flatMap((part) => [iterationStatsName(part.name), skippedStatsName(part.name)]),
+    ...scenario.parts.flatMap((part) => [
+      iterationStatsName(part.name),
+      skippedStatsName(part.name),
+      lateStartStatsName(part.name),
+    ]),
   ];
 }
 

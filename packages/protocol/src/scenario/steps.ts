@@ -22,6 +22,12 @@ export const ITERATION_METHOD = "ITERATION";
 /** The `method` of iterations that could not start (a unique feeder ran out): one record each. */
 export const SKIPPED_METHOD = "SKIPPED";
 
+/**
+ * The `method` of an arrival rate's iterations due before its thread could begin (it started
+ * after the scheduled start): one record each, its value how late the thread began.
+ */
+export const LATE_START_METHOD = "LATE_START";
+
 /** The `method` of requests a script started and did not await: one record each, named by where. */
 export const NOT_AWAITED_METHOD = "NOT_AWAITED";
 
@@ -32,6 +38,7 @@ const NOT_REQUESTS: ReadonlySet<string> = new Set([
   SCRIPT_METHOD,
   ITERATION_METHOD,
   SKIPPED_METHOD,
+  LATE_START_METHOD,
   NOT_AWAITED_METHOD,
 ]);
 
@@ -47,6 +54,7 @@ export function isRequestMethod(method: string): boolean {
  */
 const ITERATION_PREFIX = "\u0002iterations:";
 const SKIPPED_PREFIX = "\u0002skipped:";
+const LATE_START_PREFIX = "\u0002late-start:";
 const NOT_AWAITED_PREFIX = "\u0002not-awaited:";
 
 export function iterationStatsName(part: string | null): string {
@@ -55,6 +63,10 @@ export function iterationStatsName(part: string | null): string {
 
 export function skippedStatsName(part: string | null): string {
   return SKIPPED_PREFIX + (part ?? "");
+}
+
+export function lateStartStatsName(part: string | null): string {
+  return LATE_START_PREFIX + (part ?? "");
 }
 
 /** Whether a statistic's name is one of those (iterations, skipped ones, requests not awaited): no series of its own. */
@@ -73,7 +85,7 @@ export function notAwaitedAt(name: string): string {
 
 /** The part (its name, "" for a single one) an iteration statistic's name is of. */
 export function partOfIterationStats(name: string): string {
-  const prefix = name.startsWith(ITERATION_PREFIX) ? ITERATION_PREFIX : SKIPPED_PREFIX;
+  const prefix = [ITERATION_PREFIX, SKIPPED_PREFIX, LATE_START_PREFIX].find((p) => name.startsWith(p)) ?? "";
   return name.slice(prefix.length);
 }
 
