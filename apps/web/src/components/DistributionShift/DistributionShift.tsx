@@ -1,4 +1,5 @@
 import type { LatencyShift, ShiftPercentile } from "@volley/protocol";
+import { formatMs } from "../../format/format.js";
 
 /** The z beyond which a shift is more than sampling noise (as `volley run --baseline` judges). */
 const SIGNIFICANT_Z = 3;
@@ -56,7 +57,7 @@ export function DistributionShift({ shift }: { shift: Partial<Record<ShiftPercen
               return (
                 <tr key={key} data-percentile={key}>
                   <td>{LABELS[key]}</td>
-                  <td>{value.aMs.toFixed(2)} ms</td>
+                  <td>{formatMs(value.aMs)}</td>
                   <td>{share(value.aShare)}</td>
                   <td>{share(value.bShare)}</td>
                   <td>{value.z.toFixed(1)}</td>
