@@ -1,6 +1,6 @@
+import { createRequire } from "node:module";
 import { ConfigError } from "@volley/protocol";
 import type { Dispatcher } from "undici";
-import { Pool } from "undici";
 import { Http1Pool } from "./http1-pool.js";
 
 /** What a VU needs of a connection pool: undici's dispatch with the legacy handler, and close. */
@@ -39,6 +39,16 @@ export class InvalidOptionError extends ConfigError {
 /** HTTP/2 streams per session before undici queues requests for another. */
 const H2_STREAMS = 100;
 
+// undici is required when a thread first makes one of its pools (HTTP/2, or `client: undici`),
+// not at start: the default HTTP/1.1 client is Volley's own, and loading undici took 70-90 ms of
+// every engine thread's start (a thread that begins late drops what fell due). CommonJS, so sync.
+const require = createRequire(import.meta.url);
+let undiciPool: typeof import("undici").Pool | null = null;
+function undiciPoolClass(): typeof import("undici").Pool {
+  undiciPool ??= (require("undici") as typeof import("undici")).Pool;
+  return undiciPool;
+}
+
 /**
  * One pool per origin per thread: keep-alive sockets are reused by every VU of the thread, idle
  * ones close after keepAliveTimeout, and `close()` at the end of a run closes them all. HTTP/1.1
@@ -54,7 +64,7 @@ export function createHttpPool(options: HttpPoolOptions): RequestDispatcher {
   }
   const connect = { timeout: options.connectTimeoutMs, rejectUnauthorized: !options.insecureTls };
   if (options.version === "2" || options.version === "2c") {
-    return new Pool(options.origin, {
+    return new (undiciPoolClass())(options.origin, {
       connections: options.connections,
       allowH2: true,
       maxConcurrentStreams: H2_STREAMS,
@@ -69,7 +79,7 @@ export function createHttpPool(options: HttpPoolOptions): RequestDispatcher {
     });
   }
   if (options.client === "undici") {
-    return new Pool(options.origin, {
+    return new (undiciPoolClass())(options.origin, {
       connections: options.connections,
       pipelining: 1,
       keepAliveTimeout: options.keepAliveTimeoutMs,
