@@ -8,6 +8,11 @@ export {
   WHOLE_STEPS,
 } from "@volley/protocol";
 
+/** A figure to three significant digits, in the reader's locale: what a legend or readout can be read at. */
+export function formatSignificant(value: number): string {
+  return Number(value.toPrecision(3)).toLocaleString();
+}
+
 export function formatCount(value: number | null | undefined): string {
   if (value === null || value === undefined) return "–";
   return Math.round(value).toLocaleString("en-US");

@@ -60,12 +60,3 @@ export function heatmapColumns(heatmap: LatencyHeatmap, maxColumns: number): Hea
 export function heatmapOpacity(count: number, most: number): number {
   return 0.12 + 0.88 * (Math.log1p(count) / Math.log1p(most));
 }
-
-/** The bucket a latency falls in (its lower bound at or below it), or -1 outside the edges. */
-export function heatmapBucketOf(heatmap: Pick<LatencyHeatmap, "edgesMs">, ms: number): number {
-  const { edgesMs } = heatmap;
-  if (edgesMs.length < 2 || ms < edgesMs[0] || ms > edgesMs[edgesMs.length - 1]) return -1;
-  let bucket = 0;
-  while (bucket < edgesMs.length - 2 && ms >= edgesMs[bucket + 1]) bucket++;
-  return bucket;
-}

@@ -1,6 +1,12 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import uPlot from "uplot";
-import { formatElapsed, NICE_STEPS, SECOND_TICKS, WHOLE_STEPS } from "../../format/format.js";
+import {
+  formatElapsed,
+  formatSignificant,
+  NICE_STEPS,
+  SECOND_TICKS,
+  WHOLE_STEPS,
+} from "../../format/format.js";
 import { onThemeChange } from "../../theme.js";
 import "uplot/dist/uPlot.min.css";
 
@@ -135,8 +141,7 @@ export function Chart({
           dash: s.dashed ? [6, 4] : undefined,
           spanGaps: true,
           // Three significant digits are what a legend can be read at (255.973 reads 256).
-          value: (_u: uPlot, v: number | null) =>
-            v == null ? "–" : Number(v.toPrecision(3)).toLocaleString(),
+          value: (_u: uPlot, v: number | null) => (v == null ? "–" : formatSignificant(v)),
         })),
       ],
       // The band's fill between its high line and its low one (the last two series).

@@ -6,6 +6,7 @@ import {
 } from "@volley/protocol";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useApi } from "../../api/use-api.js";
+import { formatSignificant } from "../../format/format.js";
 import { onThemeChange } from "../../theme.js";
 import { drawHeatmap, heatmapScale } from "./draw-heatmap.js";
 
@@ -26,7 +27,7 @@ export function LatencyHeatmap({ runId, points, onSelect }: LatencyHeatmapProps)
   const [themeVersion, setThemeVersion] = useState(0);
   const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
   const [hover, setHover] = useState<{ second: number; bucket: number } | null>(null);
-  const drawnMs = useRef<HTMLElement>(null);
+  const figure = useRef<HTMLElement>(null);
   useEffect(() => onThemeChange(() => setThemeVersion((v) => v + 1)), []);
   useEffect(() => {
     const element = canvas.current?.parentElement;
@@ -61,7 +62,7 @@ export function LatencyHeatmap({ runId, points, onSelect }: LatencyHeatmapProps)
       },
     );
     // How long drawing took, for the browser test that holds an hour of seconds under a second.
-    drawnMs.current?.setAttribute("data-draw-ms", (performance.now() - started).toFixed(1));
+    figure.current?.setAttribute("data-draw-ms", (performance.now() - started).toFixed(1));
   }, [data, points, width, themeVersion]);
   const total = useMemo(
     () => (data ? data.counts.reduce((n, row) => row.reduce((m, c) => m + c, n), 0) : 0),
@@ -79,7 +80,7 @@ export function LatencyHeatmap({ runId, points, onSelect }: LatencyHeatmapProps)
   return (
     <section data-testid="latency-heatmap">
       <h2>Latency heatmap</h2>
-      <figure ref={drawnMs} className="chart heatmap" aria-label="Latency heatmap" data-requests={total}>
+      <figure ref={figure} className="chart heatmap" aria-label="Latency heatmap" data-requests={total}>
         <figcaption>
           Requests by second and latency <small>(darker: more requests)</small>{" "}
           {Object.entries(PERCENTILE_COLOURS).map(([key, colour]) => (
@@ -136,7 +137,7 @@ function HeatmapReadout({ data, at }: { data: Heatmap; at: { second: number; buc
   const row = data.seconds.indexOf(at.second);
   const requests = row < 0 ? 0 : data.counts[row][at.bucket];
   const ofSecond = row < 0 ? 0 : data.counts[row].reduce((n, c) => n + c, 0);
-  const range = `${formatMs(data.edgesMs[at.bucket])}–${formatMs(data.edgesMs[at.bucket + 1])} ms`;
+  const range = `${formatSignificant(data.edgesMs[at.bucket])}–${formatSignificant(data.edgesMs[at.bucket + 1])} ms`;
   return (
     <p
       className="heatmap-readout"
@@ -149,5 +150,3 @@ function HeatmapReadout({ data, at }: { data: Heatmap; at: { second: number; buc
     </p>
   );
 }
-
-const formatMs = (ms: number) => Number(ms.toPrecision(3)).toLocaleString();
