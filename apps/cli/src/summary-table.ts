@@ -2,6 +2,8 @@ import {
   formatMs,
   formatPassRate,
   formatThresholdActual,
+  metricFigures,
+  metricTypeLabel,
   type RunDetail,
   scopedName,
   summaryLabel,
@@ -36,6 +38,15 @@ export function formatSummaryTable(run: RunDetail): string {
       out.push(
         `  ${c.fails ? "✗" : "✓"} ${c.name.padEnd(width)}  ${c.passes} passed, ${c.fails} failed  (${formatPassRate(c)})`,
       );
+    }
+  }
+  const metrics = Object.entries(run.summary.metrics ?? {});
+  if (metrics.length) {
+    out.push("", "Metrics");
+    const width = Math.max(...metrics.map(([name]) => name.length));
+    for (const [name, metric] of metrics) {
+      const figures = metricFigures(metric).map((f) => `${f.label} ${f.text}`);
+      out.push(`  ${name.padEnd(width)}  ${metricTypeLabel(metric).padEnd(12)}  ${figures.join("  ")}`);
     }
   }
   return out.join("\n");

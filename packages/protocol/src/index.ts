@@ -55,6 +55,8 @@ export * from "./scenario/think-time.js";
 export * from "./scenario/thresholds.js";
 export * from "./scenario/ws-request.js";
 export * from "./stats/combined-batch.js";
+export * from "./stats/custom-metrics.js";
+export * from "./stats/metric-figures.js";
 export * from "./stats/request-stats.js";
 export * from "./stats/stats-batch.js";
 export * from "./stats/summary.js";

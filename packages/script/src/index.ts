@@ -228,6 +228,44 @@ export interface Feeder {
   next(): Record<string, string>;
 }
 
+/** A trend: every value kept (merged across the fleet into exact percentiles), in its unit. */
+export interface Trend {
+  /** Records a value, a finite number ≥ 0 in the trend's unit. */
+  add(value: number): void;
+}
+
+/** A counter: the sum of what is added, and its rate per second. */
+export interface Counter {
+  /** Adds `value` (a finite number ≥ 0; 1 when left out). */
+  add(value?: number): void;
+}
+
+/** A rate: the share of true among the values added. */
+export interface Rate {
+  /** Adds a value: true (or any truthy value) passes, false fails. */
+  add(value: boolean): void;
+}
+
+/** A gauge: the last value set across the fleet, with the lowest and highest. */
+export interface Gauge {
+  /** Sets the gauge to a finite number. */
+  set(value: number): void;
+}
+
+/**
+ * The script's own metrics, reported under `summary.metrics` and judged by thresholds
+ * (`metrics.NAME.p95`). A name is `[a-z][a-z0-9_]*` (at most 64 characters), at most 200 per run,
+ * and keeps one type: using it as another is an error of the script. Call these anywhere (each
+ * call with a known name returns the same metric), or once at the top of the iteration.
+ */
+export interface VuMetrics {
+  /** A trend; its unit says how values read: "ms" (the default), "bytes" or "none". */
+  trend(name: string, options?: { unit?: "ms" | "bytes" | "none" }): Trend;
+  counter(name: string): Counter;
+  rate(name: string): Rate;
+  gauge(name: string): Gauge;
+}
+
 /** One virtual user, as its script sees it (`SetupData`: what the script's `setup()` returns). */
 export interface Vu<SetupData = unknown> {
   /** The VU's number, unique across workers and threads (from 1). */
@@ -249,6 +287,8 @@ export interface Vu<SetupData = unknown> {
   readonly grpc: VuGrpc;
   /** The VU's cookies: kept for its life, or emptied at each iteration with `http.cookies: { reset: iteration }`. */
   readonly cookies: VuCookies;
+  /** The script's own metrics: trends, counters, rates and gauges. */
+  readonly metrics: VuMetrics;
   /** Counts a check (into `summary.checks`) and returns `condition`, so it can guard what follows. */
   check(name: string, condition: boolean): boolean;
   /** Runs `fn` as a group: its time (first request sent to last answered) is recorded under `name`. */

@@ -1,4 +1,11 @@
-import { type MetricDelta, type RunSummary, scopedName, type TotalsSummary } from "@volley/protocol";
+import {
+  type CompareResult,
+  type MetricDelta,
+  type MetricSummary,
+  type RunSummary,
+  scopedName,
+  type TotalsSummary,
+} from "@volley/protocol";
 
 /** For each compared metric: true when a higher value is better. */
 const HIGHER_IS_BETTER: Record<string, boolean> = {
@@ -80,5 +87,41 @@ export function compareSummaries(a: RunSummary, b: RunSummary) {
     requests: compareNamed(a.requests, b.requests),
     ...(scenarios.length ? { scenarios } : {}),
     ...(groups.length ? { groups } : {}),
+    ...compareMetrics(a, b),
   };
+}
+
+/**
+ * Each custom metric either run has, figure by figure (of the type run A has it as, else B's).
+ * Never judged better or worse: only the script knows whether its metric should rise or fall.
+ */
+function compareMetrics(a: RunSummary, b: RunSummary): Pick<CompareResult, "metrics"> {
+  const names = [...new Set([...Object.keys(a.metrics ?? {}), ...Object.keys(b.metrics ?? {})])];
+  if (names.length === 0) return {};
+  const metrics = names.map((name) => {
+    const ma = a.metrics?.[name];
+    const mb = b.metrics?.[name];
+    const shape = (ma ?? mb) as MetricSummary;
+    const figures = (m: MetricSummary | undefined) =>
+      m && m.type === shape.type ? (m as Record<string, unknown>) : {};
+    const fa = figures(ma);
+    const fb = figures(mb);
+    const deltas: Record<string, MetricDelta> = {};
+    for (const [key, value] of Object.entries(shape)) {
+      if (typeof value !== "number") continue;
+      const delta = metricDelta(numberOr(fa[key]), numberOr(fb[key]), true);
+      deltas[key] = { ...delta, better: null };
+    }
+    return {
+      name,
+      type: shape.type,
+      ...(shape.type === "trend" ? { unit: shape.unit } : {}),
+      metrics: deltas,
+    };
+  });
+  return { metrics };
+}
+
+function numberOr(value: unknown): number | null {
+  return typeof value === "number" ? value : null;
 }

@@ -5,6 +5,8 @@ export * from "./histogram/sparse-codec.js";
 export * from "./latency-distribution.js";
 export * from "./latency-heatmap.js";
 export * from "./latency-shift.js";
+export * from "./metric-recorder.js";
+export * from "./metric-summary.js";
 export * from "./request-aggregate.js";
 export * from "./request-check.js";
 export * from "./request-recorder.js";

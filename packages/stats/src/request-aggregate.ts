@@ -1,4 +1,4 @@
-import type { LatencySummary, RequestStats } from "@volley/protocol";
+import { type GaugeStats, type LatencySummary, laterGauge, type RequestStats } from "@volley/protocol";
 import { ErrorCounter } from "./error-counter.js";
 import { createMergeHistogram } from "./histogram/latency-histogram.js";
 import { addEncodedHistogram, type DecodedHistograms, encodeHistogram } from "./histogram/sparse-codec.js";
@@ -22,6 +22,8 @@ export class RequestAggregate {
   readonly statusCodes: Record<string, number> = {};
   readonly errors = new ErrorCounter();
   readonly histogram = createMergeHistogram();
+  /** A script's gauge: its last, lowest and highest value so far. */
+  gauge: GaugeStats | null = null;
 
   constructor(
     readonly name: string,
@@ -50,6 +52,7 @@ export class RequestAggregate {
       this.statusCodes[code] = (this.statusCodes[code] ?? 0) + count;
     }
     this.errors.addAll(stats.errors);
+    if (stats.gauge) this.addGauge(stats.gauge);
     if (decoded) decoded.addTo(this.histogram, index);
     else addEncodedHistogram(this.histogram, stats.latency.histogram);
   }
@@ -74,7 +77,12 @@ export class RequestAggregate {
       this.statusCodes[code] = (this.statusCodes[code] ?? 0) + count;
     }
     this.errors.addAll(other.errors.list());
+    if (other.gauge) this.addGauge(other.gauge);
     this.histogram.add(other.histogram);
+  }
+
+  private addGauge(gauge: GaugeStats): void {
+    this.gauge = this.gauge ? laterGauge(this.gauge, gauge) : { ...gauge };
   }
 
   toStats(): RequestStats {
@@ -96,6 +104,7 @@ export class RequestAggregate {
         maxUs: this.maxUs,
         histogram: encodeHistogram(this.histogram),
       },
+      ...(this.gauge ? { gauge: { ...this.gauge } } : {}),
     };
   }
 

@@ -1,4 +1,11 @@
-import type { RequestStats } from "@volley/protocol";
+import {
+  MAX_METRICS_PER_RUN,
+  metricKindOf,
+  metricMethod,
+  metricNameProblem,
+  metricOfStatsName,
+  type RequestStats,
+} from "@volley/protocol";
 import { type DecodedHistograms, HistogramFormatError } from "./histogram/sparse-codec.js";
 
 /** More than any worker sends in one second; a count past it is forged or corrupt. */
@@ -25,10 +32,20 @@ export function checkRequestStats(
   histograms.clear();
   const scale = options.batches ?? 1;
   const seen = new Set<string>();
+  const metricMethods = new Map<string, string>();
   for (const stats of requests) {
     const where = `request "${stats.name.slice(0, 80)}"`;
     const nameProblem = options.nameProblem?.(stats.name);
     if (nameProblem) return `${where} ${nameProblem}`;
+    const metricProblem = customMetricProblem(stats);
+    if (metricProblem) return `${where}: ${metricProblem}`;
+    const metric = metricOfStatsName(stats.name);
+    if (metric) {
+      const other = metricMethods.get(metric.name);
+      if (other !== undefined) return `metric "${metric.name}" appears as ${other} and ${stats.method}`;
+      metricMethods.set(metric.name, stats.method);
+      if (metricMethods.size > MAX_METRICS_PER_RUN) return `more than ${MAX_METRICS_PER_RUN} custom metrics`;
+    }
     if (seen.has(stats.name)) return `${where} appears twice`;
     seen.add(stats.name);
     if (stats.requests > MAX_REQUESTS_PER_BATCH * scale) {
@@ -71,6 +88,39 @@ export function checkRequestStats(
       throw error;
     }
     if (values > stats.requests) return `${where}: the histogram holds more values than requests`;
+  }
+  return null;
+}
+
+/**
+ * Why statistics cannot be a custom metric's, or null: a metric's name goes with a metric's
+ * method, and each type carries only its own figures (see MetricRecorder).
+ */
+function customMetricProblem(stats: RequestStats): string | null {
+  const metric = metricOfStatsName(stats.name);
+  if (metric === null) {
+    if (metricKindOf(stats.method)) return "a custom metric's method on a statistic not named as one";
+    return stats.gauge ? "a gauge's figures on a request" : null;
+  }
+  const { name, kind } = metric;
+  if (stats.method !== metricMethod(kind)) return `metric "${name}" has another method than its name says`;
+  const problem = metricNameProblem(name);
+  if (problem) return `metric "${name.slice(0, 80)}" ${problem}`;
+  if (stats.errors.length || Object.keys(stats.statusCodes).length || stats.bytesIn || stats.bytesOut) {
+    return "a custom metric carries no errors, status codes or bytes";
+  }
+  if (kind.type !== "rate" && stats.failures > 0) return `a ${kind.type} has no failures`;
+  if (kind.type !== "trend" && stats.latency.histogram !== "") return `a ${kind.type} has no histogram`;
+  if ((kind.type === "gauge") !== (stats.gauge !== undefined && stats.requests > 0)) {
+    return kind.type === "gauge" ? "a gauge without its figures" : `a ${kind.type} with a gauge's figures`;
+  }
+  if (
+    stats.gauge &&
+    (stats.gauge.min > stats.gauge.max ||
+      stats.gauge.last < stats.gauge.min ||
+      stats.gauge.last > stats.gauge.max)
+  ) {
+    return "gauge figures that do not add up";
   }
   return null;
 }

@@ -13,6 +13,7 @@ import {
   type TotalsSummary,
 } from "@volley/protocol";
 import type { DecodedHistograms } from "./histogram/sparse-codec.js";
+import { metricSummary, metricsAmong } from "./metric-summary.js";
 import { RequestAggregate } from "./request-aggregate.js";
 
 /** Statistics of many request names merged together: a second of a run, or a whole run. */
@@ -151,11 +152,15 @@ export class StatsAggregate {
       .filter((a) => isRequestMethod(a.method) || a.method === SCRIPT_METHOD)
       .flatMap((a) => a.errors.list().map((e) => ({ ...e, request: a.name })));
     errors.sort((a, b) => b.count - a.count);
+    const metrics = metricsAmong(this.byName.values());
     return {
       total: { ...totals(total, durationS, this.dropped), ...this.iterationTotals() },
       requests,
       ...(groups.length ? { groups } : {}),
       ...(checks.length ? { checks } : {}),
+      ...(metrics.length
+        ? { metrics: Object.fromEntries(metrics.map((m) => [m.name, metricSummary(m, durationS)])) }
+        : {}),
       statusCodes: { ...total.statusCodes },
       errors,
       durationS,

@@ -17,6 +17,15 @@ export function evaluateThresholds(
 ): ThresholdResult[] {
   return Object.entries(thresholds).map(([key, expression]) => {
     const rule = parseThreshold(key, expression);
+    if (rule.custom !== undefined) {
+      const actual = customMeasure(summary, rule.custom, rule.metric);
+      return {
+        key,
+        expression,
+        actual,
+        pass: actual !== null && compareThreshold(actual, rule.operator, rule.value),
+      };
+    }
     if (rule.metric === "checks") {
       const actual = checkRate(summary, rule.request);
       return {
@@ -39,6 +48,17 @@ export function evaluateThresholds(
       pass: actual !== null && compareThreshold(actual, rule.operator, rule.value),
     };
   });
+}
+
+/**
+ * A custom metric's figure; null when the run did not record the metric, or its type has no such
+ * figure (a counter's p95), so the threshold fails as "nothing measured".
+ */
+function customMeasure(summary: RunSummary, name: string, stat: string): number | null {
+  const metric = summary.metrics?.[name];
+  if (!metric) return null;
+  const value = (metric as Record<string, unknown>)[stat];
+  return typeof value === "number" && stat !== "type" ? value : null;
 }
 
 function measure(scope: TotalsSummary, metric: string): number | null {

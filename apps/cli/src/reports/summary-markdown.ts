@@ -3,6 +3,8 @@ import {
   formatPassRate,
   formatQuantity,
   formatThresholdActual,
+  metricFigures,
+  metricTypeLabel,
   type RunDetail,
   statusLabel,
   summaryLabel,
@@ -10,7 +12,7 @@ import {
 
 /**
  * A run as Markdown for a CI step summary ($GITHUB_STEP_SUMMARY): the verdicts first (status,
- * thresholds, trust with its reasons), then a table per request, then checks.
+ * thresholds, trust with its reasons), then a table per request, then checks and custom metrics.
  */
 export function summaryMarkdown(run: RunDetail): string {
   const t = run.summary.total;
@@ -50,6 +52,14 @@ export function summaryMarkdown(run: RunDetail): string {
   if (checks.length) {
     out.push("", "| check | passed | failed | rate |", "| --- | ---: | ---: | ---: |");
     for (const c of checks) out.push(`| ${cell(c.name)} | ${c.passes} | ${c.fails} | ${formatPassRate(c)} |`);
+  }
+  const metrics = Object.entries(run.summary.metrics ?? {});
+  if (metrics.length) {
+    out.push("", "| metric | type | figures |", "| --- | --- | --- |");
+    for (const [name, metric] of metrics) {
+      const figures = metricFigures(metric).map((f) => `${f.label} ${f.text}`);
+      out.push(`| ${cell(name)} | ${metricTypeLabel(metric)} | ${figures.join(" · ")} |`);
+    }
   }
   return `${out.join("\n")}\n`;
 }

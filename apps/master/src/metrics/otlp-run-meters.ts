@@ -2,6 +2,10 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import { MeterProvider, type MetricReader } from "@opentelemetry/sdk-metrics";
 import { RUN_METRICS, type RunMetric } from "@volley/protocol";
 import {
+  customCounterSamples,
+  customGaugeSamples,
+  customRateSamples,
+  customTrendQuantiles,
   durationQuantiles,
   failureCounts,
   messageCounts,
@@ -39,6 +43,10 @@ export function runMeters(runId: string, version: string, reader: MetricReader):
   const vus = instrument(RUN_METRICS.vus);
   const streamTiming = instrument(RUN_METRICS.streamTiming);
   const messages = instrument(RUN_METRICS.messages);
+  const customCounter = instrument(RUN_METRICS.customCounter);
+  const customRate = instrument(RUN_METRICS.customRate);
+  const customGauge = instrument(RUN_METRICS.customGauge);
+  const customTrend = instrument(RUN_METRICS.customTrend);
   meter.addBatchObservableCallback(
     (result) => {
       if (!source) return;
@@ -48,8 +56,23 @@ export function runMeters(runId: string, version: string, reader: MetricReader):
       for (const s of vusSamples(source)) result.observe(vus, s.value, s.labels);
       for (const s of streamTimingQuantiles(source)) result.observe(streamTiming, s.value, s.labels);
       for (const s of messageCounts(source)) result.observe(messages, s.value, s.labels);
+      for (const s of customCounterSamples(source)) result.observe(customCounter, s.value, s.labels);
+      for (const s of customRateSamples(source)) result.observe(customRate, s.value, s.labels);
+      for (const s of customGaugeSamples(source)) result.observe(customGauge, s.value, s.labels);
+      for (const s of customTrendQuantiles(source)) result.observe(customTrend, s.value, s.labels);
     },
-    [requests, failures, duration, vus, streamTiming, messages],
+    [
+      requests,
+      failures,
+      duration,
+      vus,
+      streamTiming,
+      messages,
+      customCounter,
+      customRate,
+      customGauge,
+      customTrend,
+    ],
   );
   return {
     runId,

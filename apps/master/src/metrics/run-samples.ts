@@ -1,5 +1,11 @@
 import { isRequestMethod, type RunDetail, streamOf, unscopedName } from "@volley/protocol";
-import type { RequestAggregate, StatsAggregate } from "@volley/stats";
+import {
+  metricPoint,
+  metricSummary,
+  metricsAmong,
+  type RequestAggregate,
+  type StatsAggregate,
+} from "@volley/stats";
 import type { RunAggregator } from "../pipeline/run-aggregator.js";
 
 /** One value of a metric with its labels (Prometheus) or attributes (OpenTelemetry). */
@@ -107,6 +113,58 @@ export function messageCounts(source: RunMetricsSource): Sample[] {
     out.push({ labels: { ...labels, direction: "received" }, value: aggregate.messagesReceived });
   });
   return out;
+}
+
+/** Custom counters: the sum added so far. */
+export function customCounterSamples(source: RunMetricsSource): Sample[] {
+  return metricsAmong(source.cumulative.list()).flatMap((metric) => {
+    const summary = metricSummary(metric, 0);
+    return summary.type === "counter"
+      ? [{ labels: metricLabels(source, metric.name), value: summary.count }]
+      : [];
+  });
+}
+
+/** Custom rates: values added so far, passes and fails apart. */
+export function customRateSamples(source: RunMetricsSource): Sample[] {
+  return metricsAmong(source.cumulative.list()).flatMap((metric) => {
+    const summary = metricSummary(metric, 0);
+    if (summary.type !== "rate") return [];
+    const labels = metricLabels(source, metric.name);
+    return [
+      { labels: { ...labels, outcome: "pass" }, value: summary.passes },
+      { labels: { ...labels, outcome: "fail" }, value: summary.fails },
+    ];
+  });
+}
+
+/** Custom gauges: the last value set across the fleet. */
+export function customGaugeSamples(source: RunMetricsSource): Sample[] {
+  return metricsAmong(source.cumulative.list()).flatMap((metric) => {
+    const summary = metricSummary(metric, 0);
+    return summary.type === "gauge"
+      ? [{ labels: metricLabels(source, metric.name), value: summary.last }]
+      : [];
+  });
+}
+
+/** Custom trends: p50, p95 and p99 in their unit over the last 10 closed seconds. */
+export function customTrendQuantiles(source: RunMetricsSource): Sample[] {
+  if (!source.recent) return [];
+  return metricsAmong(source.recent.list()).flatMap((metric) => {
+    if (metric.kind.type !== "trend" || metric.aggregate.requests === 0) return [];
+    const point = metricPoint(0, metric);
+    const labels = { ...metricLabels(source, metric.name), unit: metric.kind.unit };
+    return [
+      { labels: { ...labels, quantile: "0.5" }, value: point.value ?? 0 },
+      { labels: { ...labels, quantile: "0.95" }, value: point.p95 ?? 0 },
+      { labels: { ...labels, quantile: "0.99" }, value: point.p99 ?? 0 },
+    ];
+  });
+}
+
+function metricLabels(source: RunMetricsSource, metric: string): { run: string; metric: string } {
+  return { run: source.runId, metric };
 }
 
 export function vusSamples(source: RunMetricsSource): Sample[] {

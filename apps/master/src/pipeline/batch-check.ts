@@ -1,6 +1,8 @@
 import {
   type CombinedBatch,
   type CoveredBatch,
+  type MetricKind,
+  metricOfStatsName,
   runGracefulStopMs,
   runPlannedMs,
   type Scenario,
@@ -20,6 +22,8 @@ export interface BatchLimits {
    * `max` are known (`known` says whether one is), so a worker cannot grow the run without bound.
    */
   scriptNames?: { max: number; known(name: string): boolean; count(): number };
+  /** A scripted run's custom metrics: why one cannot be taken (another type, one too many), or null. */
+  metricProblem?: (metric: { name: string; kind: MetricKind }) => string | null;
   /** Last second a batch may describe: the planned length, graceful stop and overrun, plus slack. */
   maxSecond: number;
 }
@@ -118,6 +122,12 @@ function coverProblem(
 
 function nameProblem(limits: BatchLimits, name: string): string | null {
   if (limits.names.has(name)) return null;
+  const metric = metricOfStatsName(name);
+  if (metric) {
+    return limits.metricProblem
+      ? limits.metricProblem(metric)
+      : "is a custom metric, and no part of the run has a script";
+  }
   const script = limits.scriptNames;
   if (script === undefined) return "is not in the scenario";
   return script.known(name) || script.count() < script.max

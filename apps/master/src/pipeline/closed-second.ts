@@ -1,6 +1,12 @@
 import type { RunAggregateRow, RunSecondRow } from "@volley/db";
-import { isIterationStatsName, type TimeseriesPoint } from "@volley/protocol";
-import type { StatsAggregate } from "@volley/stats";
+import {
+  isIterationStatsName,
+  type MetricPoint,
+  metricOfStatsName,
+  type TimeseriesPoint,
+} from "@volley/protocol";
+import { metricPoint, type StatsAggregate } from "@volley/stats";
+import { metricColumns } from "./metric-rows.js";
 import type { ScenarioSeries } from "./scenario-series.js";
 import { packSecondStats, SCENARIO_ROW_PREFIX, toPoint, toRow } from "./second-rows.js";
 
@@ -9,6 +15,8 @@ export interface ClosedSecond {
   point: TimeseriesPoint;
   requests: Record<string, TimeseriesPoint>;
   scenarios: Record<string, TimeseriesPoint>;
+  /** A script's custom metrics of the second. */
+  metrics: Record<string, MetricPoint>;
   rows: RunSecondRow[];
 }
 
@@ -29,7 +37,17 @@ export function closeSecond(
   const requests: Record<string, TimeseriesPoint> = {};
   // The whole run's statistics too: the latency heatmap reads one row a second.
   const rows = [toRow(runId, "", point, total.requests > 0 ? packSecondStats(total.toStats()) : null)];
+  const metrics: Record<string, MetricPoint> = {};
   for (const aggregate of stats.list()) {
+    const metric = metricOfStatsName(aggregate.name);
+    if (metric) {
+      const point = metricPoint(second, { ...metric, aggregate });
+      metrics[metric.name] = point;
+      rows.push(
+        toRow(runId, aggregate.name, metricColumns(point, vus), packSecondStats(aggregate.toStats())),
+      );
+      continue;
+    }
     const namePoint = toPoint(second, aggregate, vus);
     // Iterations are stored (exact windows read them) but are no request's series.
     if (!isIterationStatsName(aggregate.name)) requests[aggregate.name] = namePoint;
@@ -39,7 +57,7 @@ export function closeSecond(
   for (const [name, scenarioPoint] of Object.entries(scenarios)) {
     rows.push(toRow(runId, SCENARIO_ROW_PREFIX + name, scenarioPoint));
   }
-  return { point, requests, scenarios, rows };
+  return { point, requests, scenarios, metrics, rows };
 }
 
 /** The run's cumulative statistics as stored, one row per name, in the scenario's order. */

@@ -2,7 +2,10 @@ import type { RunAggregateRow, RunSecondRow, RunUpdate, RunWorkerUpdate } from "
 import {
   type CombinedBatch,
   type LiveSecond,
+  MAX_METRICS_PER_RUN,
+  type MetricKind,
   maxOf,
+  metricStatsName,
   type RunSummary,
   requestCount,
   type Scenario,
@@ -10,7 +13,7 @@ import {
   scenarioNames,
   type TimeseriesPoint,
 } from "@volley/protocol";
-import { DecodedHistograms, StatsAggregate } from "@volley/stats";
+import { DecodedHistograms, metricsAmong, StatsAggregate } from "@volley/stats";
 import { type BatchLimits, checkBatch, checkCombinedBatch } from "./batch-check.js";
 import { aggregateRows, closeSecond } from "./closed-second.js";
 import { type LateCounts, PendingLateCounts } from "./late-counts.js";
@@ -97,6 +100,7 @@ export class RunAggregator {
           known: (name: string) => this.cumulative.get(name) !== undefined,
           count: () => this.cumulative.size,
         },
+        metricProblem: (metric: { name: string; kind: MetricKind }) => this.metricProblem(metric),
       }),
     };
     this.lateMs = init.lateMs ?? DEFAULT_LATE_MS;
@@ -108,6 +112,18 @@ export class RunAggregator {
       maxOf([...this.open.numbers(), ...init.workers.map((w) => w.received.highest)], this.closedThrough),
       Math.max(init.maxSecond, this.closedThrough),
     );
+  }
+
+  /** Why a batch's custom metric cannot be taken: the run has it as another type, or has 200. */
+  private metricProblem({ name, kind }: { name: string; kind: MetricKind }): string | null {
+    if (this.cumulative.get(metricStatsName(name, kind))) return null;
+    const known = metricsAmong(this.cumulative.list());
+    const other = known.find((m) => m.name === name);
+    if (other)
+      return `is metric "${name}" as a ${other.kind.type} (the run has it as a ${other.kind.type} already)`;
+    return known.length < MAX_METRICS_PER_RUN
+      ? null
+      : `is one custom metric too many (a run has at most ${MAX_METRICS_PER_RUN})`;
   }
 
   /** Hears each second as it closes, with its merged statistics (a capacity search's judge). */
@@ -293,7 +309,7 @@ export class RunAggregator {
     const { stats, vus } = this.open.take(second);
     this.closedThrough = second;
     this.dirty = true;
-    const { point, requests, scenarios, rows } = closeSecond(
+    const { point, requests, scenarios, metrics, rows } = closeSecond(
       this.runId,
       second,
       stats,
@@ -311,6 +327,7 @@ export class RunAggregator {
       point,
       requests,
       scenarios,
+      metrics,
       summary: this.summary(),
       elapsedS: second + 1,
       workers: this.workerList().map((w) => ({

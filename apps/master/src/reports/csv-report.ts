@@ -1,4 +1,10 @@
-import { LATENCY_COLUMNS, type RunDetail, scopedName, type TotalsSummary } from "@volley/protocol";
+import {
+  LATENCY_COLUMNS,
+  type MetricSummary,
+  type RunDetail,
+  scopedName,
+  type TotalsSummary,
+} from "@volley/protocol";
 
 const COLUMNS = [
   "name",
@@ -16,7 +22,8 @@ const COLUMNS = [
  * One row per request name ("SCENARIO · NAME" in a run of `scenarios:`), one for the whole run, as spreadsheets expect; then one per scenario
  * of `scenarios:` (method SCENARIO, its requests together) and one per group (method GROUP: a
  * group's runs are not requests): views of the total, after it. Checks come last (method CHECK:
- * requests = evaluated, failures = failed; no timings).
+ * requests = evaluated, failures = failed; no timings), then a script's custom metrics (method
+ * METRIC:TYPE, see metricRow).
  */
 export function renderCsvReport(run: RunDetail): string {
   const rows = [COLUMNS.join(",")];
@@ -31,7 +38,35 @@ export function renderCsvReport(run: RunDetail): string {
     const failRate = evaluated ? check.fails / evaluated : 0;
     rows.push([csvText(check.name), "CHECK", evaluated, check.fails, failRate.toFixed(6)].join(","));
   }
+  for (const [name, metric] of Object.entries(run.summary.metrics ?? {})) rows.push(metricRow(name, metric));
   return `${rows.join("\n")}\n`;
+}
+
+/**
+ * A custom metric's row: `requests` its values (a counter's sum), `rps` a counter's per second; a
+ * rate's false values are its failures; a trend's figures (in its unit, not ms) and a gauge's
+ * (last as mean, min, max) fill the timing columns they name.
+ */
+function metricRow(name: string, metric: MetricSummary): string {
+  const cells: Record<string, string | number> = { name: csvText(name), method: `METRIC:${metric.type}` };
+  if (metric.type === "trend") {
+    cells.method = `METRIC:trend:${metric.unit}`;
+    cells.requests = metric.count;
+    for (const c of LATENCY_COLUMNS)
+      if (c.key in metric) cells[`${c.key}_ms`] = metric[c.key as keyof typeof metric];
+  } else if (metric.type === "counter") {
+    cells.requests = metric.count;
+    cells.rps = metric.ratePerSecond;
+  } else if (metric.type === "rate") {
+    cells.requests = metric.passes + metric.fails;
+    cells.failures = metric.fails;
+    cells.error_rate = (1 - metric.rate).toFixed(6);
+  } else {
+    cells.mean_ms = metric.last;
+    cells.min_ms = metric.min;
+    cells.max_ms = metric.max;
+  }
+  return COLUMNS.map((column) => cells[column] ?? "").join(",");
 }
 
 function row(name: string, method: string, totals: TotalsSummary): string {

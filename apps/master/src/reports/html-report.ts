@@ -20,6 +20,7 @@ import {
   type TotalsSummary,
 } from "@volley/protocol";
 import { capacitySection } from "./capacity-report.js";
+import { metricsSection } from "./metrics-section.js";
 import { escapeHtml, svgLineChart } from "./svg-chart.js";
 import { svgDistributionChart } from "./svg-distribution.js";
 import { svgHeatmap } from "./svg-heatmap.js";
@@ -133,6 +134,7 @@ ${run.summary.checks
 </tbody></table>`
     : ""
 }
+${metricsSection(run, series)}
 ${messagesTable(run)}
 ${streamsTable(run)}
 <h2>Status codes</h2>

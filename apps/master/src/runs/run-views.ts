@@ -1,6 +1,7 @@
 import type { RunAggregateRow, RunRow, RunSecondRow, RunWorkerRow } from "@volley/db";
 import {
   isIterationStatsName,
+  metricOfStatsName,
   onRunSeconds,
   type RunDetail,
   type RunListItem,
@@ -15,6 +16,7 @@ import {
 } from "@volley/protocol";
 import type { StatsAggregate } from "@volley/stats";
 import { cumulativeFromRows } from "../pipeline/merge-state.js";
+import { metricPointOfRow } from "../pipeline/metric-rows.js";
 import { SCENARIO_ROW_PREFIX } from "../pipeline/second-rows.js";
 import { runColumns } from "./run-columns.js";
 
@@ -115,7 +117,12 @@ export function toTimeseries(rows: ReadonlyArray<Omit<RunSecondRow, "stats">>): 
       p95: row.p95Ms,
       p99: row.p99Ms,
     };
-    if (row.name === "") series.overall.push(point);
+    const metric = metricOfStatsName(row.name);
+    if (metric) {
+      series.metrics ??= {};
+      series.metrics[metric.name] ??= [];
+      series.metrics[metric.name].push(metricPointOfRow(row, metric.kind));
+    } else if (row.name === "") series.overall.push(point);
     else if (row.name.startsWith(SCENARIO_ROW_PREFIX)) {
       const name = row.name.slice(SCENARIO_ROW_PREFIX.length);
       series.scenarios[name] ??= [];

@@ -1,5 +1,6 @@
 import {
   ACTIVE_RUN_STATUSES,
+  type MetricPoint,
   type RunDetail,
   type RunSummary,
   type Timeseries,
@@ -18,6 +19,8 @@ export interface RunData {
   requestPoints: Record<string, TimeseriesPoint[]>;
   /** Each of `scenarios:` as its own series (empty for a run without them). */
   scenarioPoints: Record<string, TimeseriesPoint[]>;
+  /** A script's custom metrics, each second they were recorded. */
+  metricPoints: Record<string, MetricPoint[]>;
   live: boolean;
   error: Error | null;
   loading: boolean;
@@ -62,6 +65,10 @@ export function useRunData(id: string | null): RunData {
     () => mergeSeries(series.data?.scenarios, liveRun ? feed.scenarioPoints : {}),
     [series.data, feed.scenarioPoints, liveRun],
   );
+  const metricPoints = useMemo(
+    () => mergeSeries(series.data?.metrics, liveRun ? feed.metricPoints : {}),
+    [series.data, feed.metricPoints, liveRun],
+  );
 
   const summary =
     live && feed.liveRunId === id && feed.summary ? feed.summary : (detail.data?.summary ?? null);
@@ -100,6 +107,7 @@ export function useRunData(id: string | null): RunData {
     points,
     requestPoints,
     scenarioPoints,
+    metricPoints,
     live,
     error: detail.error,
     loading: detail.loading && !detail.data,
@@ -111,17 +119,17 @@ export function useRunData(id: string | null): RunData {
 }
 
 /** Stored series by name, each followed by its live points. */
-function mergeSeries(
-  stored: Record<string, TimeseriesPoint[]> | undefined,
-  live: Record<string, TimeseriesPoint[]>,
-): Record<string, TimeseriesPoint[]> {
-  const merged: Record<string, TimeseriesPoint[]> = { ...(stored ?? {}) };
+function mergeSeries<P extends { t: number }>(
+  stored: Record<string, P[]> | undefined,
+  live: Record<string, P[]>,
+): Record<string, P[]> {
+  const merged: Record<string, P[]> = { ...(stored ?? {}) };
   for (const [name, list] of Object.entries(live)) merged[name] = mergePoints(merged[name] ?? [], list);
   return merged;
 }
 
 /** Stored points, then live ones past the last stored second. */
-function mergePoints(stored: TimeseriesPoint[], live: TimeseriesPoint[]): TimeseriesPoint[] {
+function mergePoints<P extends { t: number }>(stored: P[], live: P[]): P[] {
   if (!live.length) return stored;
   const lastStored = stored.at(-1)?.t ?? -1;
   return [...stored, ...live.filter((p) => p.t > lastStored)];

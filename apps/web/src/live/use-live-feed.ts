@@ -3,6 +3,7 @@ import {
   type LiveMessage,
   type LiveSecond,
   type LoadChangeRecord,
+  type MetricPoint,
   type RunDetail,
   type RunListItem,
   type RunSummary,
@@ -24,6 +25,8 @@ export interface LiveFeed {
   requestPoints: Record<string, TimeseriesPoint[]>;
   /** Each of the live run's `scenarios:`, as its own series. */
   scenarioPoints: Record<string, TimeseriesPoint[]>;
+  /** The live run's custom metrics, each second they were recorded. */
+  metricPoints: Record<string, MetricPoint[]>;
   summary: RunSummary | null;
   /** The live run's workers: requests so far and state. */
   runWorkers: LiveSecond["workers"];
@@ -50,6 +53,7 @@ const EMPTY: LiveFeed = {
   points: [],
   requestPoints: {},
   scenarioPoints: {},
+  metricPoints: {},
   summary: null,
   runWorkers: [],
   lastStatus: null,
@@ -107,6 +111,7 @@ function apply(feed: LiveFeed, message: LiveMessage): LiveFeed {
         points: message.points,
         requestPoints: {},
         scenarioPoints: {},
+        metricPoints: {},
         summary: message.run?.summary ?? null,
         current: message.run,
         queued: message.queued ?? [],
@@ -133,12 +138,17 @@ function apply(feed: LiveFeed, message: LiveMessage): LiveFeed {
       for (const [name, point] of Object.entries(message.scenarios ?? {})) {
         scenarioPoints[name] = [...(scenarioPoints[name] ?? []), point];
       }
+      const metricPoints = fresh ? {} : { ...feed.metricPoints };
+      for (const [name, point] of Object.entries(message.metrics ?? {})) {
+        metricPoints[name] = [...(metricPoints[name] ?? []), point];
+      }
       return {
         ...feed,
         liveRunId: message.runId,
         points: fresh ? [message.point] : [...feed.points, message.point],
         requestPoints,
         scenarioPoints,
+        metricPoints,
         summary: message.summary,
         runWorkers: message.workers,
       };

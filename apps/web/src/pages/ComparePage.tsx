@@ -1,6 +1,7 @@
 import type { CompareResult, MetricDelta } from "@volley/protocol";
 import { Link, useSearchParams } from "react-router-dom";
 import { useApi } from "../api/use-api.js";
+import { CompareMetrics } from "../components/CompareMetrics/CompareMetrics.js";
 import { CompareOverlays } from "../components/CompareOverlays/CompareOverlays.js";
 import { DistributionShift } from "../components/DistributionShift/DistributionShift.js";
 import { When } from "../components/When/When.js";
@@ -71,6 +72,7 @@ export function ComparePage() {
           ]}
         />
       </section>
+      {result.data.metrics && <CompareMetrics metrics={result.data.metrics} />}
     </div>
   );
 }

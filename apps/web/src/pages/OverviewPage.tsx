@@ -49,6 +49,7 @@ export function OverviewPage() {
             summary={data.summary}
             points={data.points}
             requestPoints={data.requestPoints}
+            metricPoints={data.metricPoints}
             scenarioPoints={data.scenarioPoints}
             live={data.live}
             workers={feed.workers}

@@ -153,6 +153,7 @@ export function RunPage() {
           summary={data.summary}
           points={data.points}
           requestPoints={data.requestPoints}
+          metricPoints={data.metricPoints}
           scenarioPoints={data.scenarioPoints}
           live={data.live}
           workers={feed.workers}

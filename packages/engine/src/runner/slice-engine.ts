@@ -21,6 +21,7 @@ import { GrpcChannels } from "../grpc/grpc-channels.js";
 import { ProtoPackages } from "../scenario/compiled-grpc.js";
 import { compileRequests, requestOrigins } from "../scenario/compiled-request.js";
 import type { LoadedScript } from "../script/load-scripts.js";
+import { ScriptMetrics } from "../script/script-metrics.js";
 import { scriptedVus, scriptTarget } from "../script/script-part.js";
 import { ScriptRecorders } from "../script/script-recorders.js";
 import { atMoment } from "../timing/at-moment.js";
@@ -83,6 +84,7 @@ export class SliceEngine {
   private readonly iterationLogs: IterationLog[];
   /** What each part's scripted VUs record, under the names their scripts give (scoped by the part). */
   private readonly scriptRecorders: ScriptRecorders[];
+  private readonly scriptMetrics: ScriptMetrics;
   private readonly startAt: number;
   private dropped = 0;
   private nextSecond = 0;
@@ -123,11 +125,13 @@ export class SliceEngine {
     this.grpcChannels = new GrpcChannels(scenario.http.insecureTls);
     // The scenario's origins, in the order its compiled requests refer to them.
     const origins = requestOrigins(scenario).map((origin) => this.pools.get(origin.origin));
+    this.scriptMetrics = new ScriptMetrics(options.latencyHistograms ?? true);
     this.scriptRecorders = scenario.parts.map(
       (part) => new ScriptRecorders(options.latencyHistograms ?? true, part.name),
     );
     const scriptThread = {
       scenario,
+      metrics: this.scriptMetrics,
       http: {
         target: scriptTarget(scenario),
         originOf: (origin: string) => this.pools.get(origin),
@@ -298,6 +302,8 @@ export class SliceEngine {
     for (const recorder of this.uniqueRecorders) if (!recorder.isEmpty) requests.push(recorder.flush());
     for (const part of this.scriptRecorders)
       for (const recorder of part.all()) if (!recorder.isEmpty) requests.push(recorder.flush());
+    for (const recorder of this.scriptMetrics.recorders())
+      if (!recorder.isEmpty) requests.push(recorder.flush());
     for (const log of this.iterationLogs) {
       if (!log.finished.isEmpty) requests.push(log.finished.flush());
       if (!log.skipped.isEmpty) requests.push(log.skipped.flush());

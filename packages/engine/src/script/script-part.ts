@@ -6,6 +6,7 @@ import type { VuFactory } from "../vu/engine-vu.js";
 import type { LoadedScript } from "./load-scripts.js";
 import { NotAwaitedLog } from "./not-awaited-log.js";
 import type { ScriptHttpSettings } from "./script-http.js";
+import type { ScriptMetrics } from "./script-metrics.js";
 import { ScriptedVu } from "./scripted-vu.js";
 
 /** What a thread's scripted parts share: HTTP through its pools, its feeders, the run's env. */
@@ -16,6 +17,8 @@ export interface ScriptThread {
   env: Record<string, string>;
   feeders: FeederSet;
   scripts: Record<string, LoadedScript>;
+  /** The thread's custom metrics, shared by every part's VUs (metric names are the run's). */
+  metrics: ScriptMetrics;
 }
 
 /** Makes the VUs of a scripted part: each runs the part's script with the thread's HTTP and data. */
@@ -38,6 +41,7 @@ export function scriptedVus(part: ScenarioPart & { script: string }, thread: Scr
     cookieReset: scenario.http.cookieReset,
     maxInFlight: scenario.http.maxConnectionsPerVu,
     notAwaited: new NotAwaitedLog(thread.http.recorders, script.frameRoot),
+    metrics: thread.metrics,
   };
   return (number, index) => new ScriptedVu(number, index, context);
 }

@@ -13,6 +13,7 @@ import {
   type ScriptRequester,
   scriptRequest,
 } from "./script-http.js";
+import type { ScriptMetrics } from "./script-metrics.js";
 import type { ScriptRequest } from "./script-request.js";
 import { scriptStream } from "./script-stream.js";
 import { vuCookies } from "./vu-cookies.js";
@@ -32,6 +33,7 @@ export interface ScriptVuContext {
   /** Requests one VU may have in flight at once (http.maxConnectionsPerVu). */
   maxInFlight: number;
   notAwaited: NotAwaitedLog;
+  metrics: ScriptMetrics;
 }
 
 const ABORTED = new RequestFailedError("aborted", "aborted at the end of gracefulStop");
@@ -247,6 +249,7 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
         },
       },
       cookies: vuCookies(ctx.http, () => self.cookies),
+      metrics: ctx.metrics.api,
       http: {
         get: (url, options) => request("GET", url, options),
         post: (url, options) => request("POST", url, options),

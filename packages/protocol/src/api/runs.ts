@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { LoadChangeRecord } from "../messages/change-load.js";
 import { CONTROL_RE } from "../scenario/request.js";
 import type { ScenarioInput } from "../scenario/scenario.js";
+import type { MetricPoint, MetricType, MetricUnit } from "../stats/custom-metrics.js";
 import type { RunSummary } from "../stats/summary.js";
 import type { RunWarningKind, Trust } from "./trust.js";
 
@@ -227,6 +228,8 @@ export interface Timeseries {
    * a scenario without parts, and when the series is filtered to one scenario.
    */
   scenarios: Record<string, TimeseriesPoint[]>;
+  /** A script's own metrics, each second it recorded them (see MetricPoint). Absent: none. */
+  metrics?: Record<string, MetricPoint[]>;
 }
 
 export interface MetricDelta {
@@ -249,6 +252,13 @@ export interface CompareResult {
   scenarios?: Array<{ name: string; metrics: Record<string, MetricDelta> }>;
   /** Groups, when either run has them. */
   groups?: Array<{ name: string; metrics: Record<string, MetricDelta> }>;
+  /** A script's custom metrics, when either run has them: each figure of its type (never judged). */
+  metrics?: Array<{
+    name: string;
+    type: MetricType;
+    unit?: MetricUnit;
+    metrics: Record<string, MetricDelta>;
+  }>;
   /** How b's whole latency distribution sits against a's percentiles (p50 … p999, all requests). */
   shift: Partial<Record<ShiftPercentile, LatencyShift>>;
 }

@@ -1,5 +1,6 @@
 import type { RunDetail, RunListItem, TimeseriesPoint } from "../api/runs.js";
 import type { WorkerInfo } from "../api/worker-info.js";
+import type { MetricPoint } from "../stats/custom-metrics.js";
 import type { RunSummary } from "../stats/summary.js";
 import type { LoadChangeRecord } from "./change-load.js";
 
@@ -11,6 +12,8 @@ export interface LiveSecond {
   requests: Record<string, TimeseriesPoint>;
   /** Each of `scenarios:` (its requests merged), when the run has them. */
   scenarios: Record<string, TimeseriesPoint>;
+  /** A script's own metrics of the second. */
+  metrics: Record<string, MetricPoint>;
   /** Everything merged so far. */
   summary: RunSummary;
   elapsedS: number;

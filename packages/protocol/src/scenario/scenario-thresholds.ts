@@ -78,6 +78,15 @@ export function thresholdProblems(scenario: {
     } catch {
       continue; // reported by the field check
     }
+    if (rule.custom !== undefined) {
+      if (!scripted) {
+        problems.push({
+          path: ["thresholds", key],
+          message: `metrics.${rule.custom} is a custom metric, and only a script records those (no part of this scenario has one)`,
+        });
+      }
+      continue;
+    }
     if (scripted && (rule.metric === "checks" || rule.request !== undefined)) continue;
     if (rule.metric === "checks") {
       const problem = checkThresholdProblem(scenario, rule.request);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { fieldsAt, unknownFieldsMessage } from "../did-you-mean.js";
 import { durationSchema } from "../duration.js";
+import { METRIC_METHODS } from "../stats/custom-metrics.js";
 import { type RequestConfig, requestSchema, statsNameSchema } from "./request.js";
 import { scopedName } from "./scoped-names.js";
 import { STREAM_METHODS } from "./stream-names.js";
@@ -40,9 +41,10 @@ const NOT_REQUESTS: ReadonlySet<string> = new Set([
   SKIPPED_METHOD,
   LATE_START_METHOD,
   NOT_AWAITED_METHOD,
+  ...METRIC_METHODS,
 ]);
 
-/** Whether statistics of this method are requests (groups, checks, script errors and iterations are not). */
+/** Whether statistics of this method are requests (groups, checks, script errors, iterations and metrics are not). */
 export function isRequestMethod(method: string): boolean {
   return !NOT_REQUESTS.has(method);
 }

@@ -1,4 +1,5 @@
 import { formatMs } from "../format.js";
+import { metricNameProblem } from "../stats/custom-metrics.js";
 import { STREAM_TIMINGS, type StreamTiming } from "./stream-names.js";
 /**
  * Threshold expressions: `{ "p95": "<200ms", "errorRate": "<1%", "login.p99": "<=500ms" }`.
@@ -11,18 +12,46 @@ export const COUNT_METRICS = ["requests", "failures", "dropped"] as const;
 export const RATIO_METRICS = ["errorRate", "checks"] as const;
 export const THRESHOLD_METRICS = [...LATENCY_METRICS, ...COUNT_METRICS, "rps", ...RATIO_METRICS] as const;
 export type ThresholdMetric = (typeof THRESHOLD_METRICS)[number];
+/**
+ * A custom metric's figures a threshold can judge (`metrics.NAME.STAT`), each of the types that
+ * have it: a trend's count, min, mean, max and percentiles; a counter's count and ratePerSecond;
+ * a rate's rate, passes and fails; a gauge's last, min and max.
+ */
+export const CUSTOM_METRIC_STATS = [
+  "count",
+  "ratePerSecond",
+  "rate",
+  "passes",
+  "fails",
+  "last",
+  "min",
+  "mean",
+  "max",
+  "p50",
+  "p90",
+  "p95",
+  "p99",
+  "p999",
+] as const;
+export type CustomMetricStat = (typeof CUSTOM_METRIC_STATS)[number];
 export type ThresholdOperator = "<" | "<=" | ">" | ">=" | "==";
 
 export interface ThresholdRule {
   /** The key as written, e.g. "p95[login]". */
   key: string;
-  metric: ThresholdMetric;
+  /** What is judged: of the run or a request, or of the custom metric `custom`. */
+  metric: ThresholdMetric | CustomMetricStat;
+  /** The custom metric (`metrics.NAME.STAT`) the rule judges; absent for the run's own figures. */
+  custom?: string;
   /** Request name the rule applies to; undefined for the whole run. */
   request?: string;
   /** A streamed request's timing the rule judges (`chat.stream.firstEventMs.p95`) instead of its latency. */
   stream?: StreamTiming;
   operator: ThresholdOperator;
-  /** Milliseconds for latency, a fraction (0..1) for errorRate and checks, a plain number otherwise. */
+  /**
+   * Milliseconds for latency, a fraction (0..1) for errorRate, checks and a metric's rate, a
+   * plain number otherwise (a custom metric's in its unit).
+   */
   value: number;
   expression: string;
 }
@@ -42,6 +71,7 @@ function bracketForm(key: string): string {
 }
 
 export function parseThreshold(key: string, expression: string): ThresholdRule {
+  if (key.trim().startsWith(CUSTOM_PREFIX)) return parseCustomThreshold(key, expression);
   const keyMatch = KEY_RE.exec(bracketForm(key.trim()));
   const metric = keyMatch?.[1] as ThresholdMetric | undefined;
   if (!keyMatch || !metric || !(THRESHOLD_METRICS as readonly string[]).includes(metric)) {
@@ -86,6 +116,46 @@ export function parseThreshold(key: string, expression: string): ThresholdRule {
   return { key, metric, request: keyMatch[2], operator: operator as ThresholdOperator, value, expression };
 }
 
+const CUSTOM_PREFIX = "metrics.";
+const CUSTOM_KEY_RE = /^metrics\.([^.]+)\.([A-Za-z0-9]+)$/;
+
+/** `metrics.NAME.STAT`: a script's own metric, judged in its unit (a rate as a ratio). */
+function parseCustomThreshold(key: string, expression: string): ThresholdRule {
+  const keyMatch = CUSTOM_KEY_RE.exec(key.trim());
+  const [, name, stat] = keyMatch ?? [];
+  if (!keyMatch || !(CUSTOM_METRIC_STATS as readonly string[]).includes(stat)) {
+    throw new ThresholdSyntaxError(
+      `"${key}" is not a custom metric's threshold: write metrics.NAME.STAT, STAT one of ${CUSTOM_METRIC_STATS.join(", ")}`,
+    );
+  }
+  const problem = metricNameProblem(name);
+  if (problem) throw new ThresholdSyntaxError(`"${name}" ${problem}`);
+  const match = EXPRESSION_RE.exec(expression.trim());
+  if (!match) {
+    throw new ThresholdSyntaxError(`"${expression}" is not a comparison such as "<200", ">0.99" or ">=100"`);
+  }
+  const [, operator, number, unit] = match;
+  let value = Number(number);
+  if (unit === "%") {
+    if (stat !== "rate") throw new ThresholdSyntaxError(`metrics.${name}.${stat} is not a ratio: drop the %`);
+    value /= 100;
+  } else if (unit) {
+    // A time unit reads as milliseconds: the unit of a trend made with { unit: "ms" }.
+    if (!(LATENCY_METRICS as readonly string[]).includes(stat) && stat !== "last") {
+      throw new ThresholdSyntaxError(`metrics.${name}.${stat} is a plain number: drop the unit "${unit}"`);
+    }
+    value *= LATENCY_UNITS[unit];
+  }
+  return {
+    key,
+    metric: stat as CustomMetricStat,
+    custom: name,
+    operator: operator as ThresholdOperator,
+    value,
+    expression,
+  };
+}
+
 /** `NAME.stream.TIMING`: a streamed request's timing. */
 const STREAM_KEY_RE = new RegExp(`^(.+)\\.stream\\.(${STREAM_TIMINGS.join("|")})$`);
 
@@ -115,11 +185,17 @@ export function formatThresholdActual(result: {
 }): string {
   if (result.actual === null) return "nothing measured";
   const value = result.actual;
-  let metric: ThresholdMetric;
+  let metric: ThresholdRule["metric"];
+  let custom: string | undefined;
   try {
-    metric = parseThreshold(result.key, result.expression).metric;
+    ({ metric, custom } = parseThreshold(result.key, result.expression));
   } catch {
     return String(value);
+  }
+  if (custom !== undefined) {
+    return metric === "rate"
+      ? `${(value * 100).toFixed(2)} %`
+      : value.toLocaleString("en-US", { maximumFractionDigits: 3 });
   }
   if ((RATIO_METRICS as readonly string[]).includes(metric)) return `${(value * 100).toFixed(2)} %`;
   if ((LATENCY_METRICS as readonly string[]).includes(metric)) return formatMs(value);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { STATUS_KEY_RE } from "../grpc/grpc-status.js";
 import { MAX_STATS_NAME } from "../scenario/scoped-names.js";
 import { isRequestMethod } from "../scenario/steps.js";
+import { gaugeStatsSchema } from "./custom-metrics.js";
 
 /** How a request failed. `status` and `expect` are responses that did not meet expectations. */
 export const ERROR_KINDS = [
@@ -63,6 +64,8 @@ export const requestStatsSchema = z.strictObject({
   statusCodes: z.record(z.string().regex(STATUS_KEY_RE), count),
   errors: z.array(errorCountSchema).max(200),
   latency: latencyStatsSchema,
+  /** A script's gauge (method GAUGE): its last, lowest and highest value. Absent otherwise. */
+  gauge: gaugeStatsSchema.optional(),
 });
 export type RequestStats = z.infer<typeof requestStatsSchema>;
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { capacityResultSchema } from "../scenario/capacity.js";
+import { metricSummarySchema } from "./custom-metrics.js";
 import { ERROR_KINDS } from "./request-stats.js";
 
 /** Latency figures of a summary, in milliseconds. */
@@ -93,6 +94,8 @@ export const runSummarySchema = z.object({
    * (passes: answers that met every expectation; fails: the rest, unanswered included).
    */
   checks: z.array(z.object({ name: z.string(), passes: z.number(), fails: z.number() })).optional(),
+  /** A script's own metrics (`vu.metrics`), by name. Absent: none recorded. */
+  metrics: z.record(z.string(), metricSummarySchema).optional(),
   statusCodes: z.record(z.string(), z.number()),
   errors: z.array(
     z.object({

@@ -1,6 +1,10 @@
 import { RUN_METRICS, type RunMetric } from "@volley/protocol";
 import { Counter, Gauge, type Registry } from "prom-client";
 import {
+  customCounterSamples,
+  customGaugeSamples,
+  customRateSamples,
+  customTrendQuantiles,
   durationQuantiles,
   failureCounts,
   liveSource,
@@ -15,7 +19,8 @@ import type { Services } from "../../services.js";
 
 /**
  * The running run's figures for Prometheus, read from its merged statistics at scrape time:
- * requests by status, failures, latency quantiles over the last 10 closed seconds, VUs. Empty
+ * requests by status, failures, latency quantiles over the last 10 closed seconds, a script's
+ * custom metrics, VUs. Empty
  * when no run is active on this master.
  */
 export function addRunMetrics(registry: Registry, services: Services): void {
@@ -58,5 +63,9 @@ export function addRunMetrics(registry: Registry, services: Services): void {
   family(RUN_METRICS.duration, durationQuantiles);
   family(RUN_METRICS.streamTiming, streamTimingQuantiles);
   family(RUN_METRICS.messages, messageCounts);
+  family(RUN_METRICS.customCounter, customCounterSamples);
+  family(RUN_METRICS.customRate, customRateSamples);
+  family(RUN_METRICS.customGauge, customGaugeSamples);
+  family(RUN_METRICS.customTrend, customTrendQuantiles);
   family(RUN_METRICS.vus, vusSamples);
 }

@@ -1,6 +1,7 @@
 import {
   ACTIVE_RUN_STATUSES,
   MEASURE_COLOURS,
+  type MetricPoint,
   maxOf,
   onRunSeconds,
   PERCENTILE_COLOURS,
@@ -22,6 +23,7 @@ import { LatencyDistribution } from "../LatencyDistribution/LatencyDistribution.
 import { LatencyHeatmap } from "../LatencyHeatmap/LatencyHeatmap.js";
 import { LoadControl, loadMarkers } from "../LoadControl/LoadControl.js";
 import { Messages } from "../Messages/Messages.js";
+import { Metrics } from "../Metrics/Metrics.js";
 import { RebalanceButton } from "../RebalanceButton/RebalanceButton.js";
 import { RequestTable } from "../RequestTable/RequestTable.js";
 import { RunWorkers } from "../RunWorkers/RunWorkers.js";
@@ -39,6 +41,8 @@ interface RunViewProps {
   requestPoints: Record<string, TimeseriesPoint[]>;
   /** Each of `scenarios:` as its own series, for the charts' scenario filter. */
   scenarioPoints?: Record<string, TimeseriesPoint[]>;
+  /** A script's custom metrics, each second they were recorded. */
+  metricPoints?: Record<string, MetricPoint[]>;
   live: boolean;
   workers: WorkerInfo[];
   compact?: boolean;
@@ -53,6 +57,7 @@ export function RunView({
   points,
   requestPoints,
   scenarioPoints = {},
+  metricPoints = {},
   live,
   workers,
   compact,
@@ -236,6 +241,12 @@ export function RunView({
         <section>
           <h2>Checks</h2>
           <Checks checks={summary.checks} />
+        </section>
+      )}
+      {summary.metrics && Object.keys(summary.metrics).length > 0 && (
+        <section data-testid="metrics-section">
+          <h2>Metrics</h2>
+          <Metrics metrics={summary.metrics} points={metricPoints} onSelect={compact ? undefined : select} />
         </section>
       )}
       {summary.requests.some((r) => r.stream) && (
