@@ -44,9 +44,10 @@ export function formatSummaryTable(run: RunDetail): string {
   if (metrics.length) {
     out.push("", "Metrics");
     const width = Math.max(...metrics.map(([name]) => name.length));
+    const typeWidth = Math.max(...metrics.map(([, metric]) => metricTypeLabel(metric).length));
     for (const [name, metric] of metrics) {
       const figures = metricFigures(metric).map((f) => `${f.label} ${f.text}`);
-      out.push(`  ${name.padEnd(width)}  ${metricTypeLabel(metric).padEnd(12)}  ${figures.join("  ")}`);
+      out.push(`  ${name.padEnd(width)}  ${metricTypeLabel(metric).padEnd(typeWidth)}  ${figures.join("  ")}`);
     }
   }
   return out.join("\n");
