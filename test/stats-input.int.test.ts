@@ -2,6 +2,7 @@ import type { RunningMaster } from "@volley/master";
 import { COMBINED_JOB, type RunDetail, statsQueueName } from "@volley/protocol";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
+import { MetricRecorder } from "@volley/stats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeWorker, requestStats } from "./support/fake-worker.js";
 import { startTestMaster } from "./support/in-process.js";
@@ -33,6 +34,13 @@ async function startRun(name: string): Promise<string> {
   return created.body.id as string;
 }
 
+/** A custom counter's statistics, as a scripted worker sends them. */
+function orders() {
+  const recorder = new MetricRecorder("orders", { type: "counter", unit: "none" });
+  recorder.add(3);
+  return recorder.flush();
+}
+
 describe("the stats pipeline does not trust its input", () => {
   it("refuses batches the plan or arithmetic rule out, whole, and keeps counting the real ones exactly", async () => {
     const worker = await FakeWorker.join(master);
@@ -53,6 +61,9 @@ describe("the stats pipeline does not trust its input", () => {
         // Valid first, broken second: nothing of it may be applied.
         { seq: 8, requests: [hello, { ...badHistogram, name: "hello" }] },
         { seq: 9, requests: [badHistogram] },
+        // A custom metric in a run without a script, and a gauge's figures on a request.
+        { seq: 11, requests: [hello, orders()] },
+        { seq: 12, requests: [{ ...hello, gauge: { last: 1, atMs: 1, min: 1, max: 1 } }] },
       ];
       for (const batch of poison) await worker.push({ runId, ...batch });
       // A batch naming another run, in this run's queue (only the run's owner reads each queue).

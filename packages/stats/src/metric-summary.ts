@@ -87,10 +87,13 @@ export function metricPoint(second: number, { kind, aggregate: a }: MergedMetric
   }
 }
 
-/** A trend's recorded (scaled) value back in its unit, to a thousandth. */
+/**
+ * A trend's recorded (scaled, whole) value back in its unit: to the thousandth it was recorded
+ * in, a mean to a millionth (the division's last bits are noise).
+ */
 function unitValue(kind: MetricKind): (recorded: number) => number {
   const scale = METRIC_UNIT_SCALE[kind.unit];
-  return (recorded) => Math.round((recorded / scale) * 1000) / 1000;
+  return (recorded) => Math.round((recorded / scale) * 1e6) / 1e6;
 }
 
 /**

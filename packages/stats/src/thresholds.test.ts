@@ -1,5 +1,7 @@
+import { formatThresholdActual, parseThreshold } from "@volley/protocol";
 import { describe, expect, it } from "vitest";
 import { compareSummaries } from "./compare.js";
+import { MetricRecorder } from "./metric-recorder.js";
 import { RequestRecorder } from "./request-recorder.js";
 import { StatsAggregate } from "./stats-aggregate.js";
 import { evaluateThresholds } from "./thresholds.js";
@@ -44,5 +46,62 @@ describe("compareSummaries", () => {
     expect(result.total.p50).toMatchObject({ a: 10, b: 20, delta: 10, ratio: 1, better: false });
     expect(result.total.errorRate).toMatchObject({ a: 0, b: 0.5, better: false });
     expect(result.requests[0].name).toBe("login");
+  });
+});
+
+describe("thresholds on custom metrics", () => {
+  function withMetrics() {
+    const stats = new StatsAggregate();
+    const cart = new MetricRecorder("cart_ms", { type: "trend", unit: "ms" });
+    for (let ms = 1; ms <= 100; ms++) cart.add(ms);
+    const stock = new MetricRecorder("in_stock", { type: "rate", unit: "none" });
+    for (let i = 0; i < 100; i++) stock.addRate(i % 10 !== 0);
+    const depth = new MetricRecorder("depth", { type: "gauge", unit: "none" });
+    depth.set(-2, 1);
+    stats.add([cart.flush(), stock.flush(), depth.flush()]);
+    return stats.summarize(10);
+  }
+
+  it("judge a trend's percentiles, a rate as a ratio and a gauge's last value in their units", () => {
+    const results = evaluateThresholds(
+      {
+        "metrics.cart_ms.p95": "<96",
+        "metrics.cart_ms.max": "<=0.1s",
+        "metrics.cart_ms.count": "==100",
+        "metrics.in_stock.rate": ">=90%",
+        "metrics.in_stock.fails": "<10",
+        "metrics.depth.last": "<0",
+      },
+      withMetrics(),
+    );
+    expect(results.map((r) => [r.key, r.pass, r.actual])).toEqual([
+      ["metrics.cart_ms.p95", true, expect.closeTo(95, 0)],
+      ["metrics.cart_ms.max", true, 100],
+      ["metrics.cart_ms.count", true, 100],
+      ["metrics.in_stock.rate", true, 0.9],
+      ["metrics.in_stock.fails", false, 10],
+      ["metrics.depth.last", true, -2],
+    ]);
+  });
+
+  it("fail as nothing measured on a metric the run did not record, or a figure its type does not have", () => {
+    const results = evaluateThresholds(
+      { "metrics.missing.count": ">0", "metrics.depth.p95": "<1", "metrics.in_stock.last": ">0" },
+      withMetrics(),
+    );
+    expect(results.map((r) => [r.pass, r.actual])).toEqual([
+      [false, null],
+      [false, null],
+      [false, null],
+    ]);
+  });
+
+  it("refuse a figure no type has, a bad name, and units the figure cannot take", () => {
+    expect(() => parseThreshold("metrics.cart_ms.p42", "<1")).toThrow(/metrics\.NAME\.STAT/);
+    expect(() => parseThreshold("metrics.Cart.p95", "<1")).toThrow(/is not a metric name/);
+    expect(() => parseThreshold("metrics.orders.count", ">10%")).toThrow(/not a ratio/);
+    expect(() => parseThreshold("metrics.orders.count", ">10ms")).toThrow(/plain number/);
+    expect(parseThreshold("metrics.in_stock.rate", ">0.99")).toMatchObject({ custom: "in_stock", value: 0.99 });
+    expect(formatThresholdActual({ key: "metrics.in_stock.rate", expression: ">1%", actual: 0.5 })).toBe("50.00 %");
   });
 });

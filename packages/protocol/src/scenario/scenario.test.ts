@@ -198,6 +198,13 @@ describe("k6-style thresholds", () => {
       `"login.p99": "<300ms"`,
     );
     expect(issuesOf(withThresholds({ checks: ["rate>0.99"] }))[0].message).toContain(`"checks": ">0.99"`);
+    // A k6 custom metric (Trend, Rate, Counter, Gauge): Volley's metrics.NAME.STAT.
+    expect(issuesOf(withThresholds({ cart_ms: ["p(95)<200", "avg<100"] }))[0].message).toBe(
+      `a k6 custom metric is written "metrics.cart_ms.p95": "<200", "metrics.cart_ms.mean": "<100" in Volley (one key per expression)`,
+    );
+    expect(issuesOf(withThresholds({ queue_depth: "value<5" }))[0].message).toContain(
+      `"metrics.queue_depth.last": "<5"`,
+    );
     expect(issuesOf(withThresholds({ http_reqs: "count>100" }))[0].message).toContain(`"requests": ">100"`);
     expect(issuesOf(withThresholds({ p95: ["<200ms"] }))[0].message).toBe(
       'a threshold is one expression, not a list: write "p95": "<200ms" (one key per expression)',
