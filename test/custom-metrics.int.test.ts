@@ -102,16 +102,26 @@ describe("custom metrics", () => {
     near(cart.p50, 44);
     near(cart.p95, 82);
     // Bytes are recorded whole, far past the range of a trend in ms.
-    expect(metrics.payload).toMatchObject({ type: "trend", unit: "bytes", count: iterations, min: 5_000_001, max: 5_000_008 });
+    expect(metrics.payload).toMatchObject({
+      type: "trend",
+      unit: "bytes",
+      count: iterations,
+      min: 5_000_001,
+      max: 5_000_008,
+    });
     expect(metrics.orders).toMatchObject({ type: "counter", count: 3 * iterations });
     expect(metrics.in_stock).toEqual({ type: "rate", passes: 3 * VUS, fails: 2 * VUS, rate: 0.6 });
     expect(metrics.queue_depth).toEqual({ type: "gauge", last: -7.5, min: -7.5, max: 804 });
 
-    expect(report.summary.checks).toEqual([{ name: "a second type is refused", passes: iterations, fails: 0 }]);
+    expect(report.summary.checks).toEqual([
+      { name: "a second type is refused", passes: iterations, fails: 0 },
+    ]);
     expect(report.summary.errors).toEqual([
       expect.objectContaining({ kind: "script", count: 1, request: "./metrics.ts" }),
     ]);
-    expect(report.summary.errors[0].message).toMatch(/"Bad-Name".*is not a metric name.*\(metrics\.ts:\d+:\d+\)$/);
+    expect(report.summary.errors[0].message).toMatch(
+      /"Bad-Name".*is not a metric name.*\(metrics\.ts:\d+:\d+\)$/,
+    );
     expect(report.thresholds.map((t) => [t.key, t.pass])).toEqual([
       ["metrics.cart_ms.p95", true],
       ["metrics.in_stock.rate", true],

@@ -1,8 +1,8 @@
 import type { RunningMaster } from "@volley/master";
 import { COMBINED_JOB, type RunDetail, statsQueueName } from "@volley/protocol";
+import { MetricRecorder } from "@volley/stats";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { MetricRecorder } from "@volley/stats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeWorker, requestStats } from "./support/fake-worker.js";
 import { startTestMaster } from "./support/in-process.js";

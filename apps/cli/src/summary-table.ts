@@ -47,7 +47,9 @@ export function formatSummaryTable(run: RunDetail): string {
     const typeWidth = Math.max(...metrics.map(([, metric]) => metricTypeLabel(metric).length));
     for (const [name, metric] of metrics) {
       const figures = metricFigures(metric).map((f) => `${f.label} ${f.text}`);
-      out.push(`  ${name.padEnd(width)}  ${metricTypeLabel(metric).padEnd(typeWidth)}  ${figures.join("  ")}`);
+      out.push(
+        `  ${name.padEnd(width)}  ${metricTypeLabel(metric).padEnd(typeWidth)}  ${figures.join("  ")}`,
+      );
     }
   }
   return out.join("\n");

@@ -66,7 +66,9 @@ describe("custom metrics", () => {
       [early, late],
       [late, early],
     ]) {
-      const stats = merged([[...counters.map((c) => c.flush()), rate.flush(), ...order.map((g) => g.flush())]]);
+      const stats = merged([
+        [...counters.map((c) => c.flush()), rate.flush(), ...order.map((g) => g.flush())],
+      ]);
       const metrics = stats.summarize(2).metrics;
       expect(metrics?.orders).toEqual({ type: "counter", count: 3.5, ratePerSecond: 1.75 });
       expect(metrics?.in_stock).toEqual({ type: "rate", passes: 3, fails: 1, rate: 0.75 });
@@ -107,15 +109,27 @@ describe("a batch's custom metrics are checked before they are merged", () => {
   });
 
   it.each([
-    ["a bad metric name", { ...flushed(COUNTER), name: "\u0002metric:COUNTER:Bad-Name" }, /is not a metric name/],
+    [
+      "a bad metric name",
+      { ...flushed(COUNTER), name: "\u0002metric:COUNTER:Bad-Name" },
+      /is not a metric name/,
+    ],
     ["a metric's method on a request", { ...flushed(COUNTER), name: "login" }, /not named as one/],
     ["a method its name does not say", { ...flushed(COUNTER), method: "RATE" }, /another method/],
-    ["a gauge's figures on a counter", { ...flushed(COUNTER), gauge: { last: 1, atMs: 1, min: 1, max: 1 } }, /gauge's figures/],
+    [
+      "a gauge's figures on a counter",
+      { ...flushed(COUNTER), gauge: { last: 1, atMs: 1, min: 1, max: 1 } },
+      /gauge's figures/,
+    ],
     ["a gauge without its figures", { ...flushed(GAUGE), gauge: undefined }, /without its figures/],
     ["a histogram on a rate", { ...flushed(RATE), latency: flushed(TREND).latency }, /no histogram/],
     ["status codes on a metric", { ...flushed(TREND), statusCodes: { "200": 1 } }, /no errors, status codes/],
     ["failures of a counter", { ...flushed(COUNTER), failures: 1 }, /has no failures/],
-    ["a last value outside min and max", { ...flushed(GAUGE), gauge: { last: 9, atMs: 1, min: 1, max: 2 } }, /do not add up/],
+    [
+      "a last value outside min and max",
+      { ...flushed(GAUGE), gauge: { last: 9, atMs: 1, min: 1, max: 2 } },
+      /do not add up/,
+    ],
   ])("refuses %s", (_, forged, message) => {
     expect(check([forged as RequestStats])).toMatch(message);
   });

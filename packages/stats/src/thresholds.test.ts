@@ -101,7 +101,12 @@ describe("thresholds on custom metrics", () => {
     expect(() => parseThreshold("metrics.Cart.p95", "<1")).toThrow(/is not a metric name/);
     expect(() => parseThreshold("metrics.orders.count", ">10%")).toThrow(/not a ratio/);
     expect(() => parseThreshold("metrics.orders.count", ">10ms")).toThrow(/plain number/);
-    expect(parseThreshold("metrics.in_stock.rate", ">0.99")).toMatchObject({ custom: "in_stock", value: 0.99 });
-    expect(formatThresholdActual({ key: "metrics.in_stock.rate", expression: ">1%", actual: 0.5 })).toBe("50.00 %");
+    expect(parseThreshold("metrics.in_stock.rate", ">0.99")).toMatchObject({
+      custom: "in_stock",
+      value: 0.99,
+    });
+    expect(formatThresholdActual({ key: "metrics.in_stock.rate", expression: ">1%", actual: 0.5 })).toBe(
+      "50.00 %",
+    );
   });
 });

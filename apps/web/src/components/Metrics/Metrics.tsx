@@ -25,16 +25,16 @@ export function Metrics({ metrics, points, onSelect }: MetricsProps) {
           <thead>
             <tr>
               <th>Metric</th>
-              <th>Type</th>
-              <th>Figures</th>
+              <th className="left">Type</th>
+              <th className="left">Figures</th>
             </tr>
           </thead>
           <tbody>
             {names.map((name) => (
               <tr key={name} data-metric={name}>
                 <td>{name}</td>
-                <td>{metricTypeLabel(metrics[name])}</td>
-                <td className="metric-figures">
+                <td className="left">{metricTypeLabel(metrics[name])}</td>
+                <td className="left metric-figures">
                   {metricFigures(metrics[name]).map((f) => (
                     <span key={f.label} data-figure={f.label}>
                       {f.label} <b>{f.text}</b>
