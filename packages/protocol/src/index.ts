@@ -60,6 +60,7 @@ export * from "./stats/metric-figures.js";
 export * from "./stats/request-stats.js";
 export * from "./stats/stats-batch.js";
 export * from "./stats/summary.js";
+export * from "./stats/traces.js";
 export * from "./validation.js";
 export * from "./with-timeout.js";
 export const VOLLEY_VERSION = "0.1.0";

@@ -1,4 +1,11 @@
-import { type GaugeStats, type LatencySummary, laterGauge, type RequestStats } from "@volley/protocol";
+import {
+  type GaugeStats,
+  type LatencySummary,
+  laterGauge,
+  mergeSlowest,
+  type RequestStats,
+  type SlowTrace,
+} from "@volley/protocol";
 import { ErrorCounter } from "./error-counter.js";
 import { createMergeHistogram } from "./histogram/latency-histogram.js";
 import { addEncodedHistogram, type DecodedHistograms, encodeHistogram } from "./histogram/sparse-codec.js";
@@ -24,6 +31,8 @@ export class RequestAggregate {
   readonly histogram = createMergeHistogram();
   /** A script's gauge: its last, lowest and highest value so far. */
   gauge: GaugeStats | null = null;
+  /** The slowest traced requests so far (`http.tracing`), slowest first. */
+  slowest: SlowTrace[] = [];
 
   constructor(
     readonly name: string,
@@ -53,6 +62,7 @@ export class RequestAggregate {
     }
     this.errors.addAll(stats.errors);
     if (stats.gauge) this.addGauge(stats.gauge);
+    if (stats.slowest) this.slowest = mergeSlowest(this.slowest, stats.slowest);
     if (decoded) decoded.addTo(this.histogram, index);
     else addEncodedHistogram(this.histogram, stats.latency.histogram);
   }
@@ -78,6 +88,7 @@ export class RequestAggregate {
     }
     this.errors.addAll(other.errors.list());
     if (other.gauge) this.addGauge(other.gauge);
+    if (other.slowest.length) this.slowest = mergeSlowest(this.slowest, other.slowest);
     this.histogram.add(other.histogram);
   }
 
@@ -105,6 +116,7 @@ export class RequestAggregate {
         histogram: encodeHistogram(this.histogram),
       },
       ...(this.gauge ? { gauge: { ...this.gauge } } : {}),
+      ...(this.slowest.length ? { slowest: this.slowest.map((s) => ({ ...s })) } : {}),
     };
   }
 

@@ -74,7 +74,11 @@ export function checkRequestStats(
     }
     if (statuses > stats.requests) return `${where}: more status codes than requests`;
     let errors = 0;
-    for (const error of stats.errors) errors += error.count;
+    for (const error of stats.errors) {
+      errors += error.count;
+      if ((error.traceIds?.length ?? 0) > error.count) return `${where}: more trace ids than errors`;
+    }
+    if ((stats.slowest?.length ?? 0) > stats.requests) return `${where}: more slowest requests than requests`;
     if (errors > stats.failures) return `${where}: more errors than failures`;
     const { minUs, maxUs, sumUs } = stats.latency;
     if (stats.requests > 0 && (minUs > maxUs || sumUs > maxUs * stats.requests + stats.requests)) {

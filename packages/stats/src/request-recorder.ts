@@ -1,4 +1,11 @@
-import { type ErrorKind, GRPC_STATUS_BASE, type RequestStats, statusKey } from "@volley/protocol";
+import {
+  type ErrorKind,
+  GRPC_STATUS_BASE,
+  MAX_SLOWEST,
+  type RequestStats,
+  type SlowTrace,
+  statusKey,
+} from "@volley/protocol";
 import { ErrorCounter } from "./error-counter.js";
 import { clampLatencyUs, createRecordingHistogram } from "./histogram/latency-histogram.js";
 import { encodeHistogram } from "./histogram/sparse-codec.js";
@@ -23,6 +30,11 @@ export class RequestRecorder {
   private readonly statusCounts = new Uint32Array(GRPC_STATUS_BASE + 17);
   private readonly statusSeen: number[] = [];
   private readonly errors = new ErrorCounter();
+  /** The period's slowest traced requests: latency, trace id and end, in no order; `slowCount` used. */
+  private readonly slowUs = new Float64Array(MAX_SLOWEST);
+  private readonly slowAt = new Float64Array(MAX_SLOWEST);
+  private readonly slowIds: string[] = new Array(MAX_SLOWEST).fill("");
+  private slowCount = 0;
 
   constructor(
     readonly name: string,
@@ -33,7 +45,8 @@ export class RequestRecorder {
 
   /**
    * Records one request. `status` is 0 when no response arrived (a gRPC status is
-   * GRPC_STATUS_BASE + its code); `errorKind` is set for failures.
+   * GRPC_STATUS_BASE + its code); `errorKind` is set for failures; `traceId` when it was traced
+   * (`http.tracing`): kept when it is among the period's slowest, or one of a failure's first.
    */
   record(
     latencyUs: number,
@@ -42,6 +55,7 @@ export class RequestRecorder {
     bytesOut: number,
     errorKind?: ErrorKind,
     errorMessage?: string,
+    traceId?: string,
   ): void {
     const us = clampLatencyUs(latencyUs);
     this.requests++;
@@ -56,8 +70,34 @@ export class RequestRecorder {
     }
     if (errorKind !== undefined) {
       this.failures++;
-      this.errors.add(errorKind, errorMessage ?? errorKind);
+      this.errors.add(errorKind, errorMessage ?? errorKind, 1, traceId === undefined ? undefined : [traceId]);
     }
+    if (traceId !== undefined) this.keepIfSlow(us, traceId);
+  }
+
+  /** Keeps a traced request among the period's slowest: a scan of five, nothing allocated. */
+  private keepIfSlow(us: number, traceId: string): void {
+    let slot = this.slowCount;
+    if (slot === MAX_SLOWEST) {
+      slot = 0;
+      for (let i = 1; i < MAX_SLOWEST; i++) if (this.slowUs[i] < this.slowUs[slot]) slot = i;
+      if (us <= this.slowUs[slot]) return;
+    } else {
+      this.slowCount++;
+    }
+    this.slowUs[slot] = us;
+    this.slowIds[slot] = traceId;
+    this.slowAt[slot] = Date.now();
+  }
+
+  private takeSlowest(): SlowTrace[] {
+    const slowest: SlowTrace[] = [];
+    for (let i = 0; i < this.slowCount; i++) {
+      slowest.push({ traceId: this.slowIds[i], ms: Math.round(this.slowUs[i]) / 1000, at: this.slowAt[i] });
+      this.slowIds[i] = "";
+    }
+    this.slowCount = 0;
+    return slowest.sort((a, b) => b.ms - a.ms || (a.traceId < b.traceId ? -1 : 1));
   }
 
   /** Records a redirect hop: one request, not judged (its chain's final answer is). */
@@ -106,6 +146,7 @@ export class RequestRecorder {
         maxUs: this.maxUs,
         histogram: encodeHistogram(this.histogram),
       },
+      ...(this.slowCount > 0 ? { slowest: this.takeSlowest() } : {}),
     };
     this.statusSeen.length = 0;
     this.errors.clear();

@@ -24,6 +24,7 @@ import { metricsSection } from "./metrics-section.js";
 import { escapeHtml, svgLineChart } from "./svg-chart.js";
 import { svgDistributionChart } from "./svg-distribution.js";
 import { svgHeatmap } from "./svg-heatmap.js";
+import { slowestSection, traceCell } from "./traces-section.js";
 
 const STYLE = `
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7fa}
@@ -134,6 +135,7 @@ ${run.summary.checks
 </tbody></table>`
     : ""
 }
+${slowestSection(run)}
 ${metricsSection(run, series)}
 ${messagesTable(run)}
 ${streamsTable(run)}
@@ -144,10 +146,10 @@ ${streamsTable(run)}
 <h2>Errors</h2>
 ${
   run.summary.errors.length
-    ? `<table><thead><tr><th>Kind</th><th class="text">Request</th><th class="text">Message</th><th>Count</th></tr></thead><tbody>${run.summary.errors
+    ? `<table><thead><tr><th>Kind</th><th class="text">Request</th><th class="text">Message</th><th>Count</th><th class="text">Traces</th></tr></thead><tbody>${run.summary.errors
         .map(
           (e) =>
-            `<tr><td>${escapeHtml(e.kind)}</td><td class="text">${escapeHtml(e.request ?? "")}</td><td class="text wrap">${escapeHtml(e.message)}</td><td>${fmt(e.count)}</td></tr>`,
+            `<tr><td>${escapeHtml(e.kind)}</td><td class="text">${escapeHtml(e.request ?? "")}</td><td class="text wrap">${escapeHtml(e.message)}</td><td>${fmt(e.count)}</td><td class="text">${(e.traceIds ?? []).map((id) => traceCell(run, id)).join("<br>")}</td></tr>`,
         )
         .join("")}</tbody></table>`
     : "<p>No errors.</p>"

@@ -18,6 +18,7 @@ import type { BaseExecutor } from "../executors/base-executor.js";
 import { createExecutor } from "../executors/registry.js";
 import { FeederSet } from "../feeders/feeder.js";
 import { GrpcChannels } from "../grpc/grpc-channels.js";
+import { TraceIds } from "../http/trace-ids.js";
 import { ProtoPackages } from "../scenario/compiled-grpc.js";
 import { compileRequests, requestOrigins } from "../scenario/compiled-request.js";
 import type { LoadedScript } from "../script/load-scripts.js";
@@ -125,6 +126,8 @@ export class SliceEngine {
     this.grpcChannels = new GrpcChannels(scenario.http.insecureTls);
     // The scenario's origins, in the order its compiled requests refer to them.
     const origins = requestOrigins(scenario).map((origin) => this.pools.get(origin.origin));
+    // One source of trace ids per thread, shared by its declarative and scripted requests.
+    const tracing = scenario.http.tracing ? new TraceIds(scenario.http.tracing) : null;
     this.scriptMetrics = new ScriptMetrics(options.latencyHistograms ?? true);
     this.scriptRecorders = scenario.parts.map(
       (part) => new ScriptRecorders(options.latencyHistograms ?? true, part.name),
@@ -143,6 +146,7 @@ export class SliceEngine {
         grpc: this.grpcChannels,
         protos,
         grpcTarget: isGrpcTarget(scenario.target) ? scenario.target : null,
+        tracing,
       },
       worker: options.workerName,
       env: options.env ?? {},
@@ -165,6 +169,7 @@ export class SliceEngine {
       insecureTls: scenario.http.insecureTls,
       maxBodyBytes: scenario.http.maxBodyBytes,
       maxInFlightPerVu: scenario.http.maxConnectionsPerVu,
+      tracing,
       session: {
         cookies: scenario.http.cookies,
         cookieReset: scenario.http.cookieReset,

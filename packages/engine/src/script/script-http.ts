@@ -13,13 +13,8 @@ export function scriptRequest(
   url: string,
   options: RequestOptions = NO_OPTIONS,
 ): Promise<HttpResponse> {
-  const { origin, host, path, recorder, dispatch, timeoutMs, estimatedBytesOut } = prepareScriptRequest(
-    settings,
-    vu,
-    method,
-    url,
-    options,
-  );
+  const { origin, host, path, recorder, dispatch, timeoutMs, estimatedBytesOut, traceId } =
+    prepareScriptRequest(settings, vu, method, url, options);
   const expected =
     options.expect?.status === undefined ? null : statusExpectationSchema.parse(options.expect.status);
   const scheduled = vu.takeScheduledStart();
@@ -47,9 +42,18 @@ export function scriptRequest(
           ? expected.some(([low, high]) => status >= low && status <= high)
           : status < 400;
         if (!statusOk)
-          recorder.record(latencyUs, status, bytesIn, bytesOut, "status", `unexpected status ${status}`);
-        else if (failure !== null) recorder.record(latencyUs, status, bytesIn, bytesOut, "expect", failure);
-        else recorder.record(latencyUs, status, bytesIn, bytesOut);
+          recorder.record(
+            latencyUs,
+            status,
+            bytesIn,
+            bytesOut,
+            "status",
+            `unexpected status ${status}`,
+            traceId,
+          );
+        else if (failure !== null)
+          recorder.record(latencyUs, status, bytesIn, bytesOut, "expect", failure, traceId);
+        else recorder.record(latencyUs, status, bytesIn, bytesOut, undefined, undefined, traceId);
         resolve(response);
         // Last: the end of the iteration's last request may end the slice, which sends its
         // final statistics at once; this request's record must be in them.
@@ -60,6 +64,7 @@ export function scriptRequest(
         reject(error);
       },
     );
+    request.traceId = traceId;
     if (vu.locatesCalls !== null) request.callSite = bundleCallSite(vu.locatesCalls);
     vu.send(request);
   });

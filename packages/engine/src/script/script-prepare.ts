@@ -5,6 +5,7 @@ import type { Dispatcher } from "undici";
 import type { GrpcChannels } from "../grpc/grpc-channels.js";
 import { basicAuthorization } from "../http/basic-auth.js";
 import type { CookieJar } from "../http/cookie-jar.js";
+import { type TraceIds, traceIdOf } from "../http/trace-ids.js";
 import type { ProtoPackages } from "../scenario/compiled-grpc.js";
 import type { VuOrigin } from "../vu/vu-context.js";
 import type { ScriptRecorders } from "./script-recorders.js";
@@ -25,6 +26,8 @@ export interface ScriptHttpSettings {
   compression: boolean;
   /** Accept any TLS certificate (http.insecureTls): for wss:// sockets too. */
   insecureTls: boolean;
+  /** The thread's `traceparent` values when the scenario has `http.tracing`, else null. */
+  tracing: TraceIds | null;
   /** The thread's gRPC channels, the protos the run was sent, and the scenario's target when it is grpc(s)://. */
   grpc: GrpcChannels;
   protos: ProtoPackages;
@@ -63,6 +66,8 @@ export interface PreparedRequest {
   timeoutMs: number;
   /** An estimate for undici's client; Volley's own reports what it wrote. */
   estimatedBytesOut: number;
+  /** The trace id it is sent with (`http.tracing`). */
+  traceId: string | undefined;
 }
 
 /**
@@ -93,6 +98,8 @@ export function prepareScriptRequest(
     built.push("authorization", authorization);
   const cookie = vu.cookies?.header(host, path, https) ?? null;
   if (cookie !== null) built.push("cookie", cookie);
+  const traceparent = settings.tracing?.next();
+  if (traceparent !== undefined) built.push("traceparent", traceparent);
   // No headers of its own: the shared frozen list lets the client reuse the request's bytes.
   const headers = built.length === 0 ? NO_HEADERS : built;
   const timeoutMs = options.timeout ?? settings.timeoutMs;
@@ -113,6 +120,7 @@ export function prepareScriptRequest(
     },
     timeoutMs,
     estimatedBytesOut,
+    traceId: traceparent === undefined ? undefined : traceIdOf(traceparent),
   };
 }
 

@@ -46,6 +46,8 @@ export class ScriptRequest extends ResponseIntake implements Dispatcher.Dispatch
   private readonly calledAt = performance.now();
   /** Where the script asked for it, once its VU's script was seen not awaiting a request. */
   callSite: BundlePosition | null = null;
+  /** The trace id it is sent with (`http.tracing`): a failure keeps it. */
+  traceId: string | undefined = undefined;
 
   constructor(
     private readonly origin: VuOrigin,
@@ -153,7 +155,7 @@ export class ScriptRequest extends ResponseIntake implements Dispatcher.Dispatch
     const kind: ErrorKind = this.aborted ? "aborted" : classifyError(error);
     const message = describeError(error);
     const latencyUs = this.latencyUs();
-    this.recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut, kind, message);
+    this.recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut, kind, message, this.traceId);
     this.reject(new RequestFailedError(kind, message));
   }
 }

@@ -6,6 +6,7 @@ import { classifyError, describeError } from "../http/classify-error.js";
 import { ResponseIntake } from "../http/response-intake.js";
 import type { HeaderSelection } from "../http/response-parser.js";
 import { StreamReader, type StreamSpec } from "../http/stream-reader.js";
+import { traceIdOf } from "../http/trace-ids.js";
 import type { CompiledRequest } from "../scenario/compiled-request.js";
 import type { TemplateContext } from "../scenario/compiled-template.js";
 import type { GateEntrant } from "./connection-gate.js";
@@ -62,6 +63,8 @@ export class RequestExchange extends ResponseIntake implements Dispatcher.Dispat
   private readonly sendNext = () => this.send();
   /** The events of a streamed request in flight (`stream:`); null for any other. */
   private stream: StreamReader | null = null;
+  /** The trace id sent with the request in flight (`http.tracing`). */
+  private traceId: string | undefined = undefined;
 
   constructor(private readonly owner: ExchangeOwner) {
     super();
@@ -132,6 +135,12 @@ export class RequestExchange extends ResponseIntake implements Dispatcher.Dispat
     if (cookie !== null) {
       headers = headers.concat("cookie", cookie);
       bytesOut += cookie.length + 10;
+    }
+    if (ctx.tracing !== null) {
+      const traceparent = ctx.tracing.next();
+      headers = headers.concat("traceparent", traceparent);
+      bytesOut += traceparent.length + 15;
+      this.traceId = traceIdOf(traceparent);
     }
     const asGet = this.redirectTo !== null && this.redirectAsGet;
     const body = asGet
@@ -228,7 +237,7 @@ export class RequestExchange extends ResponseIntake implements Dispatcher.Dispat
     } else if (error !== null) {
       const kind: ErrorKind = this.aborting ? "aborted" : classifyError(error);
       failure = [kind, describeError(error)];
-      recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut, kind, failure[1]);
+      recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut, kind, failure[1], this.traceId);
     } else {
       failure = checkResponse(
         request,
@@ -242,8 +251,11 @@ export class RequestExchange extends ResponseIntake implements Dispatcher.Dispat
         ctx.maxBodyBytes,
         template.vars,
       );
-      if (failure === null) recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut);
-      else recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut, failure[0], failure[1]);
+      const { traceId } = this;
+      if (failure === null)
+        recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut, undefined, undefined, traceId);
+      else
+        recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut, failure[0], failure[1], traceId);
     }
     this.chunks = null;
     this.rawHeaders = null;

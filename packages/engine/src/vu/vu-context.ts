@@ -3,6 +3,7 @@ import type { RequestRecorder } from "@volley/stats";
 import type { FeederSet } from "../feeders/feeder.js";
 import type { GrpcChannels } from "../grpc/grpc-channels.js";
 import type { RequestDispatcher } from "../http/dispatcher.js";
+import type { TraceIds } from "../http/trace-ids.js";
 import type { CompiledRequest } from "../scenario/compiled-request.js";
 import type { ConnectionGate } from "./connection-gate.js";
 import type { EngineFlow } from "./flow-cursor.js";
@@ -47,4 +48,6 @@ export interface VuContext {
   maxBodyBytes: number;
   /** Requests of a `parallel` step in flight at once (http.maxConnectionsPerVu). */
   maxInFlightPerVu: number;
+  /** The thread's `traceparent` values when the scenario has `http.tracing`, else null. */
+  tracing: TraceIds | null;
 }

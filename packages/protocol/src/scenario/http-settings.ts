@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { durationSchema, positiveDurationSchema } from "../duration.js";
+import { tracingSettingsSchema } from "../stats/traces.js";
 
 /** What a response body may keep for captures and expectations unless `http.maxBodyBytes` says. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -52,6 +53,12 @@ export const httpSettingsSchema = z
       .default("1.1"),
     /** The HTTP/1.1 client: Volley's own (default), or undici's for comparison. */
     client: z.enum(["volley", "undici"], { error: 'client must be "volley" or "undici"' }).default("volley"),
+    /**
+     * W3C trace context: `{ propagate: w3c, sample, linkTemplate }` sends a `traceparent` on every
+     * request (a new trace id each, the sampled flag on `sample` of them) and keeps the slowest
+     * requests' and failures' trace ids. Absent: no header, no trace ids.
+     */
+    tracing: tracingSettingsSchema.optional(),
   })
   // `cookies` as the engine reads it: on or off, and when each VU's jar is emptied.
   .transform(({ cookies, ...http }) => ({

@@ -3,6 +3,7 @@ import { STATUS_KEY_RE } from "../grpc/grpc-status.js";
 import { MAX_STATS_NAME } from "../scenario/scoped-names.js";
 import { isRequestMethod } from "../scenario/steps.js";
 import { gaugeStatsSchema } from "./custom-metrics.js";
+import { MAX_ERROR_TRACES, MAX_SLOWEST, slowTraceSchema, traceIdSchema } from "./traces.js";
 
 /** How a request failed. `status` and `expect` are responses that did not meet expectations. */
 export const ERROR_KINDS = [
@@ -27,6 +28,8 @@ export const errorCountSchema = z.strictObject({
   /** One sample message of this kind (the first seen). */
   message: z.string().max(500),
   count,
+  /** Trace ids of some of these failures (`http.tracing`). Absent: none. */
+  traceIds: z.array(traceIdSchema).max(MAX_ERROR_TRACES).optional(),
 });
 export type ErrorCount = z.infer<typeof errorCountSchema>;
 
@@ -64,6 +67,8 @@ export const requestStatsSchema = z.strictObject({
   statusCodes: z.record(z.string().regex(STATUS_KEY_RE), count),
   errors: z.array(errorCountSchema).max(200),
   latency: latencyStatsSchema,
+  /** The period's slowest requests with their trace ids (`http.tracing`), slowest first. Absent: none. */
+  slowest: z.array(slowTraceSchema).max(MAX_SLOWEST).optional(),
   /** A script's gauge (method GAUGE): its last, lowest and highest value. Absent otherwise. */
   gauge: gaugeStatsSchema.optional(),
 });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { capacityResultSchema } from "../scenario/capacity.js";
 import { metricSummarySchema } from "./custom-metrics.js";
 import { ERROR_KINDS } from "./request-stats.js";
+import { slowTraceSchema } from "./traces.js";
 
 /** Latency figures of a summary, in milliseconds. */
 export const latencySummarySchema = z.object({
@@ -69,6 +70,8 @@ export const requestSummarySchema = totalsSummarySchema.extend({
       eventsPerStream: z.number(),
     })
     .optional(),
+  /** The slowest requests of the run (or window) with their trace ids (`http.tracing`), slowest first. */
+  slowest: z.array(slowTraceSchema).optional(),
   /** A WebSocket handshake's name: the messages and bytes its sockets carried both ways. */
   ws: z
     .object({
@@ -103,6 +106,8 @@ export const runSummarySchema = z.object({
       message: z.string(),
       count: z.number(),
       request: z.string().optional(),
+      /** Trace ids of some of these failures (`http.tracing`), up to 5. */
+      traceIds: z.array(z.string()).optional(),
     }),
   ),
   /** Seconds of measured load the rates are computed over. */

@@ -27,10 +27,12 @@ import { Metrics } from "../Metrics/Metrics.js";
 import { RebalanceButton } from "../RebalanceButton/RebalanceButton.js";
 import { RequestTable } from "../RequestTable/RequestTable.js";
 import { RunWorkers } from "../RunWorkers/RunWorkers.js";
+import { SlowestRequests } from "../SlowestRequests/SlowestRequests.js";
 import { StatCard } from "../StatCard/StatCard.js";
 import { StatusCodes } from "../StatusCodes/StatusCodes.js";
 import { Streams } from "../Streams/Streams.js";
 import { Thresholds } from "../Thresholds/Thresholds.js";
+import { traceTemplateOf } from "../TraceLink/TraceLink.js";
 import { TrustNotice } from "../TrustNotice/TrustNotice.js";
 import { type SecondsWindow, WindowSummary } from "../WindowSummary/WindowSummary.js";
 
@@ -237,6 +239,19 @@ export function RunView({
         <RequestTable summary={summary} now={live ? now : undefined} />
       </section>
       {!live && !compact && <LatencyDistribution runId={run.id} summary={summary} />}
+      {summary.requests.some((r) => r.slowest?.length) && (
+        <section data-testid="slowest-section">
+          <h2>Slowest requests</h2>
+          <p className="muted">
+            Each request name's slowest, with its trace id. Drag across a chart for a range's own.
+          </p>
+          <SlowestRequests
+            requests={summary.requests}
+            startedAt={run.startedAt}
+            template={traceTemplateOf(run)}
+          />
+        </section>
+      )}
       {summary.checks && summary.checks.length > 0 && (
         <section>
           <h2>Checks</h2>
@@ -269,7 +284,7 @@ export function RunView({
           </section>
           <section>
             <h2>Errors</h2>
-            <ErrorList errors={summary.errors} />
+            <ErrorList errors={summary.errors} traceTemplate={traceTemplateOf(run)} />
           </section>
         </div>
       )}

@@ -2,6 +2,8 @@ import { parseDuration, type RunDetail, type RunSummary } from "@volley/protocol
 import { useApi } from "../../api/use-api.js";
 import { formatMs, formatPercent, formatRate } from "../../format/format.js";
 import { RequestTable } from "../RequestTable/RequestTable.js";
+import { SlowestRequests } from "../SlowestRequests/SlowestRequests.js";
+import { traceTemplateOf } from "../TraceLink/TraceLink.js";
 
 export interface SecondsWindow {
   from: number;
@@ -60,6 +62,12 @@ export function WindowSummary({ run, window, onChange }: WindowSummaryProps) {
             {formatMs(summary.data.total.latencyMs.p99)}
           </p>
           <RequestTable summary={summary.data} />
+          <SlowestRequests
+            requests={summary.data.requests}
+            startedAt={run.startedAt}
+            template={traceTemplateOf(run)}
+            testId="window-slowest"
+          />
         </>
       )}
     </section>

@@ -1,0 +1,31 @@
+import { type RunDetail, scopedName, traceLink } from "@volley/protocol";
+import { escapeHtml } from "./svg-chart.js";
+
+/** The scenario's `http.tracing.linkTemplate`, when it has one. */
+function templateOf(run: RunDetail): string | undefined {
+  const tracing = (run.scenario.http as { tracing?: { linkTemplate?: unknown } } | undefined)?.tracing;
+  return typeof tracing?.linkTemplate === "string" ? tracing.linkTemplate : undefined;
+}
+
+/** A trace id, linked through the template when there is one. */
+export function traceCell(run: RunDetail, traceId: string): string {
+  const href = traceLink(templateOf(run), traceId);
+  const code = `<code>${escapeHtml(traceId)}</code>`;
+  return href ? `<a href="${escapeHtml(href)}" rel="noreferrer noopener">${code}</a>` : code;
+}
+
+/** The HTML report's slowest requests per name with their trace ids (`http.tracing`). */
+export function slowestSection(run: RunDetail): string {
+  const traced = run.summary.requests.filter((r) => r.slowest?.length);
+  if (traced.length === 0) return "";
+  const start = run.startedAt ? Date.parse(run.startedAt) : Number.NaN;
+  const rows = traced.flatMap((r) =>
+    (r.slowest ?? []).map(
+      (t, i) =>
+        `<tr><td class="text">${i === 0 ? escapeHtml(scopedName(r.scenario, r.name)) : ""}</td><td>${t.ms.toFixed(1)} ms</td><td>${Number.isNaN(start) ? "–" : `${((t.at - start) / 1000).toFixed(1)} s`}</td><td class="text">${traceCell(run, t.traceId)}</td></tr>`,
+    ),
+  );
+  return `<h2>Slowest requests</h2>
+<p>Each request name's slowest, with the trace id it was sent with (W3C <code>traceparent</code>).</p>
+<table><thead><tr><th class="text">Request</th><th>Latency</th><th>Ended at</th><th class="text">Trace</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
+}

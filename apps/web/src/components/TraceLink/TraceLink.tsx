@@ -1,0 +1,19 @@
+import { type RunDetail, traceLink } from "@volley/protocol";
+
+/** The scenario's `http.tracing.linkTemplate`, when it has one. */
+export function traceTemplateOf(run: RunDetail): string | undefined {
+  const tracing = (run.scenario.http as { tracing?: { linkTemplate?: unknown } } | undefined)?.tracing;
+  return typeof tracing?.linkTemplate === "string" ? tracing.linkTemplate : undefined;
+}
+
+/** A trace id: a link into the traced system through the scenario's template, or the id to copy. */
+export function TraceLink({ traceId, template }: { traceId: string; template?: string }) {
+  const href = traceLink(template, traceId);
+  const text = <code className="trace-id">{traceId}</code>;
+  if (href === null) return text;
+  return (
+    <a href={href} target="_blank" rel="noreferrer noopener" data-trace={traceId}>
+      {text}
+    </a>
+  );
+}
