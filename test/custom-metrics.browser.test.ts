@@ -7,7 +7,8 @@ import { startTestFleet, type TestFleet } from "./support/in-process.js";
 import { getJson, ROOT, sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
 
 // The run page's Metrics section: a script's own metrics live while the run goes, then the
-// stored report's table and charts, at 1400 and 390 px, light and dark.
+// stored report's table and charts; and the slowest requests' trace links (http.tracing). At
+// 1400 and 390 px, light and dark.
 let fleet: TestFleet;
 let browser: Browser;
 
@@ -44,6 +45,7 @@ describe("the run page's Metrics section", () => {
         load: { executor: "constant-vus", vus: 6, duration: "5s" },
         script: "flow.js",
         thresholds: { "metrics.cart_ms.p95": "<1000", "metrics.in_stock.rate": ">50%" },
+        http: { tracing: { propagate: "w3c", linkTemplate: "https://tempo.example/trace/{traceId}" } },
       },
       scripts: { "flow.js": SCRIPT },
     });
@@ -84,6 +86,14 @@ describe("the run page's Metrics section", () => {
       const chart = page.getByTestId("metrics-section").locator(`figure[aria-label="${name}"]`);
       expect(await chart.getAttribute("data-last-t")).toBe(String(series.metrics[name].at(-1)?.t));
     }
+    // The slowest requests, each a link into the traced system, as the report lists them.
+    const links = await page
+      .getByTestId("slowest")
+      .locator("a[data-trace]")
+      .evaluateAll((anchors) => anchors.map((a) => (a as HTMLAnchorElement).href));
+    const hello = report.summary.requests.find((r) => r.name === "hello");
+    expect(links).toEqual((hello?.slowest ?? []).map((s) => `https://tempo.example/trace/${s.traceId}`));
+    expect(links).toHaveLength(5);
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -100,7 +110,10 @@ describe("the run page's Metrics section", () => {
       ).toBeLessThanOrEqual(1);
       await section.scrollIntoViewIfNeeded();
       await section.screenshot({ path: join(ROOT, `test-results/screenshots/metrics-${name}.png`) });
-      await screenshot(page, `run-metrics-${name}`);
+      const slowest = page.getByTestId("slowest-section");
+    await slowest.scrollIntoViewIfNeeded();
+    await slowest.screenshot({ path: join(ROOT, `test-results/screenshots/slowest-${name}.png`) });
+    await screenshot(page, `run-metrics-${name}`);
       await page.close();
     },
   );
