@@ -111,9 +111,9 @@ describe("the run page's Metrics section", () => {
       await section.scrollIntoViewIfNeeded();
       await section.screenshot({ path: join(ROOT, `test-results/screenshots/metrics-${name}.png`) });
       const slowest = page.getByTestId("slowest-section");
-    await slowest.scrollIntoViewIfNeeded();
-    await slowest.screenshot({ path: join(ROOT, `test-results/screenshots/slowest-${name}.png`) });
-    await screenshot(page, `run-metrics-${name}`);
+      await slowest.scrollIntoViewIfNeeded();
+      await slowest.screenshot({ path: join(ROOT, `test-results/screenshots/slowest-${name}.png`) });
+      await screenshot(page, `run-metrics-${name}`);
       await page.close();
     },
   );

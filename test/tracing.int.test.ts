@@ -64,14 +64,19 @@ describe("http.tracing", () => {
       target: targetUrl,
       load: { executor: "per-vu-iterations", vus: 4, iterations: 40 },
       requests: [{ name: "traced", path: "/traced" }],
-      http: { tracing: { propagate: "w3c", sample: 0.5, linkTemplate: "https://tempo.example/trace/{traceId}" } },
+      http: {
+        tracing: { propagate: "w3c", sample: 0.5, linkTemplate: "https://tempo.example/trace/{traceId}" },
+      },
     });
     expect(report.status).toBe("finished");
     expect(seen).toHaveLength(160);
     expect(report.summary.total.requests).toBe(seen.length);
     expect(report.workers.filter((w) => w.requests > 0)).toHaveLength(2);
     const parsed = seen.map((s) => TRACEPARENT_RE.exec(s.traceparent ?? ""));
-    expect(parsed.every((m) => m !== null), "every request carries a valid traceparent").toBe(true);
+    expect(
+      parsed.every((m) => m !== null),
+      "every request carries a valid traceparent",
+    ).toBe(true);
     const traceIds = parsed.map((m) => m?.[1] as string);
     expect(new Set(traceIds).size).toBe(seen.length);
     expect(traceIds.every((id) => !/^0+$/.test(id))).toBe(true);
@@ -97,7 +102,9 @@ describe("http.tracing", () => {
     const window = await getJson<RunSummary>(
       `${master.url}/api/runs/${report.id}/summary?from=${Math.max(0, second - 1)}&to=${second + 2}`,
     );
-    expect(window.requests.find((r) => r.name === "traced")?.slowest?.[0].traceId).toBe(delayedIds[0].traceId);
+    expect(window.requests.find((r) => r.name === "traced")?.slowest?.[0].traceId).toBe(
+      delayedIds[0].traceId,
+    );
 
     const html = await fetch(`${master.url}/api/runs/${report.id}/report.html`).then((r) => r.text());
     expect(html).toContain(`https://tempo.example/trace/${delayedIds[0].traceId}`);

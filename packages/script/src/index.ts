@@ -48,6 +48,16 @@ export interface ResponseTimings {
    * the thread its `http.maxConnections`. Never part of the request's latency.
    */
   blocked: number;
+  /** Opening its connection's TCP connection; 0 on a reused connection. */
+  connect: number;
+  /** Its connection's TLS handshake; 0 on a reused or plain connection. */
+  tls: number;
+  /** Handing the request to the socket. */
+  sending: number;
+  /** From the request sent to the answer's first byte: the server's time (and the network's). */
+  waiting: number;
+  /** From the first byte to the last. */
+  receiving: number;
   /** From the request handed a connection to its answer's last byte: the latency it is recorded with. */
   duration: number;
 }
@@ -55,7 +65,10 @@ export interface ResponseTimings {
 /** The answer to one request. A request that got no answer (refused, timed out) rejects instead. */
 export interface HttpResponse {
   status: number;
+  /** Where the request's time went, in ms. */
   timings: ResponseTimings;
+  /** The protocol it went over. */
+  proto: "HTTP/1.1" | "HTTP/2";
   /** Header names in lower case; repeated headers are joined with ", " (set-cookie with "\n"). */
   headers: Record<string, string>;
   /** The body as text (decoded when compressed and `http.compression` is on), up to `http.maxBodyBytes`. */

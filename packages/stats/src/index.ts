@@ -1,6 +1,7 @@
 export * from "./compare.js";
 export * from "./error-counter.js";
 export * from "./histogram/latency-histogram.js";
+export * from "./histogram/phase-timings.js";
 export * from "./histogram/sparse-codec.js";
 export * from "./latency-distribution.js";
 export * from "./latency-heatmap.js";

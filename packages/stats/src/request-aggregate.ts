@@ -4,10 +4,12 @@ import {
   laterGauge,
   mergeSlowest,
   type RequestStats,
+  type RequestSummary,
   type SlowTrace,
 } from "@volley/protocol";
 import { ErrorCounter } from "./error-counter.js";
 import { createMergeHistogram } from "./histogram/latency-histogram.js";
+import { PHASES, PhaseTimings } from "./histogram/phase-timings.js";
 import { addEncodedHistogram, type DecodedHistograms, encodeHistogram } from "./histogram/sparse-codec.js";
 
 export const SUMMARY_PERCENTILES = { p50: 50, p75: 75, p90: 90, p95: 95, p99: 99, p999: 99.9 } as const;
@@ -33,6 +35,8 @@ export class RequestAggregate {
   gauge: GaugeStats | null = null;
   /** The slowest traced requests so far (`http.tracing`), slowest first. */
   slowest: SlowTrace[] = [];
+  /** The timed requests' phases, once any were merged. */
+  phases: PhaseTimings | null = null;
 
   constructor(
     readonly name: string,
@@ -63,6 +67,7 @@ export class RequestAggregate {
     this.errors.addAll(stats.errors);
     if (stats.gauge) this.addGauge(stats.gauge);
     if (stats.slowest) this.slowest = mergeSlowest(this.slowest, stats.slowest);
+    if (stats.timings) this.mergedPhases().add(stats.timings);
     if (decoded) decoded.addTo(this.histogram, index);
     else addEncodedHistogram(this.histogram, stats.latency.histogram);
   }
@@ -89,7 +94,13 @@ export class RequestAggregate {
     this.errors.addAll(other.errors.list());
     if (other.gauge) this.addGauge(other.gauge);
     if (other.slowest.length) this.slowest = mergeSlowest(this.slowest, other.slowest);
+    if (other.phases) this.mergedPhases().addAll(other.phases);
     this.histogram.add(other.histogram);
+  }
+
+  private mergedPhases(): PhaseTimings {
+    this.phases ??= new PhaseTimings(false);
+    return this.phases;
   }
 
   private addGauge(gauge: GaugeStats): void {
@@ -117,6 +128,7 @@ export class RequestAggregate {
       },
       ...(this.gauge ? { gauge: { ...this.gauge } } : {}),
       ...(this.slowest.length ? { slowest: this.slowest.map((s) => ({ ...s })) } : {}),
+      ...(this.phases && this.phases.count > 0 ? { timings: this.phases.encode() } : {}),
     };
   }
 
@@ -135,6 +147,14 @@ export class RequestAggregate {
       summary[key as keyof typeof SUMMARY_PERCENTILES] = ms(this.percentileUs(percentile));
     }
     return summary;
+  }
+
+  /** The timed requests' phases as a summary gives them (p50/p95/p99 in ms), or none. */
+  phaseSummary(): RequestSummary["timings"] {
+    const phases = this.phases;
+    if (!phases || phases.count === 0) return undefined;
+    const [connectMs, tlsMs, waitingMs] = PHASES.map((phase) => phases.percentilesMs(phase));
+    return { count: phases.count, connectMs, tlsMs, waitingMs };
   }
 
   /** Latency at a percentile in microseconds, kept within the exact min and max. */

@@ -6,6 +6,7 @@ import {
   metricOfStatsName,
   type RequestStats,
 } from "@volley/protocol";
+import { phasesProblem } from "./histogram/phase-timings.js";
 import { type DecodedHistograms, HistogramFormatError } from "./histogram/sparse-codec.js";
 
 /** More than any worker sends in one second; a count past it is forged or corrupt. */
@@ -79,6 +80,8 @@ export function checkRequestStats(
       if ((error.traceIds?.length ?? 0) > error.count) return `${where}: more trace ids than errors`;
     }
     if ((stats.slowest?.length ?? 0) > stats.requests) return `${where}: more slowest requests than requests`;
+    const phases = stats.timings ? phasesProblem(stats.timings, stats.requests) : null;
+    if (phases) return `${where}: ${phases}`;
     if (errors > stats.failures) return `${where}: more errors than failures`;
     const { minUs, maxUs, sumUs } = stats.latency;
     if (stats.requests > 0 && (minUs > maxUs || sumUs > maxUs * stats.requests + stats.requests)) {

@@ -8,6 +8,7 @@ import {
 } from "@volley/protocol";
 import { ErrorCounter } from "./error-counter.js";
 import { clampLatencyUs, createRecordingHistogram } from "./histogram/latency-histogram.js";
+import { PhaseTimings } from "./histogram/phase-timings.js";
 import { encodeHistogram } from "./histogram/sparse-codec.js";
 
 /**
@@ -35,6 +36,8 @@ export class RequestRecorder {
   private readonly slowAt = new Float64Array(MAX_SLOWEST);
   private readonly slowIds: string[] = new Array(MAX_SLOWEST).fill("");
   private slowCount = 0;
+  /** The requests' phases (connect, TLS, waiting), once a request was timed. */
+  private phases: PhaseTimings | null = null;
 
   constructor(
     readonly name: string,
@@ -100,6 +103,13 @@ export class RequestRecorder {
     return slowest.sort((a, b) => b.ms - a.ms || (a.traceId < b.traceId ? -1 : 1));
   }
 
+  /** Records a request's phases, in µs (connect and TLS 0 on a reused connection), beside its record. */
+  recordPhases(connectUs: number, tlsUs: number, waitingUs: number): void {
+    if (!this.histograms) return;
+    this.phases ??= new PhaseTimings(true);
+    this.phases.record(connectUs, tlsUs, waitingUs);
+  }
+
   /** Records a redirect hop: one request, not judged (its chain's final answer is). */
   recordRedirect(latencyUs: number, status: number, bytesIn: number, bytesOut: number): void {
     this.redirects++;
@@ -147,7 +157,9 @@ export class RequestRecorder {
         histogram: encodeHistogram(this.histogram),
       },
       ...(this.slowCount > 0 ? { slowest: this.takeSlowest() } : {}),
+      ...(this.phases !== null && this.phases.count > 0 ? { timings: this.phases.encode() } : {}),
     };
+    this.phases?.reset();
     this.statusSeen.length = 0;
     this.errors.clear();
     if (this.requests) this.histogram.reset();

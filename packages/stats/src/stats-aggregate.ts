@@ -138,6 +138,7 @@ export class StatsAggregate {
         name: a.name,
         method: a.method,
         ...totals(a, durationS, 0),
+        ...(a.phases ? { timings: a.phaseSummary() } : {}),
         ...(a.slowest.length ? { slowest: a.slowest.map((s) => ({ ...s })) } : {}),
         ...wsFigures(a),
         ...this.streamFigures(a),

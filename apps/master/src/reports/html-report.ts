@@ -24,7 +24,7 @@ import { metricsSection } from "./metrics-section.js";
 import { escapeHtml, svgLineChart } from "./svg-chart.js";
 import { svgDistributionChart } from "./svg-distribution.js";
 import { svgHeatmap } from "./svg-heatmap.js";
-import { slowestSection, traceCell } from "./traces-section.js";
+import { phasesSection, slowestSection, traceCell } from "./traces-section.js";
 
 const STYLE = `
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7fa}
@@ -135,6 +135,7 @@ ${run.summary.checks
 </tbody></table>`
     : ""
 }
+${phasesSection(run)}
 ${slowestSection(run)}
 ${metricsSection(run, series)}
 ${messagesTable(run)}

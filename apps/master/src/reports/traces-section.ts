@@ -14,6 +14,24 @@ export function traceCell(run: RunDetail, traceId: string): string {
   return href ? `<a href="${escapeHtml(href)}" rel="noreferrer noopener">${code}</a>` : code;
 }
 
+/** The HTML report's phases of each timed request name: connect, TLS and waiting, p50/p95/p99. */
+export function phasesSection(run: RunDetail): string {
+  const timed = run.summary.requests.filter((r) => r.timings);
+  if (timed.length === 0) return "";
+  const cells = (p?: { p50: number; p95: number; p99: number }) =>
+    [p?.p50, p?.p95, p?.p99].map((v) => `<td>${v === undefined ? "–" : `${v.toFixed(2)} ms`}</td>`).join("");
+  const rows = timed.map(
+    (r) =>
+      `<tr><td class="text">${escapeHtml(scopedName(r.scenario, r.name))}</td><td>${r.timings?.count ?? 0}</td>${cells(r.timings?.connectMs)}${cells(r.timings?.tlsMs)}${cells(r.timings?.waitingMs)}</tr>`,
+  );
+  const heads = ["connect", "TLS", "waiting"].flatMap((p) =>
+    ["p50", "p95", "p99"].map((q) => `<th>${p} ${q}</th>`),
+  );
+  return `<h2>Where the time went</h2>
+<p>Connecting (0 on a reused connection), TLS, and waiting for the first byte once sent.</p>
+<table><thead><tr><th class="text">Request</th><th>Timed</th>${heads.join("")}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
+}
+
 /** The HTML report's slowest requests per name with their trace ids (`http.tracing`). */
 export function slowestSection(run: RunDetail): string {
   const traced = run.summary.requests.filter((r) => r.slowest?.length);

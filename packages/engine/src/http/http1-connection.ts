@@ -53,6 +53,12 @@ export interface HeadAwareHandler {
   /** The request's exact size on the wire (head and body), once written. */
   onRequestBytes?(bytes: number): void;
   /**
+   * Where the request's time went, just before `onHeaders` (performance.now() ms): the connection's
+   * TCP connect and TLS handshake (0 unless the request opened it), when it was ready to carry the
+   * request, when the request was written, and when the answer's first byte came.
+   */
+  onPhases?(connectMs: number, tlsMs: number, readyAt: number, writtenAt: number, firstByteAt: number): void;
+  /**
    * Whether the handler keeps body chunks past `onData` (a capture or expectation reads the body):
    * then each is a copy, since plain-TCP reads share one buffer per thread.
    */
@@ -86,6 +92,13 @@ export class Http1Connection implements ResponseListener {
   /** Idle time after which it closes: ours, shortened by the server's Keep-Alive hint. */
   idleTimeoutMs: number;
   private connected = false;
+  /** performance.now() the socket was opened, its TCP connect ended, and it was ready (TLS done). */
+  private readonly openedAt = performance.now();
+  private tcpAt = 0;
+  private readyAt = 0;
+  /** When the request in flight was written, and its answer's first byte came. */
+  private writtenAt = 0;
+  private firstByteAt = 0;
   private requests = 0;
   private bytesRead = 0;
   private readingBody = false;
@@ -130,7 +143,11 @@ export class Http1Connection implements ResponseListener {
     this.sharedReads = !target.https;
     this.socket.setNoDelay(true);
     this.deadline = performance.now() + target.connectTimeoutMs;
+    this.socket.once("connect", () => {
+      this.tcpAt = performance.now();
+    });
     this.socket.once(target.https ? "secureConnect" : "connect", () => {
+      this.readyAt = performance.now();
       this.connected = true;
       this.deadline = this.handler ? this.requestDeadline() : Number.POSITIVE_INFINITY;
     });
@@ -178,6 +195,7 @@ export class Http1Connection implements ResponseListener {
       this.fail(error as Error);
       return;
     }
+    this.writtenAt = performance.now();
     (handler as HeadAwareHandler).onRequestBytes?.(written);
   }
 
@@ -244,6 +262,7 @@ export class Http1Connection implements ResponseListener {
       this.close();
       return;
     }
+    if (this.bytesRead === 0) this.firstByteAt = performance.now();
     this.bytesRead += chunk.length;
     this.completed = false;
     const used = this.parser.execute(chunk);
@@ -262,6 +281,15 @@ export class Http1Connection implements ResponseListener {
     const hint = this.parser.keepAliveHintS;
     if (hint >= 0) this.idleTimeoutMs = Math.min(this.idleTimeoutMs, Math.max(0, hint * 1000 - 1000));
     (handler as HeadAwareHandler).onHeadBytes?.(headBytes);
+    // Connect and TLS are the first request's: a reused connection's cost nothing.
+    const opened = this.requests === 1;
+    (handler as HeadAwareHandler).onPhases?.(
+      opened ? this.tcpAt - this.openedAt : 0,
+      opened && this.target.https ? this.readyAt - this.tcpAt : 0,
+      this.readyAt,
+      this.writtenAt,
+      this.firstByteAt,
+    );
     handler.onHeaders?.(status, rawHeaders as unknown as Buffer[], noop, statusText);
   }
 

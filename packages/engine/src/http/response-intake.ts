@@ -32,6 +32,13 @@ export abstract class ResponseIntake implements HeadAwareHandler {
   private headBytes = -1;
   private keptBytes = 0;
   private chunksSeen = 0;
+  /** The phases of the request (µs), when the client said them (onPhases); waitingUs -1 until then. */
+  protected connectUs = 0;
+  protected tlsUs = 0;
+  protected sendingUs = 0;
+  protected waitingUs = -1;
+  /** performance.now() of the answer's first byte (its head, for a client that says no phases). */
+  protected firstByteAt = -1;
 
   /** Longest the whole request may take, ms. */
   protected abstract get timeoutMs(): number;
@@ -53,6 +60,9 @@ export abstract class ResponseIntake implements HeadAwareHandler {
     this.bodyTooLarge = false;
     this.abortRequest = null;
     this.startedAt = startedAt;
+    this.connectUs = this.tlsUs = this.sendingUs = 0;
+    this.waitingUs = -1;
+    this.firstByteAt = -1;
   }
 
   /** It is handed a connection now: the deadline, and the latency unless a schedule set it. */
@@ -69,6 +79,22 @@ export abstract class ResponseIntake implements HeadAwareHandler {
   /** The head's bytes, once the client read it (`onHeaders` calls this). */
   protected countHead(statusText: string, rawHeaders: Buffer[] | string[]): void {
     this.bytesIn += responseHeadBytes(this.headBytes, statusText, rawHeaders);
+    if (this.firstByteAt < 0) this.firstByteAt = performance.now();
+  }
+
+  onPhases(connectMs: number, tlsMs: number, readyAt: number, writtenAt: number, firstByteAt: number): void {
+    // A request written before its new connection was ready went out when it was.
+    const wentAt = Math.max(writtenAt, readyAt);
+    this.connectUs = connectMs * 1000;
+    this.tlsUs = tlsMs * 1000;
+    this.sendingUs = Math.max(0, writtenAt - Math.max(this.sentAt, readyAt)) * 1000;
+    this.waitingUs = Math.max(0, firstByteAt - wentAt) * 1000;
+    this.firstByteAt = firstByteAt;
+  }
+
+  /** Records the request's phases beside its record, when the client measured them. */
+  protected recordPhases(recorder: { recordPhases(c: number, t: number, w: number): void }): void {
+    if (this.waitingUs >= 0) recorder.recordPhases(this.connectUs, this.tlsUs, this.waitingUs);
   }
 
   onHeadBytes(bytes: number): void {

@@ -147,6 +147,7 @@ export class SliceEngine {
         protos,
         grpcTarget: isGrpcTarget(scenario.target) ? scenario.target : null,
         tracing,
+        proto: scenario.http.version === "1.1" ? ("HTTP/1.1" as const) : ("HTTP/2" as const),
       },
       worker: options.workerName,
       env: options.env ?? {},

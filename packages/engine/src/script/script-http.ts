@@ -35,6 +35,7 @@ export function scriptRequest(
           answer,
           settings.compression ? answer.encoding : null,
           settings.maxBodyBytes,
+          settings.proto,
         );
         const failure = response.problem(options.expect?.body);
         const { status, bytesIn, bytesOut, latencyUs } = answer;
@@ -84,6 +85,7 @@ function ignore(): void {}
 class ScriptResponse implements HttpResponse {
   readonly status: number;
   readonly timings: ResponseTimings;
+  readonly proto: HttpResponse["proto"];
   private text: string | null = null;
   private headerMap: Record<string, string> | null = null;
   private tooLarge: boolean;
@@ -92,10 +94,12 @@ class ScriptResponse implements HttpResponse {
     private readonly answer: RawAnswer,
     private readonly encoding: string | null,
     private readonly maxBodyBytes: number,
+    proto: HttpResponse["proto"],
   ) {
     this.status = answer.status;
     this.tooLarge = answer.body === null;
-    this.timings = { blocked: answer.blockedMs, duration: answer.latencyUs / 1000 };
+    this.timings = { blocked: answer.blockedMs, ...answer.phases, duration: answer.latencyUs / 1000 };
+    this.proto = proto;
   }
 
   get headers(): Record<string, string> {

@@ -28,6 +28,8 @@ export interface ScriptHttpSettings {
   insecureTls: boolean;
   /** The thread's `traceparent` values when the scenario has `http.tracing`, else null. */
   tracing: TraceIds | null;
+  /** What its requests go over (`http.version`), for `res.proto`. */
+  proto: "HTTP/1.1" | "HTTP/2";
   /** The thread's gRPC channels, the protos the run was sent, and the scenario's target when it is grpc(s)://. */
   grpc: GrpcChannels;
   protos: ProtoPackages;

@@ -26,6 +26,8 @@ export interface RawAnswer {
   latencyUs: number;
   /** Time it waited for a free connection (the VU's or the thread's), ms: never part of latency. */
   blockedMs: number;
+  /** Where the rest went, ms (see ResponseTimings in @volley/script). */
+  phases: { connect: number; tls: number; sending: number; waiting: number; receiving: number };
 }
 
 /**
@@ -137,6 +139,10 @@ export class ScriptRequest extends ResponseIntake implements Dispatcher.Dispatch
 
   onComplete(): void {
     this.origin.gate.leave();
+    this.recordPhases(this.recorder);
+    const latencyUs = this.latencyUs();
+    const ms = (us: number) => us / 1000;
+    const receivingMs = this.firstByteAt < 0 ? 0 : performance.now() - this.firstByteAt;
     this.resolve({
       status: this.status,
       rawHeaders: this.rawHeaders,
@@ -145,8 +151,16 @@ export class ScriptRequest extends ResponseIntake implements Dispatcher.Dispatch
       body: this.bodyTooLarge || this.chunks === null ? null : Buffer.concat(this.chunks),
       bytesIn: this.bytesIn,
       bytesOut: this.bytesOut,
-      latencyUs: this.latencyUs(),
+      latencyUs,
       blockedMs: this.sentAt - this.calledAt,
+      phases: {
+        connect: ms(this.connectUs),
+        tls: ms(this.tlsUs),
+        sending: ms(this.sendingUs),
+        // A client that says no phases (undici's): from the request handed a connection to the head.
+        waiting: this.waitingUs >= 0 ? ms(this.waitingUs) : Math.max(0, this.firstByteAt - this.sentAt),
+        receiving: receivingMs,
+      },
     });
   }
 
@@ -155,6 +169,7 @@ export class ScriptRequest extends ResponseIntake implements Dispatcher.Dispatch
     const kind: ErrorKind = this.aborted ? "aborted" : classifyError(error);
     const message = describeError(error);
     const latencyUs = this.latencyUs();
+    this.recordPhases(this.recorder);
     this.recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut, kind, message, this.traceId);
     this.reject(new RequestFailedError(kind, message));
   }

@@ -230,6 +230,7 @@ export class RequestExchange extends ResponseIntake implements Dispatcher.Dispat
     this.abortRequest = null;
     this.origin.gate.leave();
     let failure: [ErrorKind, string] | null = null;
+    if (!this.unsent) this.recordPhases(recorder);
     if (this.unsent) {
       // Never written to a socket: nothing to count.
     } else if (error === null && this.followRedirect(latencyUs, recorder)) {

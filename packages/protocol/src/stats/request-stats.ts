@@ -67,6 +67,19 @@ export const requestStatsSchema = z.strictObject({
   statusCodes: z.record(z.string().regex(STATUS_KEY_RE), count),
   errors: z.array(errorCountSchema).max(200),
   latency: latencyStatsSchema,
+  /**
+   * How long the timed requests (Volley's HTTP/1.1 client) took to connect, to finish TLS and to
+   * get their first byte: HDR histograms of their own shape (see PhaseTimings in @volley/stats),
+   * 0 for the connect and TLS of a reused connection. Absent: none timed.
+   */
+  timings: z
+    .strictObject({
+      count,
+      connect: z.string().max(100_000),
+      tls: z.string().max(100_000),
+      waiting: z.string().max(100_000),
+    })
+    .optional(),
   /** The period's slowest requests with their trace ids (`http.tracing`), slowest first. Absent: none. */
   slowest: z.array(slowTraceSchema).max(MAX_SLOWEST).optional(),
   /** A script's gauge (method GAUGE): its last, lowest and highest value. Absent otherwise. */

@@ -50,6 +50,8 @@ export const totalsSummarySchema = z.object({
 });
 export type TotalsSummary = z.infer<typeof totalsSummarySchema>;
 
+const phasePercentilesSchema = z.object({ p50: z.number(), p95: z.number(), p99: z.number() });
+
 export const requestSummarySchema = totalsSummarySchema.extend({
   name: z.string(),
   method: z.string(),
@@ -68,6 +70,19 @@ export const requestSummarySchema = totalsSummarySchema.extend({
       gapMs: latencySummarySchema,
       events: z.number(),
       eventsPerStream: z.number(),
+    })
+    .optional(),
+  /**
+   * Where the requests' time went (Volley's HTTP/1.1 client): connecting (0 on a reused
+   * connection), TLS, and waiting for the first byte once sent, p50/p95/p99 in ms, so "the server
+   * is slow" and "connections are slow" read apart. Absent: none timed.
+   */
+  timings: z
+    .object({
+      count: z.number(),
+      connectMs: phasePercentilesSchema,
+      tlsMs: phasePercentilesSchema,
+      waitingMs: phasePercentilesSchema,
     })
     .optional(),
   /** The slowest requests of the run (or window) with their trace ids (`http.tracing`), slowest first. */

@@ -25,6 +25,7 @@ import { LoadControl, loadMarkers } from "../LoadControl/LoadControl.js";
 import { Messages } from "../Messages/Messages.js";
 import { Metrics } from "../Metrics/Metrics.js";
 import { RebalanceButton } from "../RebalanceButton/RebalanceButton.js";
+import { RequestPhases } from "../RequestPhases/RequestPhases.js";
 import { RequestTable } from "../RequestTable/RequestTable.js";
 import { RunWorkers } from "../RunWorkers/RunWorkers.js";
 import { SlowestRequests } from "../SlowestRequests/SlowestRequests.js";
@@ -238,6 +239,16 @@ export function RunView({
         <h2>Requests</h2>
         <RequestTable summary={summary} now={live ? now : undefined} />
       </section>
+      {!compact && summary.requests.some((r) => r.timings) && (
+        <section data-testid="phases-section">
+          <h2>Where the time went</h2>
+          <p className="muted">
+            Connecting (0 on a reused connection), TLS, and waiting for the first byte once sent: a slow
+            server shows in Waiting, slow connections in Connect and TLS.
+          </p>
+          <RequestPhases requests={summary.requests} />
+        </section>
+      )}
       {!live && !compact && <LatencyDistribution runId={run.id} summary={summary} />}
       {summary.requests.some((r) => r.slowest?.length) && (
         <section data-testid="slowest-section">

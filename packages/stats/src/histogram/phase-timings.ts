@@ -1,0 +1,108 @@
+import { Float64Histogram, Int32Histogram } from "hdr-histogram-js";
+import type { LatencyHistogram } from "./latency-histogram.js";
+import { addEncodedHistogram, encodeHistogram, HistogramFormatError } from "./sparse-codec.js";
+
+/**
+ * The phases of a request (connect, TLS, waiting for the first byte) are kept in histograms of
+ * their own shape: 1 µs to a minute at 2 significant digits (percentiles to 1 %), a tenth of a
+ * latency histogram's size, since three of them ride beside every request name's.
+ */
+const HIGHEST_US = 60_000_000;
+const DIGITS = 2;
+
+export const PHASES = ["connect", "tls", "waiting"] as const;
+export type Phase = (typeof PHASES)[number];
+
+function create(recording: boolean): LatencyHistogram {
+  const histogram = recording
+    ? new Int32Histogram(1, HIGHEST_US, DIGITS)
+    : new Float64Histogram(1, HIGHEST_US, DIGITS);
+  histogram.autoResize = false;
+  return histogram;
+}
+
+function clampUs(us: number): number {
+  if (!(us > 0)) return 0;
+  return us >= HIGHEST_US ? HIGHEST_US : Math.round(us);
+}
+
+/** What the phase histograms of a period travel as: how many requests were timed, each encoded. */
+export interface EncodedPhases {
+  count: number;
+  connect: string;
+  tls: string;
+  waiting: string;
+}
+
+/** The phases of one request name's requests: recorded on the request path, or merged. */
+export class PhaseTimings {
+  count = 0;
+  private readonly histograms: Record<Phase, LatencyHistogram>;
+
+  constructor(recording: boolean) {
+    this.histograms = { connect: create(recording), tls: create(recording), waiting: create(recording) };
+  }
+
+  record(connectUs: number, tlsUs: number, waitingUs: number): void {
+    this.count++;
+    this.histograms.connect.recordValue(clampUs(connectUs));
+    this.histograms.tls.recordValue(clampUs(tlsUs));
+    this.histograms.waiting.recordValue(clampUs(waitingUs));
+  }
+
+  add(encoded: EncodedPhases): void {
+    this.count += encoded.count;
+    for (const phase of PHASES) addEncodedHistogram(this.histograms[phase], encoded[phase]);
+  }
+
+  addAll(other: PhaseTimings): void {
+    this.count += other.count;
+    for (const phase of PHASES) this.histograms[phase].add(other.histograms[phase]);
+  }
+
+  encode(): EncodedPhases {
+    return {
+      count: this.count,
+      connect: encodeHistogram(this.histograms.connect),
+      tls: encodeHistogram(this.histograms.tls),
+      waiting: encodeHistogram(this.histograms.waiting),
+    };
+  }
+
+  /** Starts a new period (a recorder's). */
+  reset(): void {
+    if (this.count === 0) return;
+    this.count = 0;
+    for (const phase of PHASES) this.histograms[phase].reset();
+  }
+
+  /** A phase's p50, p95 and p99 in ms. */
+  percentilesMs(phase: Phase): { p50: number; p95: number; p99: number } {
+    const h = this.histograms[phase];
+    const ms = (p: number) => (this.count ? Math.round(h.getValueAtPercentile(p)) / 1000 : 0);
+    return { p50: ms(50), p95: ms(95), p99: ms(99) };
+  }
+}
+
+/** Decodes a batch's phases to check them (the master checks thousands a second: one, reused). */
+let scratch: LatencyHistogram | null = null;
+
+/**
+ * Why a batch's encoded phases cannot be merged, or null: each must decode within the phases'
+ * shape and hold no more values than the requests timed, which no more than `requests`.
+ */
+export function phasesProblem(encoded: EncodedPhases, requests: number): string | null {
+  if (encoded.count > requests) return "more timed requests than requests";
+  scratch ??= create(false);
+  for (const phase of PHASES) {
+    scratch.reset();
+    try {
+      addEncodedHistogram(scratch, encoded[phase]);
+    } catch (error) {
+      if (error instanceof HistogramFormatError) return `${phase} timings: ${error.message}`;
+      throw error;
+    }
+    if (scratch.totalCount > encoded.count) return `${phase} timings hold more values than requests timed`;
+  }
+  return null;
+}
