@@ -1,5 +1,5 @@
 // pnpm bench ingest [--workers 200] [--names 20] [--rate 600] [--duration 20] [--db sqlite,postgresql]
-//                   [--aggregators 0,2]
+//                   [--aggregators 0,2] [--extras 0]
 // Simulated workers push stats batches (N names, each an HDR histogram of ~2,000 samples) through
 // the real BullMQ queue into a real master, which stores, merges and checkpoints them. Prints the
 // sustained batches/s stored and merged, the lag from a second's last batch to its merge, and the
@@ -26,6 +26,11 @@ const databases = arg(args, "db", "sqlite,postgresql").split(",");
 // Each database is measured straight (0: workers push into the run's queue) and through N
 // `volley aggregator` processes, side by side.
 const aggregatorCounts = arg(args, "aggregators", "0,2").split(",").map(Number);
+// 1: the batches also carry what a traced, scripted run adds (each request's five slowest with
+// trace ids and its phases, four custom metrics); "0,1" measures both side by side.
+const extrasModes = arg(args, "extras", "0")
+  .split(",")
+  .map((v) => v === "1");
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
 async function databaseUrl(kind) {
@@ -134,7 +139,7 @@ async function startAggregators(count, prefix) {
   return children;
 }
 
-async function bench(kind, aggregatorCount) {
+async function bench(kind, aggregatorCount, extras) {
   const database = await databaseUrl(kind);
   const prefix = `bench-${randomBytes(3).toString("hex")}`;
   const aggregators = await startAggregators(aggregatorCount, prefix);
@@ -174,7 +179,12 @@ async function bench(kind, aggregatorCount) {
         target: "http://127.0.0.1:9",
         load: { executor: "constant-vus", vus: workerCount, duration: "1h" },
         requests: Array.from({ length: names }, (_, n) => ({ name: `request-${n}`, path: "/" })),
+        // Custom metrics come from scripts: a run with extras is a scripted one.
+        ...(extras && { requests: undefined, script: "bench.js" }),
       },
+      ...(extras && {
+        scripts: { "bench.js": "export default async function (vu) { await vu.http.get('/'); }" },
+      }),
     }),
   });
   const { id: runId } = await response.json();
@@ -203,7 +213,7 @@ async function bench(kind, aggregatorCount) {
   const redisInfo = new Redis(redisUrl);
   const cpuBefore = process.cpuUsage();
   const redisCpuBefore = await redisCpuSeconds(redisInfo);
-  producer.send({ push: { redisUrl, prefix, runId, names, rate, seconds } });
+  producer.send({ push: { redisUrl, prefix, runId, names, rate, seconds, extras } });
   for (;;) {
     const message = await next("at");
     if (message.done) break;
@@ -273,9 +283,12 @@ console.log(
 const results = [];
 for (const kind of databases) {
   for (const count of aggregatorCounts) {
-    const r = await bench(kind, count);
-    results.push(r);
-    console.log(`${r.kind}: ${fmt(r.batches)} batches merged${count ? ` in ${fmt(r.groups)} groups` : ""}`);
+    for (const extras of extrasModes) {
+      const r = await bench(kind, count, extras);
+      if (extras) r.kind += " + extras";
+      results.push(r);
+      console.log(`${r.kind}: ${fmt(r.batches)} batches merged${count ? ` in ${fmt(r.groups)} groups` : ""}`);
+    }
   }
 }
 console.log(

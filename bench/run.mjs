@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 const BENCHES = {
   engine: "one engine thread vs autocannon, wrk and hey (Go) against nginx, pinned to cores",
   connections: "10,000 VUs in one worker process: peak memory, errors, sockets left open",
-  overhead: "full statistics vs counting only, same load",
+  overhead: "what measuring costs: statistics, http.tracing, 4 custom metrics per iteration",
   ingest: "simulated workers pushing batches through the real queue into the master (SQLite and PostgreSQL)",
   feeders: "what a 1,000,000-row feeder costs a worker per mode (memory, time to ready)",
   h2: "HTTP/2 over TLS (undici) against a node http2 server, beside HTTP/1.1 over TLS",

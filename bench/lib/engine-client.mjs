@@ -23,13 +23,16 @@ const client = get("client", "volley");
 const http = { client, ...JSON.parse(get("http", "{}")) };
 // --script: the same requests from a scripted VU (`await vu.http.get(path)`), bundled as a run's
 // would be; --script-mode unawaited: `vu.http.get(path)` without await (each request then keeps its
-// call site for the not-awaited warning); batch: two at a time with `vu.http.batch`.
+// call site for the not-awaited warning); batch: two at a time with `vu.http.batch`; metrics: the
+// awaited request and 4 custom metrics.
 const scripted = args.includes("--script");
 const quoted = JSON.stringify(path);
 const SCRIPT_BODIES = {
   await: `await vu.http.get(${quoted});`,
   unawaited: `vu.http.get(${quoted});`,
   batch: `await vu.http.batch([{ url: ${quoted} }, { url: ${quoted} }]);`,
+  // Four custom metrics per iteration, one of each type (as a k6 script's Trend, Counter...).
+  metrics: `await vu.http.get(${quoted}); vu.metrics.trend("t").add(1.5); vu.metrics.counter("c").add(); vu.metrics.rate("r").add(true); vu.metrics.gauge("g").set(3);`,
 };
 const scriptMode = get("script-mode", "await");
 const bundled = scripted

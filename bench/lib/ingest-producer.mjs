@@ -3,13 +3,39 @@
 // pushed into the real queues at the offered rate, telling the parent when each second is enqueued.
 import { randomBytes } from "node:crypto";
 import { STATS_JOB, statsJobId, statsQueueName } from "@volley/protocol";
-import { createRecordingHistogram, encodeHistogram } from "@volley/stats";
+import { createRecordingHistogram, encodeHistogram, MetricRecorder, PhaseTimings } from "@volley/stats";
 import { appendToPartition } from "@volley/worker";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import WebSocket from "ws";
 
 let names = 20;
+/** Batches carry what tracing, phases and 4 custom metrics add (`--extras 1`). */
+let extras = false;
+
+// What a traced, scripted run adds: each request's five slowest with trace ids and its phases,
+// and four custom metrics (a trend of 2,000 values, a counter, a rate, a gauge), encoded once.
+const SLOWEST = Array.from({ length: 5 }, (_, i) => ({
+  traceId: randomBytes(16).toString("hex"),
+  ms: 200 - i * 10,
+  at: Date.now(),
+}));
+const phases = new PhaseTimings(true);
+for (let i = 0; i < 2000; i++) phases.record(i % 100 === 0 ? 300 : 0, 0, 15_000 + (i % 400) * 50);
+const PHASES = phases.encode();
+const METRICS = (() => {
+  const trend = new MetricRecorder("cart_ms", { type: "trend", unit: "ms" });
+  const counter = new MetricRecorder("orders", { type: "counter", unit: "none" });
+  const rate = new MetricRecorder("in_stock", { type: "rate", unit: "none" });
+  const gauge = new MetricRecorder("queue_depth", { type: "gauge", unit: "none" });
+  for (let i = 0; i < 2000; i++) {
+    trend.add(5 + (i % 300) * 0.7);
+    counter.add(1);
+    rate.addRate(i % 10 !== 0);
+    gauge.set(i % 50, Date.now());
+  }
+  return [trend, counter, rate, gauge].map((m) => m.flush());
+})();
 
 // A pool of realistic per-second histograms (log-normal-ish around 20 ms), encoded once.
 const histograms = Array.from({ length: 64 }, (_, k) => {
@@ -49,7 +75,8 @@ function batch(runId, workerId, second, final) {
       statusCodes: { 200: 2000 },
       errors: [],
       latency: histograms[(second * 7 + n) % histograms.length],
-    })),
+      ...(extras ? { slowest: SLOWEST, timings: PHASES } : {}),
+    })).concat(extras ? METRICS : []),
   };
 }
 
@@ -108,8 +135,12 @@ function connectWorkers(masterUrl, count) {
   );
 }
 
-async function push({ redisUrl, prefix, runId, names: nameCount, rate, seconds }, workers) {
+async function push(
+  { redisUrl, prefix, runId, names: nameCount, rate, seconds, extras: withExtras },
+  workers,
+) {
   names = nameCount;
+  extras = withExtras;
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
   // Each worker's batches go where the master routed it: the run's queue or an aggregator
   // partition's stream (as the worker's StatsPublisher sends them).

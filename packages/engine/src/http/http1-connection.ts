@@ -3,7 +3,7 @@ import { performance } from "node:perf_hooks";
 import { connect as connectTls } from "node:tls";
 import { VolleyError } from "@volley/protocol";
 import type { Dispatcher } from "undici";
-import { InvalidRequestError, requestHead } from "./request-head.js";
+import { InvalidRequestError, requestHead, type TracedDispatchOptions } from "./request-head.js";
 import { type HeaderSelection, type ResponseListener, ResponseParser } from "./response-parser.js";
 
 /** Errors carry undici's codes, so one classifier sorts both clients' failures. */
@@ -110,6 +110,8 @@ export class Http1Connection implements ResponseListener {
     path: string;
     headers: Dispatcher.DispatchOptions["headers"];
     bytes: Buffer | null;
+    /** The same head without its blank line, for a traced request to add its `traceparent` to. */
+    open: string | null;
   } | null = null;
   /** Reads land in SHARED_READ_BUFFER (plain TCP) rather than a buffer of their own (TLS). */
   private readonly sharedReads: boolean;
@@ -204,7 +206,7 @@ export class Http1Connection implements ResponseListener {
    * when method, path and (frozen) headers are those of the last one, the bytes made for it are
    * written again. They are made on the first repeat, so a templated path never pays for them.
    */
-  private writeHead(options: Dispatcher.DispatchOptions): number {
+  private writeHead(options: TracedDispatchOptions): number {
     const last = this.lastHead;
     if (
       last !== null &&
@@ -212,6 +214,16 @@ export class Http1Connection implements ResponseListener {
       last.path === options.path &&
       last.method === options.method
     ) {
+      const traceparent = options.traceparent;
+      if (traceparent !== undefined) {
+        last.open ??= requestHead({ ...options, traceparent: undefined }, this.target.hostHeader, 0).slice(
+          0,
+          -2,
+        );
+        const head = `${last.open}traceparent: ${traceparent}\r\n\r\n`;
+        this.socket.write(head, "latin1");
+        return head.length;
+      }
       last.bytes ??= Buffer.from(requestHead(options, this.target.hostHeader, 0), "latin1");
       this.socket.write(last.bytes);
       return last.bytes.length;
@@ -221,7 +233,7 @@ export class Http1Connection implements ResponseListener {
     const headers = options.headers;
     this.lastHead =
       headers !== null && headers !== undefined && Object.isFrozen(headers)
-        ? { method: options.method, path: options.path, headers, bytes: null }
+        ? { method: options.method, path: options.path, headers, bytes: null, open: null }
         : null;
     return head.length;
   }

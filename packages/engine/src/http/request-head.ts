@@ -38,11 +38,20 @@ function headerBlock(headers: Dispatcher.DispatchOptions["headers"]): string {
 }
 
 /**
- * The request line and headers, ending with the blank line: `host` and `content-length` are
- * added, everything else is the caller's. Throws InvalidRequestError for a path or header that
- * would break the framing.
+ * Dispatch options with a W3C `traceparent` (`http.tracing`) Volley's client writes after the
+ * other headers: kept out of `headers`, the compiled header list stays the same (and its bytes
+ * cached) from request to request. undici's client takes it in `headers` instead.
  */
-export function requestHead(options: Dispatcher.DispatchOptions, host: string, bodyLength: number): string {
+export interface TracedDispatchOptions extends Dispatcher.DispatchOptions {
+  traceparent?: string;
+}
+
+/**
+ * The request line and headers, ending with the blank line: `host` and `content-length` are
+ * added, then a `traceparent` when the options carry one; everything else is the caller's.
+ * Throws InvalidRequestError for a path or header that would break the framing.
+ */
+export function requestHead(options: TracedDispatchOptions, host: string, bodyLength: number): string {
   const path = options.path;
   if (!PATH_RE.test(path))
     throw new InvalidRequestError(`invalid request path ${JSON.stringify(path.slice(0, 80))}`);
@@ -50,5 +59,7 @@ export function requestHead(options: Dispatcher.DispatchOptions, host: string, b
   if (bodyLength > 0 || (options.method !== "GET" && options.method !== "HEAD")) {
     head += `content-length: ${bodyLength}\r\n`;
   }
+  // Made by TraceIds (hex and dashes only): nothing in it to check.
+  if (options.traceparent !== undefined) head += `traceparent: ${options.traceparent}\r\n`;
   return `${head}\r\n`;
 }

@@ -18,7 +18,14 @@ export class TraceIds {
   private used = POOL_BYTES;
   private readonly header = Buffer.from(`00-${"0".repeat(32)}-${"0".repeat(16)}-00`, "latin1");
 
-  constructor(private readonly settings: TracingSettings) {}
+  constructor(
+    private readonly settings: TracingSettings,
+    /**
+     * Whether requests carry it in their `headers` (undici's client: HTTP/2, `client: undici`)
+     * rather than as `traceparent` of their dispatch options (Volley's client writes it itself).
+     */
+    readonly inHeaders: boolean,
+  ) {}
 
   /** A new request's `traceparent`; its trace id is characters 3 to 35 (see traceIdOf). */
   next(): string {

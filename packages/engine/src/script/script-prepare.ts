@@ -5,6 +5,7 @@ import type { Dispatcher } from "undici";
 import type { GrpcChannels } from "../grpc/grpc-channels.js";
 import { basicAuthorization } from "../http/basic-auth.js";
 import type { CookieJar } from "../http/cookie-jar.js";
+import type { TracedDispatchOptions } from "../http/request-head.js";
 import { type TraceIds, traceIdOf } from "../http/trace-ids.js";
 import type { ProtoPackages } from "../scenario/compiled-grpc.js";
 import type { VuOrigin } from "../vu/vu-context.js";
@@ -64,7 +65,7 @@ export interface PreparedRequest {
   host: string;
   path: string;
   recorder: RequestRecorder;
-  dispatch: Dispatcher.DispatchOptions;
+  dispatch: TracedDispatchOptions;
   timeoutMs: number;
   /** An estimate for undici's client; Volley's own reports what it wrote. */
   estimatedBytesOut: number;
@@ -101,7 +102,7 @@ export function prepareScriptRequest(
   const cookie = vu.cookies?.header(host, path, https) ?? null;
   if (cookie !== null) built.push("cookie", cookie);
   const traceparent = settings.tracing?.next();
-  if (traceparent !== undefined) built.push("traceparent", traceparent);
+  if (traceparent !== undefined && settings.tracing?.inHeaders) built.push("traceparent", traceparent);
   // No headers of its own: the shared frozen list lets the client reuse the request's bytes.
   const headers = built.length === 0 ? NO_HEADERS : built;
   const timeoutMs = options.timeout ?? settings.timeoutMs;
@@ -119,7 +120,8 @@ export function prepareScriptRequest(
       body,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
-    },
+      traceparent: settings.tracing?.inHeaders ? undefined : traceparent,
+    } satisfies TracedDispatchOptions,
     timeoutMs,
     estimatedBytesOut,
     traceId: traceparent === undefined ? undefined : traceIdOf(traceparent),

@@ -3,6 +3,7 @@ import { type ErrorKind, type StreamTiming, streamStatsName } from "@volley/prot
 import type { RequestRecorder } from "@volley/stats";
 import type { Dispatcher } from "undici";
 import { classifyError, describeError } from "../http/classify-error.js";
+import type { TracedDispatchOptions } from "../http/request-head.js";
 import { ResponseIntake } from "../http/response-intake.js";
 import type { HeaderSelection } from "../http/response-parser.js";
 import { StreamReader, type StreamSpec } from "../http/stream-reader.js";
@@ -47,7 +48,7 @@ export class RequestExchange extends ResponseIntake implements Dispatcher.Dispat
   /** Aborted before it was written to a socket: not a request, not counted. */
   private unsent = false;
   private aborting = false;
-  private dispatchOptions: Dispatcher.DispatchOptions | null = null;
+  private dispatchOptions: TracedDispatchOptions | null = null;
   private requestIndex = 0;
   private origin: VuOrigin;
   /** The path of the request in flight (cookies are stored for it). */
@@ -136,9 +137,10 @@ export class RequestExchange extends ResponseIntake implements Dispatcher.Dispat
       headers = headers.concat("cookie", cookie);
       bytesOut += cookie.length + 10;
     }
+    let traceparent: string | undefined;
     if (ctx.tracing !== null) {
-      const traceparent = ctx.tracing.next();
-      headers = headers.concat("traceparent", traceparent);
+      traceparent = ctx.tracing.next();
+      if (ctx.tracing.inHeaders) headers = headers.concat("traceparent", traceparent);
       bytesOut += traceparent.length + 15;
       this.traceId = traceIdOf(traceparent);
     }
@@ -164,7 +166,8 @@ export class RequestExchange extends ResponseIntake implements Dispatcher.Dispat
       body,
       headersTimeout: request.timeoutMs,
       bodyTimeout: request.timeoutMs,
-    };
+      traceparent,
+    } satisfies TracedDispatchOptions;
     if (origin.gate.enter(this)) this.admit();
     else this.waitingAtGate = true;
   }
