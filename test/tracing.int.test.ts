@@ -4,7 +4,7 @@ import type { RunningMaster } from "@volley/master";
 import type { RunDetail, RunSummary } from "@volley/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestFleet, type TestFleet } from "./support/in-process.js";
-import { getJson, sendJson, waitForRunEnd } from "./support/processes.js";
+import { getJson, sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
 
 // http.tracing across two workers: the target reads a valid W3C traceparent on every request,
 // delays some and fails others; the report's slowest requests and error trace ids are exactly
@@ -169,6 +169,41 @@ describe("http.tracing", () => {
     } finally {
       await new Promise((resolve) => h2.close(resolve));
     }
+  });
+
+  it("gives /metrics in OpenMetrics a running run's slowest trace as an exemplar", async () => {
+    seen = [];
+    const created = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: {
+        name: "traced-live",
+        target: targetUrl,
+        load: { executor: "constant-vus", vus: 2, duration: "4s" },
+        thinkTime: "20ms",
+        requests: [{ name: "live", path: "/live" }],
+        http: { tracing: { propagate: "w3c" } },
+      },
+    });
+    expect(created.status).toBe(201);
+    const exemplarRe =
+      /^volley_requests_total\{[^}]*request="live"[^}]*status="200"[^}]*\} \d+ # \{trace_id="([0-9a-f]{32})"\} 1/m;
+    let exemplar: string | undefined;
+    await waitFor(
+      async () => {
+        const response = await fetch(`${master.url}/metrics`, {
+          headers: { accept: "application/openmetrics-text; version=1.0.0" },
+        });
+        expect(response.headers.get("content-type")).toContain("application/openmetrics-text");
+        exemplar = exemplarRe.exec(await response.text())?.[1];
+        return exemplar !== undefined;
+      },
+      { what: "an exemplar on the live run's requests", timeoutMs: 15_000 },
+    );
+    const sent = new Set(seen.map((s) => TRACEPARENT_RE.exec(s.traceparent ?? "")?.[1]));
+    expect(sent.has(exemplar)).toBe(true);
+    // Prometheus's own text format has no exemplars.
+    const plain = await fetch(`${master.url}/metrics`).then((r) => r.text());
+    expect(plain).not.toContain("trace_id");
+    await waitForRunEnd<RunDetail>(master.url, created.body.id as string, 30_000);
   });
 
   it("sends no traceparent without http.tracing", async () => {

@@ -34,6 +34,7 @@ export class RequestRecorder {
   /** The period's slowest traced requests: latency, trace id and end, in no order; `slowCount` used. */
   private readonly slowUs = new Float64Array(MAX_SLOWEST);
   private readonly slowAt = new Float64Array(MAX_SLOWEST);
+  private readonly slowStatus = new Uint16Array(MAX_SLOWEST);
   private readonly slowIds: string[] = new Array(MAX_SLOWEST).fill("");
   private slowCount = 0;
   /** The requests' phases (connect, TLS, waiting), once a request was timed. */
@@ -75,11 +76,11 @@ export class RequestRecorder {
       this.failures++;
       this.errors.add(errorKind, errorMessage ?? errorKind, 1, traceId === undefined ? undefined : [traceId]);
     }
-    if (traceId !== undefined) this.keepIfSlow(us, traceId);
+    if (traceId !== undefined) this.keepIfSlow(us, traceId, status);
   }
 
   /** Keeps a traced request among the period's slowest: a scan of five, nothing allocated. */
-  private keepIfSlow(us: number, traceId: string): void {
+  private keepIfSlow(us: number, traceId: string, status: number): void {
     let slot = this.slowCount;
     if (slot === MAX_SLOWEST) {
       slot = 0;
@@ -91,12 +92,19 @@ export class RequestRecorder {
     this.slowUs[slot] = us;
     this.slowIds[slot] = traceId;
     this.slowAt[slot] = Date.now();
+    this.slowStatus[slot] = status;
   }
 
   private takeSlowest(): SlowTrace[] {
     const slowest: SlowTrace[] = [];
     for (let i = 0; i < this.slowCount; i++) {
-      slowest.push({ traceId: this.slowIds[i], ms: Math.round(this.slowUs[i]) / 1000, at: this.slowAt[i] });
+      const status = this.slowStatus[i];
+      slowest.push({
+        traceId: this.slowIds[i],
+        ms: Math.round(this.slowUs[i]) / 1000,
+        at: this.slowAt[i],
+        status: status > 0 && status < this.statusCounts.length ? statusKey(status) : "0",
+      });
       this.slowIds[i] = "";
     }
     this.slowCount = 0;

@@ -12,6 +12,8 @@ import type { RunAggregator } from "../pipeline/run-aggregator.js";
 export interface Sample {
   labels: Record<string, string>;
   value: number;
+  /** A trace of this series (`http.tracing`): an OpenMetrics exemplar. */
+  exemplar?: string;
 }
 
 /**
@@ -47,26 +49,37 @@ export function finalSource(report: RunDetail, stats: StatsAggregate): RunMetric
   return { runId: report.id, cumulative: stats, recent: null, vus: 0, scenarios };
 }
 
-/** Requests by request name and status (`0`: no answer). */
+/**
+ * Requests by request name and status (`0`: no answer); with `http.tracing`, the series of the
+ * slowest request of the last 10 closed seconds (of the run, once it ended) carries its trace.
+ */
 export function requestCounts(source: RunMetricsSource): Sample[] {
   const out: Sample[] = [];
   forEachRequest(source, source.cumulative, (labels, aggregate) => {
+    const slowest = source.recent?.get(aggregate.name)?.slowest[0] ?? aggregate.slowest[0];
+    const exemplar = (status: string) => (slowest?.status === status ? { exemplar: slowest.traceId } : {});
     let answered = 0;
     for (const [status, count] of Object.entries(aggregate.statusCodes)) {
-      out.push({ labels: { ...labels, status }, value: count });
+      out.push({ labels: { ...labels, status }, value: count, ...exemplar(status) });
       answered += count;
     }
     if (aggregate.requests > answered)
-      out.push({ labels: { ...labels, status: "0" }, value: aggregate.requests - answered });
+      out.push({
+        labels: { ...labels, status: "0" },
+        value: aggregate.requests - answered,
+        ...exemplar("0"),
+      });
   });
   return out;
 }
 
+/** Failed requests by request name; with `http.tracing`, one failure's trace as the exemplar. */
 export function failureCounts(source: RunMetricsSource): Sample[] {
   const out: Sample[] = [];
-  forEachRequest(source, source.cumulative, (labels, aggregate) =>
-    out.push({ labels, value: aggregate.failures }),
-  );
+  forEachRequest(source, source.cumulative, (labels, aggregate) => {
+    const traced = aggregate.errors.list().find((e) => e.traceIds?.length);
+    out.push({ labels, value: aggregate.failures, ...(traced ? { exemplar: traced.traceIds?.[0] } : {}) });
+  });
   return out;
 }
 

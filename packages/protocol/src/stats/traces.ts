@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { STATUS_KEY_RE } from "../grpc/grpc-status.js";
 
 /**
  * W3C trace context (`http.tracing`): each request sends a `traceparent` with a trace id of its
@@ -13,11 +14,15 @@ export const MAX_ERROR_TRACES = 5;
 
 export const traceIdSchema = z.string().regex(TRACE_ID_RE, "is not a trace id (32 lower-case hex digits)");
 
-/** One of the slowest requests: its trace id, latency and when it ended (ms since the epoch). */
+/**
+ * One of the slowest requests: its trace id, latency, when it ended (ms since the epoch) and its
+ * status (as `statusCodes` keys it: "200", "grpc:OK"; "0" when no answer came).
+ */
 export const slowTraceSchema = z.strictObject({
   traceId: traceIdSchema,
   ms: z.number().min(0),
   at: z.number().min(0),
+  status: z.string().refine((s) => s === "0" || STATUS_KEY_RE.test(s), "is not a status"),
 });
 export type SlowTrace = z.infer<typeof slowTraceSchema>;
 

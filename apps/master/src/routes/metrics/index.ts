@@ -1,11 +1,18 @@
 import type { FastifyInstance } from "fastify";
-import { Counter, Gauge, Registry } from "prom-client";
+import { Counter, Gauge, Registry, type RegistryContentType } from "prom-client";
 import type { Services } from "../../services.js";
 import { addRunMetrics } from "./run-metrics.js";
 
-/** Prometheus metrics of the master, read at scrape time from the services. */
-export function createMetricsRegistry(services: Services): Registry {
-  const registry = new Registry();
+/**
+ * Prometheus metrics of the master, read at scrape time from the services: in Prometheus's text
+ * format, or OpenMetrics (with the traced runs' exemplars) for a scraper that asks for it.
+ */
+export function createMetricsRegistry(
+  services: Services,
+  openMetrics = false,
+): Registry<RegistryContentType> {
+  const registry = new Registry<RegistryContentType>();
+  registry.setContentType(openMetrics ? Registry.OPENMETRICS_CONTENT_TYPE : Registry.PROMETHEUS_CONTENT_TYPE);
   new Gauge({
     name: "volley_active_run",
     help: "1 while a run is active",
@@ -99,13 +106,17 @@ export function createMetricsRegistry(services: Services): Registry {
       this.set(services.live.size);
     },
   });
-  addRunMetrics(registry, services);
+  addRunMetrics(registry, services, openMetrics);
   return registry;
 }
 
 export async function metricsRoutes(app: FastifyInstance): Promise<void> {
-  const registry = createMetricsRegistry(app.services);
-  app.get("/metrics", async (_request, reply) => {
+  const prometheus = createMetricsRegistry(app.services);
+  const openMetrics = createMetricsRegistry(app.services, true);
+  app.get("/metrics", async (request, reply) => {
+    // Prometheus asks for OpenMetrics first when it may store exemplars.
+    const wanted = String(request.headers.accept ?? "").includes("application/openmetrics-text");
+    const registry = wanted ? openMetrics : prometheus;
     reply.header("content-type", registry.contentType);
     return registry.metrics();
   });

@@ -1,5 +1,5 @@
 import { RUN_METRICS, type RunMetric } from "@volley/protocol";
-import { Counter, Gauge, type Registry } from "prom-client";
+import { Counter, Gauge, type Registry, type RegistryContentType } from "prom-client";
 import {
   customCounterSamples,
   customGaugeSamples,
@@ -23,7 +23,11 @@ import type { Services } from "../../services.js";
  * custom metrics, VUs. Empty
  * when no run is active on this master.
  */
-export function addRunMetrics(registry: Registry, services: Services): void {
+export function addRunMetrics(
+  registry: Registry<RegistryContentType>,
+  services: Services,
+  openMetrics: boolean,
+): void {
   const source = (): RunMetricsSource | null => {
     const runId = services.scheduler.activeRunId;
     const run = runId ? services.pipeline.active(runId) : undefined;
@@ -36,16 +40,25 @@ export function addRunMetrics(registry: Registry, services: Services): void {
       labelNames: [...metric.labels],
       registers: [registry],
     };
-    const fill = (set: (labels: Record<string, string>, value: number) => void) => {
+    const fill = (set: (sample: Sample) => void) => {
       const current = source();
-      if (current) for (const sample of read(current)) set(sample.labels, sample.value);
+      if (current) for (const sample of read(current)) set(sample);
     };
     if (metric.kind === "counter") {
       new Counter({
         ...options,
+        enableExemplars: openMetrics,
         collect() {
           this.reset();
-          fill((labels, value) => this.inc(labels, value));
+          fill(({ labels, value, exemplar }) => {
+            if (!openMetrics || exemplar === undefined || value < 1) {
+              this.inc(labels, value);
+              return;
+            }
+            // The exemplar is one request of the series: an increment of 1 carrying its trace.
+            this.inc(labels, value - 1);
+            this.inc({ labels, value: 1, exemplarLabels: { trace_id: exemplar } });
+          });
         },
       });
     } else {
@@ -53,7 +66,7 @@ export function addRunMetrics(registry: Registry, services: Services): void {
         ...options,
         collect() {
           this.reset();
-          fill((labels, value) => this.set(labels, value));
+          fill(({ labels, value }) => this.set(labels, value));
         },
       });
     }
