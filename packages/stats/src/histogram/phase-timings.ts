@@ -34,7 +34,11 @@ export interface EncodedPhases {
   waiting: string;
 }
 
-/** The phases of one request name's requests: recorded on the request path, or merged. */
+/**
+ * The phases of one request name's requests: recorded on the request path, or merged. A phase
+ * of no time (connect and TLS on a reused connection: most requests) is not recorded: `count`
+ * less a histogram's values are its zeros, which keeps two histogram records off most requests.
+ */
 export class PhaseTimings {
   count = 0;
   private readonly histograms: Record<Phase, LatencyHistogram>;
@@ -45,9 +49,9 @@ export class PhaseTimings {
 
   record(connectUs: number, tlsUs: number, waitingUs: number): void {
     this.count++;
-    this.histograms.connect.recordValue(clampUs(connectUs));
-    this.histograms.tls.recordValue(clampUs(tlsUs));
-    this.histograms.waiting.recordValue(clampUs(waitingUs));
+    if (connectUs >= 1) this.histograms.connect.recordValue(clampUs(connectUs));
+    if (tlsUs >= 1) this.histograms.tls.recordValue(clampUs(tlsUs));
+    if (waitingUs >= 1) this.histograms.waiting.recordValue(clampUs(waitingUs));
   }
 
   add(encoded: EncodedPhases): void {
@@ -76,10 +80,16 @@ export class PhaseTimings {
     for (const phase of PHASES) this.histograms[phase].reset();
   }
 
-  /** A phase's p50, p95 and p99 in ms. */
+  /** A phase's p50, p95 and p99 in ms (over every timed request, its zeros first). */
   percentilesMs(phase: Phase): { p50: number; p95: number; p99: number } {
     const h = this.histograms[phase];
-    const ms = (p: number) => (this.count ? Math.round(h.getValueAtPercentile(p)) / 1000 : 0);
+    const values = h.totalCount;
+    const zeros = this.count - values;
+    const ms = (p: number) => {
+      const rank = Math.ceil((p / 100) * this.count);
+      if (this.count === 0 || rank <= zeros) return 0;
+      return Math.round(h.getValueAtPercentile(((rank - zeros) / values) * 100)) / 1000;
+    };
     return { p50: ms(50), p95: ms(95), p99: ms(99) };
   }
 }
