@@ -139,6 +139,13 @@ describe("custom metrics", () => {
     expect(sum(series.metrics?.orders, (p) => p.value ?? 0)).toBe(3 * iterations);
     expect(sum(series.metrics?.in_stock, (p) => Math.round((p.value ?? 0) * p.count))).toBe(3 * VUS);
     expect(series.metrics?.queue_depth?.at(-1)?.value).toBe(-7.5);
+    // An exact window over every second has the run's metrics.
+    const last = Math.max(...(series.metrics?.orders ?? []).map((p) => p.t));
+    const window = await getJson<RunDetail["summary"]>(
+      `${master.url}/api/runs/${runId}/summary?from=0&to=${last + 1}`,
+    );
+    expect(window.metrics?.orders).toMatchObject({ type: "counter", count: 3 * iterations });
+    expect(window.metrics?.cart_ms).toMatchObject({ count: iterations, min: 10, max: 84 });
     // The metrics are series of their own, never a request's.
     expect(Object.keys(series.requests)).toContain("hello");
     expect(Object.keys(series.requests).filter((name) => name.startsWith("\u0002"))).toEqual([]);

@@ -110,3 +110,20 @@ describe("thresholds on custom metrics", () => {
     );
   });
 });
+
+describe("compare with custom metrics", () => {
+  it("puts each figure of A's and B's metrics side by side, never judged", () => {
+    const run = (values: number[]) => {
+      const stats = new StatsAggregate();
+      const trend = new MetricRecorder("cart_ms", { type: "trend", unit: "ms" });
+      for (const v of values) trend.add(v);
+      stats.add([trend.flush()]);
+      return stats.summarize(1);
+    };
+    const compared = compareSummaries(run([10, 20, 30]), run([20, 40, 60]));
+    const cart = compared.metrics?.find((m) => m.name === "cart_ms");
+    expect(cart).toMatchObject({ type: "trend", unit: "ms" });
+    expect(cart?.metrics.max).toEqual({ a: 30, b: 60, delta: 30, ratio: 1, better: null });
+    expect(cart?.metrics.count).toMatchObject({ a: 3, b: 3, delta: 0 });
+  });
+});
