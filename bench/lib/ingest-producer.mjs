@@ -19,6 +19,7 @@ const SLOWEST = Array.from({ length: 5 }, (_, i) => ({
   traceId: randomBytes(16).toString("hex"),
   ms: 200 - i * 10,
   at: Date.now(),
+  status: "200",
 }));
 const phases = new PhaseTimings(true);
 for (let i = 0; i < 2000; i++) phases.record(i % 100 === 0 ? 300 : 0, 0, 15_000 + (i % 400) * 50);

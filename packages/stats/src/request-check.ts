@@ -80,6 +80,10 @@ export function checkRequestStats(
       if ((error.traceIds?.length ?? 0) > error.count) return `${where}: more trace ids than errors`;
     }
     if ((stats.slowest?.length ?? 0) > stats.requests) return `${where}: more slowest requests than requests`;
+    const slowest = stats.slowest ?? [];
+    for (let i = 1; i < slowest.length; i++) {
+      if (slowest[i].ms > slowest[i - 1].ms) return `${where}: slowest requests not slowest first`;
+    }
     const phases = stats.timings ? phasesProblem(stats.timings, stats.requests) : null;
     if (phases) return `${where}: ${phases}`;
     if (errors > stats.failures) return `${where}: more errors than failures`;

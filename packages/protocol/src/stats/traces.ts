@@ -28,10 +28,20 @@ export type SlowTrace = z.infer<typeof slowTraceSchema>;
 
 /** The slowest of both lists, slowest first (ties by trace id, so any merge order agrees). */
 export function mergeSlowest(a: readonly SlowTrace[], b: readonly SlowTrace[]): SlowTrace[] {
-  if (b.length === 0) return a.slice(0, MAX_SLOWEST);
-  return [...a, ...b]
-    .sort((x, y) => y.ms - x.ms || (x.traceId < y.traceId ? -1 : x.traceId > y.traceId ? 1 : 0))
-    .slice(0, MAX_SLOWEST);
+  // Both are slowest first: a merge of two short lists, no sort (the master does this per name
+  // and batch).
+  const merged: SlowTrace[] = [];
+  let i = 0;
+  let j = 0;
+  while (merged.length < MAX_SLOWEST && (i < a.length || j < b.length)) {
+    if (j >= b.length || (i < a.length && slower(a[i], b[j]))) merged.push(a[i++]);
+    else merged.push(b[j++]);
+  }
+  return merged;
+}
+
+function slower(x: SlowTrace, y: SlowTrace): boolean {
+  return x.ms > y.ms || (x.ms === y.ms && x.traceId <= y.traceId);
 }
 
 /** Both lists' trace ids, the first MAX_ERROR_TRACES distinct ones. */

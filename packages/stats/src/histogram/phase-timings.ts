@@ -1,6 +1,11 @@
 import { Float64Histogram, Int32Histogram } from "hdr-histogram-js";
 import type { LatencyHistogram } from "./latency-histogram.js";
-import { addEncodedHistogram, encodeHistogram, HistogramFormatError } from "./sparse-codec.js";
+import {
+  addEncodedHistogram,
+  encodedValueCount,
+  encodeHistogram,
+  HistogramFormatError,
+} from "./sparse-codec.js";
 
 /**
  * The phases of a request (connect, TLS, waiting for the first byte) are kept in histograms of
@@ -94,8 +99,8 @@ export class PhaseTimings {
   }
 }
 
-/** Decodes a batch's phases to check them (the master checks thousands a second: one, reused). */
-let scratch: LatencyHistogram | null = null;
+/** Buckets of the phases' shape, read once. */
+let bucketCount = 0;
 
 /**
  * Why a batch's encoded phases cannot be merged, or null: each must decode within the phases'
@@ -103,16 +108,16 @@ let scratch: LatencyHistogram | null = null;
  */
 export function phasesProblem(encoded: EncodedPhases, requests: number): string | null {
   if (encoded.count > requests) return "more timed requests than requests";
-  scratch ??= create(false);
+  bucketCount ||= create(false).countsArrayLength;
   for (const phase of PHASES) {
-    scratch.reset();
+    let values: number;
     try {
-      addEncodedHistogram(scratch, encoded[phase]);
+      values = encodedValueCount(encoded[phase], bucketCount);
     } catch (error) {
       if (error instanceof HistogramFormatError) return `${phase} timings: ${error.message}`;
       throw error;
     }
-    if (scratch.totalCount > encoded.count) return `${phase} timings hold more values than requests timed`;
+    if (values > encoded.count) return `${phase} timings hold more values than requests timed`;
   }
   return null;
 }
