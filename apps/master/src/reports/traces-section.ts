@@ -1,15 +1,9 @@
-import { type RunDetail, scopedName, traceLink } from "@volley/protocol";
+import { type RunDetail, scopedName, traceLink, traceLinkTemplate } from "@volley/protocol";
 import { escapeHtml } from "./svg-chart.js";
-
-/** The scenario's `http.tracing.linkTemplate`, when it has one. */
-function templateOf(run: RunDetail): string | undefined {
-  const tracing = (run.scenario.http as { tracing?: { linkTemplate?: unknown } } | undefined)?.tracing;
-  return typeof tracing?.linkTemplate === "string" ? tracing.linkTemplate : undefined;
-}
 
 /** A trace id, linked through the template when there is one. */
 export function traceCell(run: RunDetail, traceId: string): string {
-  const href = traceLink(templateOf(run), traceId);
+  const href = traceLink(traceLinkTemplate(run.scenario), traceId);
   const code = `<code>${escapeHtml(traceId)}</code>`;
   return href ? `<a href="${escapeHtml(href)}" rel="noreferrer noopener">${code}</a>` : code;
 }

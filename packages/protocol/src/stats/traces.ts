@@ -70,6 +70,12 @@ export const tracingSettingsSchema = z.strictObject({
 });
 export type TracingSettings = z.output<typeof tracingSettingsSchema>;
 
+/** A run's `http.tracing.linkTemplate` as written in its scenario, when it has one. */
+export function traceLinkTemplate(scenario: { http?: unknown }): string | undefined {
+  const tracing = (scenario.http as { tracing?: { linkTemplate?: unknown } } | undefined)?.tracing;
+  return typeof tracing?.linkTemplate === "string" ? tracing.linkTemplate : undefined;
+}
+
 /** A trace's link through the scenario's `linkTemplate`, or null without one. */
 export function traceLink(template: string | undefined, traceId: string): string | null {
   return template ? template.replaceAll("{traceId}", traceId) : null;

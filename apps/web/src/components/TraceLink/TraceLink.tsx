@@ -1,9 +1,8 @@
-import { type RunDetail, traceLink } from "@volley/protocol";
+import { type RunDetail, traceLink, traceLinkTemplate } from "@volley/protocol";
 
-/** The scenario's `http.tracing.linkTemplate`, when it has one. */
+/** The run's `http.tracing.linkTemplate`, when it has one. */
 export function traceTemplateOf(run: RunDetail): string | undefined {
-  const tracing = (run.scenario.http as { tracing?: { linkTemplate?: unknown } } | undefined)?.tracing;
-  return typeof tracing?.linkTemplate === "string" ? tracing.linkTemplate : undefined;
+  return traceLinkTemplate(run.scenario);
 }
 
 /** A trace id: a link into the traced system through the scenario's template, or the id to copy. */
