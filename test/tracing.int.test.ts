@@ -15,8 +15,8 @@ let target: Server;
 let targetUrl = "";
 
 const TRACEPARENT_RE = /^00-([0-9a-f]{32})-([0-9a-f]{16})-(0[01])$/;
-/** The nth request (from 1) the target delays, and by how long: 300, 260 ... 100 ms. */
-const DELAYED = new Map([20, 40, 60, 80, 100, 120].map((n, i) => [n, 300 - i * 40]));
+/** The nth request (from 1) the target delays, and by how long: 900, 800 ... 400 ms (far past any undelayed request, even on a loaded machine). */
+const DELAYED = new Map([20, 40, 60, 80, 100, 120].map((n, i) => [n, 900 - i * 100]));
 /** The nth requests the target answers 500. */
 const FAILED = new Set([7, 77, 133]);
 
