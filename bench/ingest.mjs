@@ -1,5 +1,5 @@
 // pnpm bench ingest [--workers 200] [--names 20] [--rate 600] [--duration 20] [--db sqlite,postgresql]
-//                   [--aggregators 0,2] [--extras 0]
+//                   [--aggregators 0,2] [--extras 0] [--extras-parts slowest,timings,metrics]
 // Simulated workers push stats batches (N names, each an HDR histogram of ~2,000 samples) through
 // the real BullMQ queue into a real master, which stores, merges and checkpoints them. Prints the
 // sustained batches/s stored and merged, the lag from a second's last batch to its merge, and the
@@ -31,6 +31,8 @@ const aggregatorCounts = arg(args, "aggregators", "0,2").split(",").map(Number);
 const extrasModes = arg(args, "extras", "0")
   .split(",")
   .map((v) => v === "1");
+// Which extras the batches carry, to price each apart: any of slowest, timings, metrics.
+const extrasParts = arg(args, "extras-parts", "slowest,timings,metrics").split(",");
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
 async function databaseUrl(kind) {
@@ -213,7 +215,7 @@ async function bench(kind, aggregatorCount, extras) {
   const redisInfo = new Redis(redisUrl);
   const cpuBefore = process.cpuUsage();
   const redisCpuBefore = await redisCpuSeconds(redisInfo);
-  producer.send({ push: { redisUrl, prefix, runId, names, rate, seconds, extras } });
+  producer.send({ push: { redisUrl, prefix, runId, names, rate, seconds, extras, extrasParts } });
   for (;;) {
     const message = await next("at");
     if (message.done) break;

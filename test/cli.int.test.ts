@@ -235,6 +235,35 @@ describe("volley command", () => {
     expect(bad.output.join("").split("a quoted field is not closed")).toHaveLength(2);
   });
 
+  it("run: k6's flags override the load, the target and env values; a bad one exits 2 naming the flag", async () => {
+    target.reset();
+    // Written for a 10-minute ramp against a host that does not exist; run as 3 VUs sharing 9 iterations.
+    const file = writeScenario("k6-flags.json", {
+      name: "cli-k6-flags",
+      target: "http://no-such-host.invalid",
+      load: { executor: "ramping-vus", stages: [{ duration: "10m", target: 100 }] },
+      requests: [{ path: "/flags", headers: { authorization: "{{env.K6_FLAG_TOKEN}}" } }],
+    });
+    const result = await volley([
+      ...["run", file, "--threads", "1", "--vus", "3", "--iterations", "9"],
+      ...["--target", target.url, "-e", "K6_FLAG_TOKEN=tok-e"],
+    ]);
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toContain(
+      'From the command line: load {"executor":"shared-iterations","vus":3,"iterations":9}',
+    );
+    expect(target.counts.get("/flags")).toBe(9);
+    expect(target.log.every((e) => e.headers.authorization === "tok-e")).toBe(true);
+    const bad = await volley(["run", file, "--vus", "3", "--duration", "soon"]);
+    expect(bad.code).toBe(2);
+    expect(bad.output).toMatch(/--duration: .* \(load\.duration\)/);
+    expect(bad.output).not.toMatch(/\n\s+at /);
+    expect(await volley(["run", file, "--vus", "3"])).toMatchObject({
+      code: 2,
+      output: expect.stringContaining("--duration: give --vus and --duration together"),
+    });
+  });
+
   it("run: a failed threshold exits 1", async () => {
     const file = writeScenario("fail.json", {
       name: "cli-fail",

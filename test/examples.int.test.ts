@@ -72,6 +72,35 @@ describe("examples/ run for real", () => {
     expect(report.passed).toBe(true);
   });
 
+  it("traced-cart.yaml: custom metrics from the script, a traceparent on every request, the slowest traced", async () => {
+    copyFileSync(join(ROOT, "examples/traced-cart.ts"), join(dir, "traced-cart.ts"));
+    const report = await runExample("traced-cart.yaml", {
+      load: { executor: "per-vu-iterations", vus: 4, iterations: 4 },
+    });
+    // Each VU's iterations ask for skus A0..A3; A3 is sold out: 3 orders of 4 carts per VU.
+    const iterations = 16;
+    const orders = target.log.filter((e) => e.method === "POST" && e.url === "/orders");
+    expect(orders).toHaveLength(12);
+    expect(report.summary.total.requests).toBe(target.log.length);
+    const traceIds = target.log.map((e) => {
+      const match = /^00-([0-9a-f]{32})-[0-9a-f]{16}-0[01]$/.exec(String(e.headers.traceparent));
+      expect(match, String(e.headers.traceparent)).not.toBeNull();
+      return match?.[1];
+    });
+    expect(new Set(traceIds).size).toBe(target.log.length);
+    const metrics = report.summary.metrics ?? {};
+    expect(metrics.orders).toMatchObject({ type: "counter", count: orders.length });
+    expect(metrics.in_stock).toMatchObject({ type: "rate", passes: 12, fails: 4, rate: 0.75 });
+    expect(metrics.cart_ms).toMatchObject({ type: "trend", unit: "ms", count: iterations });
+    expect(metrics.product_bytes?.type).toBe("gauge");
+    // Every request name keeps its slowest with trace ids the target received.
+    for (const request of report.summary.requests.filter((r) => r.requests > 0)) {
+      expect(request.slowest?.length).toBeGreaterThan(0);
+      for (const slow of request.slowest ?? []) expect(traceIds).toContain(slow.traceId);
+    }
+    expect(report.passed).toBe(true);
+  });
+
   it("service-registry-capacity.yaml: a capacity search of registrations, answered in one sentence", async () => {
     copyFileSync(join(ROOT, "examples/instances.csv"), join(dir, "instances.csv"));
     const example = parse(readFileSync(join(ROOT, "examples/service-registry-capacity.yaml"), "utf8"));

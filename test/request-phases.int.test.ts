@@ -106,4 +106,20 @@ export default async function (vu) {
     const waiting = report.summary.metrics?.waiting_ms;
     expect(waiting?.type === "trend" && waiting.min).toBeGreaterThanOrEqual(DELAY_MS * 0.99);
   });
+
+  it("time every request of a run longer than the phases' period, each once, from the batches that carry them", async () => {
+    // Workers send phases every PHASES_PERIOD_S (10) seconds and in their final batch: over
+    // 12 s, each worker's phases travel in two batches, and every request is timed exactly once.
+    received = 0;
+    const report = await run({
+      name: "phases-period",
+      load: { executor: "constant-arrival-rate", rate: 40, duration: "12s", maxVus: 8 },
+      requests: [{ name: "paced", path: "/paced" }],
+    });
+    expect(report.workers.filter((w) => w.requests > 0)).toHaveLength(2);
+    const paced = report.summary.requests.find((r) => r.name === "paced");
+    expect(paced?.requests).toBe(received);
+    expect(received).toBeGreaterThanOrEqual(470);
+    expect(paced?.timings?.count).toBe(received);
+  }, 40_000);
 });

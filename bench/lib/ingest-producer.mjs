@@ -2,7 +2,7 @@
 // (hello, heartbeats, the run's start and routing) and one batch per worker per simulated second
 // pushed into the real queues at the offered rate, telling the parent when each second is enqueued.
 import { randomBytes } from "node:crypto";
-import { STATS_JOB, statsJobId, statsQueueName } from "@volley/protocol";
+import { PHASES_PERIOD_S, STATS_JOB, statsJobId, statsQueueName } from "@volley/protocol";
 import { createRecordingHistogram, encodeHistogram, MetricRecorder, PhaseTimings } from "@volley/stats";
 import { appendToPartition } from "@volley/worker";
 import { Queue } from "bullmq";
@@ -12,9 +12,12 @@ import WebSocket from "ws";
 let names = 20;
 /** Batches carry what tracing, phases and 4 custom metrics add (`--extras 1`). */
 let extras = false;
+/** Which extras (`--extras-parts slowest,timings,metrics`), to price each apart. */
+let parts = new Set();
 
-// What a traced, scripted run adds: each request's five slowest with trace ids and its phases,
-// and four custom metrics (a trend of 2,000 values, a counter, a rate, a gauge), encoded once.
+// What a traced, scripted run adds: each request's five slowest with trace ids and its phases
+// (as a worker sends them: every PHASES_PERIOD_S seconds, the period's), and four custom metrics
+// (a trend of 2,000 values, a counter, a rate, a gauge), encoded once.
 const SLOWEST = Array.from({ length: 5 }, (_, i) => ({
   traceId: randomBytes(16).toString("hex"),
   ms: 200 - i * 10,
@@ -22,7 +25,8 @@ const SLOWEST = Array.from({ length: 5 }, (_, i) => ({
   status: "200",
 }));
 const phases = new PhaseTimings(true);
-for (let i = 0; i < 2000; i++) phases.record(i % 100 === 0 ? 300 : 0, 0, 15_000 + (i % 400) * 50);
+for (let i = 0; i < 2000 * PHASES_PERIOD_S; i++)
+  phases.record(i % 100 === 0 ? 300 : 0, 0, 15_000 + (i % 400) * 50);
 const PHASES = phases.encode();
 const METRICS = (() => {
   const trend = new MetricRecorder("cart_ms", { type: "trend", unit: "ms" });
@@ -76,8 +80,11 @@ function batch(runId, workerId, second, final) {
       statusCodes: { 200: 2000 },
       errors: [],
       latency: histograms[(second * 7 + n) % histograms.length],
-      ...(extras ? { slowest: SLOWEST, timings: PHASES } : {}),
-    })).concat(extras ? METRICS : []),
+      ...(extras && parts.has("slowest") ? { slowest: SLOWEST } : {}),
+      ...(extras && parts.has("timings") && (final || (second + 1) % PHASES_PERIOD_S === 0)
+        ? { timings: PHASES }
+        : {}),
+    })).concat(extras && parts.has("metrics") ? METRICS : []),
   };
 }
 
@@ -137,11 +144,12 @@ function connectWorkers(masterUrl, count) {
 }
 
 async function push(
-  { redisUrl, prefix, runId, names: nameCount, rate, seconds, extras: withExtras },
+  { redisUrl, prefix, runId, names: nameCount, rate, seconds, extras: withExtras, extrasParts },
   workers,
 ) {
   names = nameCount;
   extras = withExtras;
+  parts = new Set(extrasParts);
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
   // Each worker's batches go where the master routed it: the run's queue or an aggregator
   // partition's stream (as the worker's StatsPublisher sends them).

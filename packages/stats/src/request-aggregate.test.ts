@@ -75,6 +75,28 @@ describe("RequestRecorder", () => {
     expect(errors).toHaveLength(10);
     expect(errors.reduce((sum, e) => sum + e.count, 0)).toBe(100);
   });
+
+  it("keeps the phases across periods until they are due, then carries them all once", () => {
+    const recorder = new RequestRecorder("r", "GET");
+    recorder.record(5000, 200, 1, 1);
+    recorder.recordPhases(300, 0, 4000);
+    expect(recorder.flush(false).timings).toBeUndefined();
+    expect(recorder.isEmpty).toBe(true);
+    expect(recorder.holdsPhases).toBe(true);
+    recorder.record(6000, 200, 1, 1);
+    recorder.recordPhases(0, 0, 5000);
+    const due = recorder.flush(true);
+    expect(due.requests).toBe(1);
+    const aggregate = new RequestAggregate("r", "GET");
+    aggregate.add(due);
+    const phases = aggregate.phaseSummary();
+    expect(phases?.count).toBe(2);
+    // Both periods' waits, to the phases' 1 %: the first period's was kept, not dropped.
+    expect(phases?.waitingMs.p50).toBeCloseTo(4, 1);
+    expect(phases?.waitingMs.p99).toBeCloseTo(5, 1);
+    expect(recorder.holdsPhases).toBe(false);
+    expect(recorder.flush(true).timings).toBeUndefined();
+  });
 });
 
 describe("StatsAggregate", () => {

@@ -48,6 +48,8 @@ export class RequestAggregate {
     // A second of a WebSocket's life may carry messages and no request.
     this.messagesSent += stats.messagesSent ?? 0;
     this.messagesReceived += stats.messagesReceived ?? 0;
+    // Phases come every PHASES_PERIOD_S seconds, so they may arrive in a second of no request.
+    if (stats.timings) this.mergedPhases().add(stats.timings);
     if (stats.requests === 0) {
       this.bytesIn += stats.bytesIn;
       this.bytesOut += stats.bytesOut;
@@ -67,7 +69,6 @@ export class RequestAggregate {
     this.errors.addAll(stats.errors);
     if (stats.gauge) this.addGauge(stats.gauge);
     if (stats.slowest) this.slowest = mergeSlowest(this.slowest, stats.slowest);
-    if (stats.timings) this.mergedPhases().add(stats.timings);
     if (decoded) decoded.addTo(this.histogram, index);
     else addEncodedHistogram(this.histogram, stats.latency.histogram);
   }
@@ -75,6 +76,7 @@ export class RequestAggregate {
   addAggregate(other: RequestAggregate): void {
     this.messagesSent += other.messagesSent;
     this.messagesReceived += other.messagesReceived;
+    if (other.phases) this.mergedPhases().addAll(other.phases);
     if (other.requests === 0) {
       this.bytesIn += other.bytesIn;
       this.bytesOut += other.bytesOut;
@@ -94,7 +96,6 @@ export class RequestAggregate {
     this.errors.addAll(other.errors.list());
     if (other.gauge) this.addGauge(other.gauge);
     if (other.slowest.length) this.slowest = mergeSlowest(this.slowest, other.slowest);
-    if (other.phases) this.mergedPhases().addAll(other.phases);
     this.histogram.add(other.histogram);
   }
 

@@ -4,6 +4,7 @@ import {
   metricMethod,
   metricNameProblem,
   metricOfStatsName,
+  PHASES_PERIOD_S,
   type RequestStats,
 } from "@volley/protocol";
 import { phasesProblem } from "./histogram/phase-timings.js";
@@ -84,7 +85,9 @@ export function checkRequestStats(
     for (let i = 1; i < slowest.length; i++) {
       if (slowest[i].ms > slowest[i - 1].ms) return `${where}: slowest requests not slowest first`;
     }
-    const phases = stats.timings ? phasesProblem(stats.timings, stats.requests) : null;
+    const phases = stats.timings
+      ? phasesProblem(stats.timings, MAX_REQUESTS_PER_BATCH * scale * PHASES_PERIOD_S)
+      : null;
     if (phases) return `${where}: ${phases}`;
     if (errors > stats.failures) return `${where}: more errors than failures`;
     const { minUs, maxUs, sumUs } = stats.latency;

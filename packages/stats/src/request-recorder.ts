@@ -139,8 +139,16 @@ export class RequestRecorder {
     return this.requests === 0 && this.messagesSent === 0 && this.messagesReceived === 0;
   }
 
-  /** The period's statistics; the recorder starts a new period. */
-  flush(): RequestStats {
+  /** Whether phases were timed that no flush has carried yet (see `flush`). */
+  get holdsPhases(): boolean {
+    return this.phases !== null && this.phases.count > 0;
+  }
+
+  /**
+   * The period's statistics; the recorder starts a new period. The phases timed since they were
+   * last carried go with it only when `phasesDue` (every PHASES_PERIOD_S seconds, and at the end).
+   */
+  flush(phasesDue = true): RequestStats {
     const statusCodes: Record<string, number> = {};
     for (const status of this.statusSeen) {
       statusCodes[statusKey(status)] = this.statusCounts[status];
@@ -165,9 +173,11 @@ export class RequestRecorder {
         histogram: encodeHistogram(this.histogram),
       },
       ...(this.slowCount > 0 ? { slowest: this.takeSlowest() } : {}),
-      ...(this.phases !== null && this.phases.count > 0 ? { timings: this.phases.encode() } : {}),
+      ...(phasesDue && this.phases !== null && this.phases.count > 0
+        ? { timings: this.phases.encode() }
+        : {}),
     };
-    this.phases?.reset();
+    if (phasesDue) this.phases?.reset();
     this.statusSeen.length = 0;
     this.errors.clear();
     if (this.requests) this.histogram.reset();

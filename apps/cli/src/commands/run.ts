@@ -19,6 +19,7 @@ import { ApiClient } from "../api-client.js";
 import { intFlag, parseFlags, TOKEN_FLAGS, tokenFlag } from "../args.js";
 import { EXIT, UsageError } from "../cli-error.js";
 import { LiveView } from "../live-view.js";
+import { applyOverrides, flagOfIssue, OVERRIDE_FLAGS, type Overrides } from "../load-overrides.js";
 import { protoAttachments } from "../proto-files.js";
 import { ensureRedis } from "../redis-launcher.js";
 import { compareWithBaseline, fetchShift, findBaseline, parseRegressionLimits } from "../reports/baseline.js";
@@ -50,6 +51,14 @@ Options:
   --max-regression "p95=10%,rps=5%"  with --baseline: exit 1 when a metric is worse than this
   -h, --help     this help
 
+Overrides of the scenario, as k6's flags (README, "volley run"):
+  --vus N        VUs (with --rate: the most it may keep busy)
+  --duration D   how long ("1m", "30s"); with iterations, their longest
+  --iterations N iterations shared by the VUs (shared-iterations; --vus default 1)
+  --rate R       iterations per second (constant-arrival-rate) for --duration
+  --target URL   the target
+  -e KEY=VALUE   an env value (repeatable), added to the scenario's env names
+
 Exit codes: 0 passed, 1 a threshold failed, every request failed (unless
 --allow-all-failures) or, with --strict, the figures are not trusted; 2 bad input or error.`;
 
@@ -70,6 +79,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       html: { type: "string" },
       baseline: { type: "string" },
       "max-regression": { type: "string" },
+      ...OVERRIDE_FLAGS,
       help: { type: "boolean", short: "h" },
     },
     1,
@@ -84,8 +94,9 @@ export async function runCommand(argv: string[]): Promise<number> {
   const limits =
     values["max-regression"] === undefined ? null : parseRegressionLimits(values["max-regression"]);
   if (limits && !values.baseline) throw new UsageError("--max-regression needs --baseline last|ID");
-  const { input: scenario, scenario: parsed } = readScenario(file);
-  const inputs = runInputs(parsed, file);
+  const { input: scenario, scenario: parsed, overrides } = readScenario(file, values);
+  const inputs = runInputs(parsed, file, overrides.env);
+  if (overrides.said.length) console.log(`From the command line: ${overrides.said.join("; ")}`);
   // Checked here, before a master or worker starts; the master need not check them again.
   const scripts = await scriptSources(parsed, file, { typecheck: !values["no-typecheck"] });
   Object.assign(inputs.attachments, protoAttachments(parsed, file, scripts));
@@ -161,6 +172,7 @@ export async function runCommand(argv: string[]): Promise<number> {
 function runInputs(
   scenario: Scenario,
   scenarioFile: string,
+  given: Record<string, string>,
 ): { files: Record<string, string>; attachments: Record<string, string>; env: Record<string, string> } {
   const files: Record<string, string> = {};
   for (const [name, feeder] of Object.entries(scenario.data)) {
@@ -180,8 +192,9 @@ function runInputs(
   }
   const env: Record<string, string> = {};
   for (const name of scenario.env) {
-    const value = process.env[name];
-    if (value === undefined) throw new UsageError(`env: ${name} is not set in this shell`);
+    const value = given[name] ?? process.env[name];
+    if (value === undefined)
+      throw new UsageError(`env: ${name} is not set in this shell (or give -e ${name}=VALUE)`);
     env[name] = value;
   }
   return { files, attachments, env };
@@ -206,22 +219,31 @@ function errorCode(error: unknown): string {
   return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 }
 
-/** The scenario as written (sent to the master) and as validated (read here). */
-function readScenario(file: string): { input: unknown; scenario: Scenario } {
+/**
+ * The scenario as written with the flags' overrides (sent to the master) and as validated (read
+ * here); a field an override set and the scenario refuses is named by its flag.
+ */
+function readScenario(
+  file: string,
+  flags: Parameters<typeof applyOverrides>[1],
+): { input: unknown; scenario: Scenario; overrides: Overrides } {
   let text: string;
   try {
     text = readFileSync(resolve(file), "utf8");
   } catch (error) {
     throw new UsageError(`cannot read ${file}: ${errorCode(error)}`);
   }
+  let overrides: Overrides | undefined;
   try {
-    const input = readScenarioText(text, formatFromFileName(file));
-    return { input, scenario: parseScenario(input) };
+    overrides = applyOverrides(readScenarioText(text, formatFromFileName(file)), flags);
+    return { input: overrides.input, scenario: parseScenario(overrides.input), overrides };
   } catch (error) {
     if (error instanceof ValidationError) {
-      throw new UsageError(
-        `${file} is not a valid scenario:\n${error.issues.map((i) => `  ${i.path}: ${i.message}`).join("\n")}`,
-      );
+      const lines = error.issues.map((i) => {
+        const flag = overrides && flagOfIssue(overrides.flags, i.path);
+        return flag ? `  ${flag}: ${i.message} (${i.path})` : `  ${i.path}: ${i.message}`;
+      });
+      throw new UsageError(`${file} is not a valid scenario:\n${lines.join("\n")}`);
     }
     throw error;
   }

@@ -22,7 +22,28 @@ export class BatchIntake {
 
   constructor(private readonly pipeline: StatsPipeline) {}
 
-  async submit(batch: StatsBatch): Promise<"accepted" | "duplicate"> {
+  /**
+   * Merges a worker's batch, then resolves once it is durable. Nothing waiting holds the batch:
+   * the merge returns only its run (see StatsConsumer for why that matters).
+   */
+  submit(batch: StatsBatch): Promise<"accepted" | "duplicate"> {
+    return this.untilDurable(this.merge(batch));
+  }
+
+  /** An aggregator's group, as `submit` takes a batch. */
+  submitCombined(batch: CombinedBatch): Promise<"accepted" | "duplicate"> {
+    return this.untilDurable(this.mergeCombined(batch));
+  }
+
+  private async untilDurable(merged: Promise<string | null>): Promise<"accepted" | "duplicate"> {
+    const runId = await merged;
+    if (runId === null) return "duplicate";
+    await this.pipeline.durable(runId);
+    return "accepted";
+  }
+
+  /** Merges a batch; its run, or null for a duplicate. */
+  private async merge(batch: StatsBatch): Promise<string | null> {
     const aggregator = await this.pipeline.get(batch.runId);
     if (!aggregator) throw new UnmergeableBatchError(`run ${batch.runId} does not exist`);
     if (!aggregator.hasWorker(batch.workerId)) {
@@ -31,14 +52,13 @@ export class BatchIntake {
     if (aggregator.isDuplicate(batch)) {
       // The original stays unacknowledged until it is durable, so this copy can go now.
       this.duplicates++;
-      return "duplicate";
+      return null;
     }
     const problem = aggregator.problem(batch, this.histograms);
     if (problem) throw new UnmergeableBatchError(problem);
     aggregator.accept(batch, this.histograms);
     this.accepted++;
-    await this.pipeline.durable(batch.runId);
-    return "accepted";
+    return batch.runId;
   }
 
   /**
@@ -46,13 +66,13 @@ export class BatchIntake {
    * covers was merged before. Part of it merged cannot happen while aggregators keep their claims
    * (each worker batch belongs to one group for good); such a group is refused, not half-counted.
    */
-  async submitCombined(batch: CombinedBatch): Promise<"accepted" | "duplicate"> {
+  private async mergeCombined(batch: CombinedBatch): Promise<string | null> {
     const aggregator = await this.pipeline.get(batch.runId);
     if (!aggregator) throw new UnmergeableBatchError(`run ${batch.runId} does not exist`);
     const state = aggregator.combinedState(batch);
     if (state === "duplicate") {
       this.duplicates++;
-      return "duplicate";
+      return null;
     }
     if (state === "overlap") {
       throw new UnmergeableBatchError(`group ${batch.group} covers batches merged before and others not`);
@@ -62,7 +82,6 @@ export class BatchIntake {
     aggregator.acceptCombined(batch, this.histograms);
     this.accepted += batch.covers.length;
     this.groups++;
-    await this.pipeline.durable(batch.runId);
-    return "accepted";
+    return batch.runId;
   }
 }

@@ -5,7 +5,7 @@ import {
   statsBatchSchema,
   statsQueueName,
 } from "@volley/protocol";
-import { UnrecoverableError, Worker } from "bullmq";
+import { type Job, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { type BatchIntake, UnmergeableBatchError } from "./batch-intake.js";
@@ -36,25 +36,35 @@ export class StatsConsumer {
 
   constructor(options: StatsConsumerOptions) {
     const { counts } = options;
+    /**
+     * Checks and merges a job's batch; resolves once it is durable. The batch is let go as soon
+     * as it is merged (the job's data too): held through the wait for the checkpoint (about a
+     * second), every batch in flight outlived V8's young generation and the copying cost the
+     * master a sixth more CPU per batch (pnpm bench ingest).
+     */
+    const take = (job: Job): Promise<unknown> => {
+      // A worker's batch, or an aggregator's group of them.
+      const combined = job.name === COMBINED_JOB;
+      const parsed = (combined ? combinedBatchSchema : statsBatchSchema).safeParse(job.data);
+      if (!parsed.success || parsed.data.runId !== options.runId) {
+        counts.rejected++;
+        const details = parsed.success
+          ? `runId: ${parsed.data.runId} in the queue of run ${options.runId}`
+          : formatIssues(parsed.error)
+              .map((i) => `${i.path}: ${i.message}`)
+              .join("; ");
+        options.log.warn({ jobId: job.id, details }, "malformed stats batch dropped");
+        throw new UnrecoverableError(`malformed stats batch: ${details}`);
+      }
+      job.data = null;
+      const batch = parsed.data;
+      return "covers" in batch ? options.intake.submitCombined(batch) : options.intake.submit(batch);
+    };
     this.worker = new Worker(
       statsQueueName(options.runId),
       async (job) => {
-        // A worker's batch, or an aggregator's group of them.
-        const combined = job.name === COMBINED_JOB;
-        const parsed = (combined ? combinedBatchSchema : statsBatchSchema).safeParse(job.data);
-        if (!parsed.success || parsed.data.runId !== options.runId) {
-          counts.rejected++;
-          const details = parsed.success
-            ? `runId: ${parsed.data.runId} in the queue of run ${options.runId}`
-            : formatIssues(parsed.error)
-                .map((i) => `${i.path}: ${i.message}`)
-                .join("; ");
-          options.log.warn({ jobId: job.id, details }, "malformed stats batch dropped");
-          throw new UnrecoverableError(`malformed stats batch: ${details}`);
-        }
         try {
-          const batch = parsed.data;
-          await ("covers" in batch ? options.intake.submitCombined(batch) : options.intake.submit(batch));
+          await take(job);
           counts.consumed++;
         } catch (error) {
           if (error instanceof UnmergeableBatchError) {

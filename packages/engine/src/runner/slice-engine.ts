@@ -8,6 +8,7 @@ import {
   type LoadChange,
   Partition,
   type PartitionStep,
+  PHASES_PERIOD_S,
   type RequestStats,
   type RowRange,
   type Scenario,
@@ -306,9 +307,12 @@ export class SliceEngine {
 
   private emit(final: boolean): void {
     const requests: RequestStats[] = [];
-    for (const recorder of this.uniqueRecorders) if (!recorder.isEmpty) requests.push(recorder.flush());
-    for (const part of this.scriptRecorders)
-      for (const recorder of part.all()) if (!recorder.isEmpty) requests.push(recorder.flush());
+    const phasesDue = final || (this.nextSecond + 1) % PHASES_PERIOD_S === 0;
+    const take = (recorder: RequestRecorder) => {
+      if (!recorder.isEmpty || (phasesDue && recorder.holdsPhases)) requests.push(recorder.flush(phasesDue));
+    };
+    for (const recorder of this.uniqueRecorders) take(recorder);
+    for (const part of this.scriptRecorders) for (const recorder of part.all()) take(recorder);
     for (const recorder of this.scriptMetrics.recorders())
       if (!recorder.isEmpty) requests.push(recorder.flush());
     for (const log of this.iterationLogs) {

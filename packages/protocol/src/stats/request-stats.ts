@@ -3,7 +3,7 @@ import { STATUS_KEY_RE } from "../grpc/grpc-status.js";
 import { MAX_STATS_NAME } from "../scenario/scoped-names.js";
 import { isRequestMethod } from "../scenario/steps.js";
 import { gaugeStatsSchema } from "./custom-metrics.js";
-import { MAX_ERROR_TRACES, MAX_SLOWEST, slowTraceSchema, traceIdSchema } from "./traces.js";
+import { MAX_ERROR_TRACES, slowTraceListSchema, traceIdSchema } from "./traces.js";
 
 /** How a request failed. `status` and `expect` are responses that did not meet expectations. */
 export const ERROR_KINDS = [
@@ -22,6 +22,13 @@ export const ERROR_KINDS = [
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
 const count = z.number().int().min(0);
+
+/**
+ * A worker sends a request name's phases (`timings`) once every this many seconds, and in its
+ * final batch: they only feed the run's percentiles, and sent every second they made the master
+ * read a quarter more per batch. A batch's phases cover at most this many seconds of requests.
+ */
+export const PHASES_PERIOD_S = 10;
 
 export const errorCountSchema = z.strictObject({
   kind: z.enum(ERROR_KINDS),
@@ -70,7 +77,8 @@ export const requestStatsSchema = z.strictObject({
   /**
    * How long the timed requests (Volley's HTTP/1.1 client) took to connect, to finish TLS and to
    * get their first byte: HDR histograms of their own shape (see PhaseTimings in @volley/stats),
-   * 0 for the connect and TLS of a reused connection. Absent: none timed.
+   * 0 for the connect and TLS of a reused connection; the requests timed since the worker last
+   * sent them (every PHASES_PERIOD_S seconds, and in its final batch). Absent: none this batch.
    */
   timings: z
     .strictObject({
@@ -81,7 +89,7 @@ export const requestStatsSchema = z.strictObject({
     })
     .optional(),
   /** The period's slowest requests with their trace ids (`http.tracing`), slowest first. Absent: none. */
-  slowest: z.array(slowTraceSchema).max(MAX_SLOWEST).optional(),
+  slowest: slowTraceListSchema.optional(),
   /** A script's gauge (method GAUGE): its last, lowest and highest value. Absent otherwise. */
   gauge: gaugeStatsSchema.optional(),
 });

@@ -25,13 +25,13 @@ describe("phase timings", () => {
     }
   });
 
-  it("refuse a batch's phases that claim more than its requests, or do not decode", () => {
+  it("refuse a batch's phases that claim more than their seconds hold, or do not decode", () => {
     const recorder = new PhaseTimings(true);
     recorder.record(0, 0, 1000);
     recorder.record(0, 0, 2000);
     const encoded = recorder.encode();
     expect(phasesProblem(encoded, 2)).toBeNull();
-    expect(phasesProblem(encoded, 1)).toMatch(/more timed requests than requests/);
+    expect(phasesProblem(encoded, 1)).toMatch(/more timed requests than the seconds/);
     expect(phasesProblem({ ...encoded, count: 1 }, 5)).toMatch(/hold more values than requests timed/);
     expect(phasesProblem({ ...encoded, waiting: "AgE=" }, 5)).toMatch(/waiting timings/);
   });

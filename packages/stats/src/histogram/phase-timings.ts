@@ -104,10 +104,11 @@ let bucketCount = 0;
 
 /**
  * Why a batch's encoded phases cannot be merged, or null: each must decode within the phases'
- * shape and hold no more values than the requests timed, which no more than `requests`.
+ * shape and hold no more values than the requests timed, which no more than `maxTimed` (they
+ * cover several seconds: see PHASES_PERIOD_S).
  */
-export function phasesProblem(encoded: EncodedPhases, requests: number): string | null {
-  if (encoded.count > requests) return "more timed requests than requests";
+export function phasesProblem(encoded: EncodedPhases, maxTimed: number): string | null {
+  if (encoded.count > maxTimed) return "more timed requests than the seconds they cover can hold";
   bucketCount ||= create(false).countsArrayLength;
   for (const phase of PHASES) {
     let values: number;
