@@ -11,10 +11,10 @@ export default async function (vu: Vu) {
   if (!vu.check("logged in", login.status === 200)) return;
   const auth = { authorization: `Bearer ${login.json<{ token: string }>().token}` };
 
-  // The product page. Here the target echoes the request; a real shop would say in its answer
-  // whether the item can be bought: sku A3 stands for one that is sold out.
+  // The product page. A real shop would say in its answer whether the item can be bought; here
+  // sku A3 stands for one that is sold out.
   const sku = `A${vu.iteration % 4}`;
-  const product = await vu.http.get(`/echo?sku=${sku}`, { name: "product" });
+  const product = await vu.http.get(`/items/${sku}`, { name: "product" });
   vu.metrics.gauge("product_bytes").set(product.body.length);
   const inStock = product.status === 200 && sku !== "A3";
   vu.metrics.rate("in_stock").add(inStock);
