@@ -10,6 +10,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import("./commands/run.js")).runCommand,
   start: async () => (await import("./commands/start.js")).startCommand,
   demo: async () => (await import("./commands/demo.js")).demoCommand,
+  import: async () => (await import("./commands/import.js")).importCommand,
 };
 
 export const HELP = `Usage: volley <command> [options]
@@ -21,6 +22,8 @@ Commands:
   run         run a scenario headless and print the summary
   start       master + one local worker + Redis if needed + the demo shop (the quick start)
   demo        a demo shop to test against (HTTP, h2c, WebSocket, SSE, gRPC)
+  import      a scenario from a HAR recording, an OpenAPI description, a Postman
+              collection or a curl command
 
 Run "volley <command> --help" for the options of each.
 

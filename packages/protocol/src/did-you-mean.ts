@@ -80,9 +80,21 @@ export function closestField(key: string, fields: readonly string[]): string | n
   return best !== null && bestDistance <= Math.max(1, Math.min(3, Math.floor(key.length / 3))) ? best : null;
 }
 
+/** k6's option names (executors and scenarios) with what a Volley scenario says instead. */
+const K6_FIELDS: Record<string, string> = {
+  startVUs: 'k6\'s startVUs is "startVus" in Volley',
+  maxVUs: 'k6\'s maxVUs is "maxVus" in Volley',
+  preAllocatedVUs: 'k6\'s preAllocatedVUs: Volley starts VUs as the rate needs them, up to "maxVus"',
+  gracefulRampDown:
+    "k6's gracefulRampDown: Volley's VUs above a lowered target finish their iteration, then rest",
+  exec: "k6's exec: each of scenarios: runs its own requests, flows or script (script: ./file.ts)",
+  timeUnit: "k6's timeUnit: Volley's \"rate\" is per second (rate: 0.5 for 30 per minute)",
+};
+
 /** `unknown field "exector" (did you mean "executor"?)`: the keys, each with what was probably meant. */
 export function unknownFieldsMessage(keys: readonly string[], fields: readonly string[]): string {
   const named = keys.map((key) => {
+    if (Object.hasOwn(K6_FIELDS, key)) return `"${key}" (${K6_FIELDS[key]})`;
     const meant = closestField(key, fields);
     return meant ? `"${key}" (did you mean "${meant}"?)` : `"${key}"`;
   });

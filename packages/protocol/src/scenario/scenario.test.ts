@@ -233,6 +233,23 @@ describe("unknown fields", () => {
     );
   });
 
+  it("answer k6's spellings with Volley's", () => {
+    const k6 = withChanges((s) => {
+      Object.assign(s, {
+        load: {
+          executor: "ramping-vus",
+          startVUs: 1,
+          gracefulRampDown: "5s",
+          stages: [{ duration: "1s", target: 2 }],
+        },
+      });
+    });
+    expect(issuesOf(k6).find((i) => i.path === "load")?.message).toBe(
+      'unknown fields "startVUs" (k6\'s startVUs is "startVus" in Volley), "gracefulRampDown" ' +
+        "(k6's gracefulRampDown: Volley's VUs above a lowered target finish their iteration, then rest)",
+    );
+  });
+
   it("come with the scenario's other problems, not in a round before them", () => {
     const both = withChanges((s) => {
       Object.assign(s.requests[1], { heders: {}, path: "/orders/{{nobody}}" });

@@ -92,6 +92,10 @@ describe("scripts: collected where they are, bundled by the master", () => {
       expect(refused, spec).toMatch(/^a\.ts:1:\d+: .*(not among the files sent|Could not resolve)/);
       expect(refused, spec).not.toContain("root:");
     }
+    // A k6 script's imports are answered with Volley's way of doing the same.
+    await expect(
+      bundleScripts(["a.ts"], { "a.ts": 'import http from "k6/http";\nexport default () => http;\n' }),
+    ).rejects.toThrow(/a\.ts:1:\d+: imports "k6\/http", a k6 module: .* vu\.http\.get.*docs\/migration\.md/);
     // A package the master has installed (esbuild itself) is not one the run sent.
     await expect(
       bundleScripts(["a.ts"], { "a.ts": 'import * as e from "esbuild";\nexport default () => e;\n' }),

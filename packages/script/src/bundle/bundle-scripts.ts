@@ -102,6 +102,7 @@ function confineTo(root: string): Plugin {
         if (args.pluginData === CONFINED || args.kind === "entry-point") return undefined;
         const name = args.path.startsWith("node:") ? args.path.slice(5) : args.path;
         if (BUILTINS.has(name)) return { path: args.path, external: true };
+        if (name === "k6" || name.startsWith("k6/")) return { errors: [{ text: k6ModuleHint(name) }] };
         const resolved = await bundler.resolve(args.path, {
           kind: args.kind,
           importer: args.importer,
@@ -120,6 +121,23 @@ function confineTo(root: string): Plugin {
       });
     },
   };
+}
+
+/** A k6 script's import, answered with where the same thing lives in Volley. */
+function k6ModuleHint(name: string): string {
+  const instead: Record<string, string> = {
+    k6: "check, group and sleep are vu.check, vu.group and vu.sleep",
+    "k6/http": "requests are vu.http.get/post/... (awaited)",
+    "k6/metrics": "Counter, Gauge, Rate and Trend are vu.metrics.counter/gauge/rate/trend",
+    "k6/ws": "WebSockets are vu.ws",
+    "k6/data": "SharedArray is a feeder (data: in the scenario, vu.data in the script)",
+    "k6/crypto": 'hashes and HMACs come from "node:crypto"',
+    "k6/encoding": 'base64 is Buffer.from(text).toString("base64")',
+  };
+  return (
+    `imports "${name}", a k6 module: a Volley script exports default async function (vu) and ` +
+    `${instead[name] ?? "uses the vu object"} (docs/migration.md puts k6's API beside Volley's)`
+  );
 }
 
 async function bundleOne(root: string, base: string, entry: string, script: string): Promise<ScriptBundle> {
