@@ -35,6 +35,7 @@ const webSources = Math.max(
   newest(join(root, "apps/web/src")),
   newest(join(root, "apps/web/index.html")),
   newest(join(root, "packages/protocol/src")),
+  newest(join(root, "packages/migrate/src")),
 );
 if (!existsSync(webDist) || webSources > newest(webDist) || process.argv.includes("--force")) {
   console.log("build: dashboard");

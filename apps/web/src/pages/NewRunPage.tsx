@@ -3,6 +3,7 @@ import { useEffect, useMemo, useState } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router-dom";
 import { ApiError, api } from "../api/client.js";
 import { useApi } from "../api/use-api.js";
+import { type ImportResult, ImportScenario } from "../components/ImportScenario/ImportScenario.js";
 import { LoadPreview } from "../components/LoadPreview/LoadPreview.js";
 import {
   isChosen,
@@ -43,6 +44,8 @@ export function NewRunPage() {
   const queueing = inProgress !== null || feed.queued.length > 0;
 
   const [kept, setKept] = useState<KeptFiles | null>(null);
+  const [importing, setImporting] = useState(false);
+  const [imported, setImported] = useState<Omit<ImportResult, "scenario"> | null>(null);
 
   const load = async (id: string) => {
     const [run, stored, kept] = await Promise.all([
@@ -110,6 +113,9 @@ export function NewRunPage() {
               </option>
             ))}
           </select>
+          <button type="button" onClick={() => setImporting(true)} data-testid="import-open">
+            Import…
+          </button>
           <button
             type="button"
             className="primary"
@@ -155,6 +161,29 @@ export function NewRunPage() {
             No worker is connected: add one on the <Link to="/workers">Workers page</Link>.
           </div>
         )
+      )}
+      {importing && (
+        <ImportScenario
+          onCancel={() => setImporting(false)}
+          onImported={({ scenario, ...about }) => {
+            setDraft(scenario as Draft);
+            setImported(about);
+            setImporting(false);
+          }}
+        />
+      )}
+      {imported && (
+        <div className="callout good" data-testid="import-notes">
+          Imported from <strong>{imported.from}</strong>: one VU, one iteration, to check the requests before
+          a real load.
+          {imported.notes.length > 0 && (
+            <ul>
+              {imported.notes.map((note) => (
+                <li key={note}>{note}</li>
+              ))}
+            </ul>
+          )}
+        </div>
       )}
       {serverError && (
         <div className="callout bad" role="alert" data-testid="server-error">
