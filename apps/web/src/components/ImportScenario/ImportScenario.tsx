@@ -117,6 +117,7 @@ export function ImportScenario({
       </div>
       <textarea
         aria-label="Source to import"
+        className="import-text"
         data-testid="import-text"
         rows={kind === "curl" ? 4 : 10}
         spellCheck={false}
