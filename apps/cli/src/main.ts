@@ -11,6 +11,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   start: async () => (await import("./commands/start.js")).startCommand,
   demo: async () => (await import("./commands/demo.js")).demoCommand,
   import: async () => (await import("./commands/import.js")).importCommand,
+  convert: async () => (await import("./commands/convert.js")).convertCommand,
 };
 
 export const HELP = `Usage: volley <command> [options]
@@ -24,6 +25,7 @@ Commands:
   demo        a demo shop to test against (HTTP, h2c, WebSocket, SSE, gRPC)
   import      a scenario from a HAR recording, an OpenAPI description, a Postman
               collection or a curl command
+  convert     a k6 script as a Volley scenario and script
 
 Run "volley <command> --help" for the options of each.
 

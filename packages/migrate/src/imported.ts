@@ -69,16 +69,16 @@ export function requestName(text: string): string {
  * The scenario as YAML with a header comment saying where it came from and what was left out.
  * Throws when the written scenario does not validate: an importer's bug, never the user's.
  */
-export function toYaml(imported: Imported, from: string): string {
+export function toYaml(imported: Imported, from: string, by = "volley import"): string {
   try {
     parseScenario(imported.scenario);
   } catch (error) {
     if (error instanceof ValidationError)
-      throw new Error(`the imported scenario does not validate (a bug in the importer): ${error.message}`);
+      throw new ImportError(from, `the scenario written from it does not validate: ${error.message}`);
     throw error;
   }
   const header = [
-    `Imported from ${from} by volley import.`,
+    `${by === "volley import" ? "Imported" : "Converted"} from ${from} by ${by}.`,
     ...imported.notes.map((note) => `Note: ${note}`),
     "Check the load and the thresholds before a real run.",
   ];

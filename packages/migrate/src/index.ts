@@ -8,5 +8,6 @@ export {
   MAX_IMPORTED_REQUESTS,
   toYaml,
 } from "./imported.js";
+export { convertK6, type K6Conversion } from "./k6/k6-convert.js";
 export { importOpenapi } from "./openapi/openapi-import.js";
 export { importPostman } from "./postman/postman-import.js";

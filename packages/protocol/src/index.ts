@@ -66,3 +66,4 @@ export * from "./with-timeout.js";
 export const VOLLEY_VERSION = "0.1.0";
 export * from "./api/trends.js";
 export * from "./api/trust.js";
+export * from "./scenario/k6-thresholds.js";

@@ -95,7 +95,7 @@ describe("scripts: collected where they are, bundled by the master", () => {
     // A k6 script's imports are answered with Volley's way of doing the same.
     await expect(
       bundleScripts(["a.ts"], { "a.ts": 'import http from "k6/http";\nexport default () => http;\n' }),
-    ).rejects.toThrow(/a\.ts:1:\d+: imports "k6\/http", a k6 module: .* vu\.http\.get.*docs\/migration\.md/);
+    ).rejects.toThrow(/a\.ts:1:\d+: imports "k6\/http", a k6 module: .* vu\.http\.get.*volley convert k6/);
     // A package the master has installed (esbuild itself) is not one the run sent.
     await expect(
       bundleScripts(["a.ts"], { "a.ts": 'import * as e from "esbuild";\nexport default () => e;\n' }),

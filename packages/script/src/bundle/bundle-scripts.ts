@@ -136,7 +136,7 @@ function k6ModuleHint(name: string): string {
   };
   return (
     `imports "${name}", a k6 module: a Volley script exports default async function (vu) and ` +
-    `${instead[name] ?? "uses the vu object"} (docs/migration.md puts k6's API beside Volley's)`
+    `${instead[name] ?? "uses the vu object"}; volley convert k6 SCRIPT.js converts a k6 script (docs/migration.md)`
   );
 }
 
