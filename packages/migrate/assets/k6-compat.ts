@@ -80,7 +80,8 @@ export class K6Response {
     this.status = answer?.status ?? 0;
     this.body = answer?.body ?? null;
     this.headers = {};
-    for (const [name, value] of Object.entries(answer?.headers ?? {})) this.headers[canonical(name)] = value;
+    for (const [name, value] of Object.entries(answer?.headers ?? {}))
+      this.headers[canonical(name)] = String(value);
     const t = answer?.timings;
     this.timings = {
       blocked: t?.blocked ?? 0,
@@ -137,7 +138,8 @@ function durationMs(value: string | number): number {
   if (typeof value === "number") return value;
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
   if (!match) throw new Error(`timeout "${value}" is not a duration`);
-  return Number(match[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] ?? "ms"];
+  const unit = (match[2] ?? "ms") as "ms" | "s" | "m" | "h";
+  return Number(match[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit];
 }
 
 /** k6's (body, params) as Volley's request options. */

@@ -60,7 +60,7 @@ export function convertOptions(
       entries.forEach((entry, i) => {
         if (out.thresholds[entry.key] !== undefined) {
           notes.push(
-            `threshold ${key}: "${String(list[i])}" left out: Volley keeps one threshold per figure (${entry.key})`,
+            `threshold ${key}: "${String(field(list[i], "threshold") ?? list[i])}" left out: Volley keeps one threshold per figure (${entry.key})`,
           );
           return;
         }
