@@ -39,7 +39,8 @@ function pointed(text: string): string {
   const host = httpbin.url.slice("http://".length);
   return text
     .replace(/https?:\/\/(httpbin\.org|quickpizza\.grafana\.com|localhost:8080)/g, httpbin.url)
-    .replace(/@httpbin\.org/g, `@${host}`);
+    .replace(/@httpbin\.org/g, `@${host}`)
+    .replace(/domain: "httpbin\.org"/g, 'domain: "127.0.0.1"');
 }
 
 async function convert(name: string, text: string) {
@@ -117,6 +118,35 @@ const CORPUS: Array<{
   },
   { name: "thresholds", requests: 2 },
   { name: "tagging", requests: 1, checks: { "status is 200": [1, 0] } },
+  // The VU's jar, request cookies, a jar of the script's own, Set-Cookie on a redirect, a cookie
+  // for another domain: each check as k6 judges it.
+  {
+    name: "cookies",
+    requests: 7,
+    checks: {
+      "status is 200": [6, 0],
+      "has cookie 'name'": [1, 0],
+      "has cookie 'name2'": [1, 0],
+      "vu jar doesn't have cookie 'name'": [1, 0],
+      "vu jar doesn't have cookie 'name2'": [1, 0],
+      "vu jar has cookie 'name3'": [1, 0],
+      "vu jar has cookie 'name4'": [1, 0],
+      "has cookie 'name5'": [1, 0],
+      "has cookie 'name6'": [1, 0],
+      "local jar doesn't have cookie 'name5'": [1, 0],
+      "local jar doesn't have cookie 'name6'": [1, 0],
+      "vu jar doesn't have cookie 'name5'": [1, 0],
+      "vu jar doesn't have cookie 'name6'": [1, 0],
+      "has cookie 'name7'": [1, 0],
+      "has cookie 'name8'": [1, 0],
+      "local jar has cookie 'name7'": [1, 0],
+      "local jar has cookie 'name8'": [1, 0],
+      "vu jar doesn't have cookie 'name7'": [1, 0],
+      "vu jar doesn't have cookie 'name8'": [1, 0],
+      "has cookie 'name9'": [1, 0],
+      "doesn't have cookie 'name10'": [1, 0],
+    },
+  },
   // maxRedirects 5 stops 6 redirects at the fifth hop (a 302, as checked); then one hop to /get.
   {
     name: "redirects",

@@ -50,6 +50,7 @@ export const k6Defaults = { maxRedirects: 10 };
 
 type Params = {
   redirects?: number;
+  jar?: unknown;
   headers?: Record<string, string>;
   tags?: Record<string, string>;
   timeout?: string | number;
@@ -143,12 +144,14 @@ function durationMs(value: string | number): number {
 }
 
 /** k6's (body, params) as Volley's request options. */
-function options(body: Body, params: Params = {}): RequestOptions {
+function options(body: Body, params: Params = {}, url?: string): RequestOptions {
   const headers: Record<string, string> = { ...(params.headers ?? {}) };
-  if (params.cookies) {
-    const pairs = Object.entries(params.cookies).map(
-      ([n, v]) => `${n}=${typeof v === "string" ? v : v.value}`,
-    );
+  const cookies: Record<string, string | { value: string }> = { ...(params.cookies ?? {}) };
+  if (params.jar instanceof LocalCookieJar && url !== undefined) {
+    for (const [name, values] of Object.entries(params.jar.cookiesForURL(url))) cookies[name] ??= values[0];
+  }
+  if (Object.keys(cookies).length > 0) {
+    const pairs = Object.entries(cookies).map(([n, v]) => `${n}=${typeof v === "string" ? v : v.value}`);
     headers.Cookie = [headers.Cookie, ...pairs].filter(Boolean).join("; ");
   }
   const out: RequestOptions = { headers };
@@ -189,7 +192,7 @@ async function send(method: string, url: string, body: Body, params?: Params): P
   let hops = params?.redirects ?? k6Defaults.maxRedirects;
   let verb = method;
   let at = url;
-  let request = options(body, params);
+  let request = options(body, params, url);
   try {
     let answer = await running.http.request(verb, at, request);
     // k6 follows redirects (each hop a request, as in Volley's statistics); a 303, 301 or 302
@@ -200,10 +203,11 @@ async function send(method: string, url: string, body: Body, params?: Params): P
         answer.status === 303 || ((answer.status === 301 || answer.status === 302) && verb === "POST");
       if (asGet) {
         verb = "GET";
-        request = options(null, params);
+        request = options(null, params, at);
       }
       answer = await running.http.request(verb, at, request);
     }
+    if (params?.jar instanceof LocalCookieJar) params.jar.keep(at, answer.headers["set-cookie"]);
     return new K6Response(verb, at, answer);
   } catch (error) {
     // k6 answers a request that got none with status 0; Volley has counted it as failed already.
@@ -282,29 +286,68 @@ export const http = {
       __k6File: true,
     } as K6File;
   },
-  /** k6's local jars are the VU's own jar in Volley. */
-  CookieJar: class {
-    cookiesForURL(url: string) {
-      return http.cookieJar().cookiesForURL(url);
-    }
-    set(url: string, name: string, value: string) {
-      http.cookieJar().set(url, name, value);
-    }
-    clear() {
-      http.cookieJar().clear();
-    }
+  /** A jar of the script's own (`new http.CookieJar()`), sent with the requests given it as `jar`. */
+  get CookieJar() {
+    return LocalCookieJar;
   },
-  /** The VU's jar, as k6's `http.cookieJar()`. */
+  /** The VU's jar, as k6's `http.cookieJar()`: a cookie for another domain is not put in it. */
   cookieJar() {
     const cookies = vu("http.cookieJar()").cookies;
     return {
       cookiesForURL: (url: string) =>
         Object.fromEntries(Object.entries(cookies.get(url)).map(([name, value]) => [name, [value]])),
-      set: (url: string, name: string, value: string) => cookies.set(url, name, value),
+      set: (url: string, name: string, value: string, attributes?: { domain?: string }) => {
+        if (domainMatches(url, attributes?.domain)) cookies.set(url, name, value);
+      },
       clear: () => cookies.clear(),
     };
   },
 };
+
+function hostOf(url: string): string {
+  return /^https?:\/\//.test(url) ? new URL(url).hostname : "";
+}
+
+/** Whether a cookie for `domain` (none: the URL's own host) is sent to `url`. */
+function domainMatches(url: string, domain?: string): boolean {
+  if (!domain) return true;
+  const host = hostOf(url);
+  const bare = domain.replace(/^\./, "");
+  return host === "" || host === bare || host.endsWith(`.${bare}`);
+}
+
+/** k6's local cookie jar: the script's own, apart from the VU's. */
+class LocalCookieJar {
+  private readonly cookies: Array<{ name: string; value: string; host: string; domain?: string }> = [];
+
+  set(url: string, name: string, value: string, attributes?: { domain?: string }): void {
+    const host = hostOf(url);
+    const at = this.cookies.findIndex((c) => c.name === name && c.host === host);
+    if (at >= 0) this.cookies.splice(at, 1);
+    this.cookies.push({ name, value, host, domain: attributes?.domain });
+  }
+
+  cookiesForURL(url: string): Record<string, string[]> {
+    const out: Record<string, string[]> = {};
+    for (const c of this.cookies) {
+      if (c.domain ? domainMatches(url, c.domain) : c.host === hostOf(url)) out[c.name] = [c.value];
+    }
+    return out;
+  }
+
+  clear(): void {
+    this.cookies.length = 0;
+  }
+
+  /** What a response set (Volley's VU jar keeps it too). */
+  keep(url: string, setCookie: string | undefined): void {
+    for (const line of (setCookie ?? "").split("\n")) {
+      const pair = line.split(";")[0];
+      const eq = pair.indexOf("=");
+      if (eq > 0) this.set(url, pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+    }
+  }
+}
 
 /** k6's check: each condition (a function of `value`, or a value) counted under its name. */
 export function check(

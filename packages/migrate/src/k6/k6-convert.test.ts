@@ -37,6 +37,7 @@ export default function () { http.get(\`http://a.test/\${__VU}/\${__ITER}?k=\${_
     const out = converted.files["t.ts"];
     expect(out).toContain('import __k6Open0 from "./users.json" with { type: "text" };');
     expect(out).toContain("const users = JSON.parse(__k6Open0);");
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the converted script's own template literal
     expect(out).toContain("${__VU()}/${__ITER()}?k=${__ENV.API_KEY}");
     expect(converted.copies).toEqual(["./users.json"]);
     expect(converted.scenario.env).toEqual(["API_KEY"]);

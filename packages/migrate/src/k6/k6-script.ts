@@ -239,9 +239,6 @@ function rewriteGlobals(
       const n = node as unknown as AnyNode;
       const callee = n.callee as AnyNode;
       const first = (n.arguments as AnyNode[])[0];
-      if (callee.type === "MemberExpression" && (callee.property as AnyNode).name === "CookieJar") {
-        result.notes.push("new http.CookieJar(): Volley keeps one jar per VU; the local jar is the VU's");
-      }
       if (callee.type !== "Identifier" || !metricClasses.has(String(callee.name))) return;
       if (first?.type !== "Literal" || typeof first.value !== "string") {
         result.unconvertible.push("a custom metric with a computed name: name it in a string");
