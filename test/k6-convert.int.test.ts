@@ -7,6 +7,7 @@ import { parse } from "yaml";
 import { type Httpbin, startHttpbin } from "./support/httpbin.js";
 import { startTestFleet, type TestFleet } from "./support/in-process.js";
 import { ROOT, spawnCli } from "./support/processes.js";
+import { startWsServer } from "./support/ws-server.js";
 
 // k6's own examples (test/fixtures/k6), converted with `volley convert k6` and run against a
 // loopback stand-in for the hosts they name: the report counts what the server received, and
@@ -283,16 +284,45 @@ export function buy(data) {
     expect(report.passed).toBe(true);
   });
 
-  it("lists what it cannot convert: browser tests, extensions, WebSockets, HTML parsing, handleSummary", async () => {
+  it("k6/ws: the socket's callbacks, timers and messages over vu.ws, the handshake counted once", async () => {
+    const sockets = await startWsServer();
+    try {
+      const text = fixture("websocket").replace(
+        "ws://echo.websocket.org",
+        `${sockets.url.replace("http", "ws")}/echo`,
+      );
+      const output = await convert("websocket", text);
+      expect(output).not.toContain("Could not convert");
+      const out = join(dir, "websocket.report.json");
+      const run = await cli(["run", "websocket.yaml", "--master", fleet.master.url, "--out", out]);
+      expect(run.code, run.output).toBe(0);
+      const report = JSON.parse(readFileSync(out, "utf8")) as RunDetail;
+      // One handshake; a message sent at open and again 500 ms after each echo, until the
+      // callback's timer closes the socket at 2 s: the server got 4 or 5 of them.
+      expect(sockets.counts.handshakes).toBe(1);
+      expect(report.summary.total.requests).toBe(1);
+      expect(checks(report)).toEqual({ "status is 101": [1, 0] });
+      expect(sockets.counts.received).toBeGreaterThanOrEqual(4);
+      expect(sockets.counts.received).toBeLessThanOrEqual(5);
+      expect(sockets.open).toBe(0);
+    } finally {
+      await sockets.close();
+    }
+  });
+
+  it("lists what it cannot convert: browser tests, extensions, k6's experimental sockets, HTML parsing, handleSummary", async () => {
     const browser = await convert("browser_fillform", fixture("browser_fillform"));
     expect(browser).toMatch(/Could not convert:\n {2}- k6\/browser: browser tests are not converted/);
     expect(browser).toMatch(/- a remote module \(https:\/\/jslib\.k6\.io\/k6-utils\/1\.5\.0\/index\.js\)/);
     expect(readFileSync(join(dir, "browser_fillform.ts"), "utf8")).toContain(
       "// volley convert: not converted: k6/browser: browser tests are not converted",
     );
-    expect(await convert("websocket", fixture("websocket"))).toMatch(
-      /- k6\/ws: rewrite its sockets with vu\.ws\.connect/,
-    );
+    expect(
+      await convert(
+        "sockets",
+        'import { WebSocket } from "k6/experimental/websockets";\nexport default function () {}\n',
+      ),
+    ).toMatch(/- k6\/experimental\/websockets: rewrite its sockets with vu\.ws\.connect/);
     expect(await convert("es6sample", fixture("es6sample"))).toMatch(
       /- line \d+: res\.html\(\) \(k6's HTML parsing\)/,
     );

@@ -30,7 +30,7 @@ export class AsyncCalls {
   constructor(
     ast: AnyNode,
     private readonly k6: {
-      httpObjects: ReadonlySet<string>;
+      waitingObjects: ReadonlyMap<string, ReadonlySet<string>>;
       waiting: ReadonlySet<string>;
       mustBeAsync: ReadonlySet<Node>;
     },
@@ -92,9 +92,9 @@ export class AsyncCalls {
     if (callee.type !== "MemberExpression") return false;
     const object = callee.object as AnyNode;
     const property = String((callee.property as AnyNode).name ?? "");
-    if (object.type === "Identifier" && this.k6.httpObjects.has(String(object.name))) {
-      return ["get", "head", "options", "post", "put", "patch", "del", "request", "batch"].includes(property);
-    }
+    const methods =
+      object.type === "Identifier" ? this.k6.waitingObjects.get(String(object.name)) : undefined;
+    if (methods) return methods.has(property);
     return property === "forEach" && this.eachCallback(call) !== undefined;
   }
 

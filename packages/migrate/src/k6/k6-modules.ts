@@ -13,20 +13,14 @@ export const K6_MODULES: Readonly<Record<string, K6Module>> = {
   "k6/data": { named: new Set(["SharedArray"]) },
   "k6/crypto": { whole: "crypto", named: new Set() },
   "k6/encoding": { whole: "encoding", named: new Set() },
+  "k6/ws": { whole: "ws", named: new Set() },
 };
 
-/** The methods of k6/http that send (asynchronous in Volley: awaited by the converter). */
-export const HTTP_SENDING = new Set([
-  "get",
-  "head",
-  "options",
-  "post",
-  "put",
-  "patch",
-  "del",
-  "request",
-  "batch",
-]);
+/** The methods of k6's module objects that wait (asynchronous in Volley: awaited by the converter). */
+export const WAITING_METHODS: Readonly<Record<string, ReadonlySet<string>>> = {
+  http: new Set(["get", "head", "options", "post", "put", "patch", "del", "request", "batch"]),
+  ws: new Set(["connect"]),
+};
 /** Functions of module k6 that wait (asynchronous in Volley). */
 export const WAITING = new Set(["sleep", "group"]);
 
@@ -37,7 +31,7 @@ export function unconvertibleModule(source: string): string | null {
   if (source === "k6/browser" || source.startsWith("k6/experimental/browser"))
     return `${source}: browser tests are not converted (Volley drives protocols, not browsers)`;
   if (source.startsWith("k6/x/")) return `${source}: an xk6 extension, which Volley cannot load`;
-  if (source === "k6/ws" || source.startsWith("k6/experimental/websockets"))
+  if (source.startsWith("k6/experimental/websockets"))
     return `${source}: rewrite its sockets with vu.ws.connect (docs/websocket.md)`;
   if (source === "k6/net/grpc") return `${source}: rewrite its calls with vu.grpc.connect (docs/grpc.md)`;
   if (source.startsWith("k6/")) return `${source}: a k6 module with no Volley equivalent`;

@@ -4,7 +4,7 @@ import MagicString from "magic-string";
 import { field } from "../fields.js";
 import { ImportError } from "../imported.js";
 import { AsyncCalls } from "./k6-async.js";
-import { HTTP_SENDING, K6_MODULES, unconvertibleModule, WAITING } from "./k6-modules.js";
+import { K6_MODULES, unconvertibleModule, WAITING, WAITING_METHODS } from "./k6-modules.js";
 import { NOT_STATIC, staticValue } from "./k6-static.js";
 
 type AnyNode = Node & Record<string, unknown>;
@@ -64,7 +64,8 @@ export function convertK6Script(name: string, source: string): ConvertedScript {
   };
   const compat = new Set<string>(["k6Iteration"]);
   const aliases: string[] = [];
-  const httpObjects = new Set<string>();
+  /** Local names of k6's module objects with methods that wait (http, ws), and those methods. */
+  const waitingObjects = new Map<string, ReadonlySet<string>>();
   const waiting = new Set<string>();
   const metricClasses = new Set<string>();
   let defaultName: string | undefined;
@@ -96,13 +97,14 @@ export function convertK6Script(name: string, source: string): ConvertedScript {
             // `import { get } from "k6/http"`: a member of the module object.
             compat.add(`${module.whole} as __k6_${module.whole}`);
             aliases.push(`const ${local} = __k6_${module.whole}.${imported};`);
-            if (module.whole === "http" && HTTP_SENDING.has(imported)) waiting.add(local);
+            if (WAITING_METHODS[module.whole]?.has(imported)) waiting.add(local);
           } else {
             result.unconvertible.push(`${from}'s ${imported}: not available in Volley`);
           }
         } else if (module.whole) {
           compat.add(module.whole === local ? module.whole : `${module.whole} as ${local}`);
-          if (module.whole === "http") httpObjects.add(local);
+          const methods = WAITING_METHODS[module.whole];
+          if (methods) waitingObjects.set(local, methods);
         }
       }
       out.remove(statement.start, statement.end);
@@ -164,7 +166,7 @@ export function convertK6Script(name: string, source: string): ConvertedScript {
 
   const globals = rewriteGlobals(ast, out, result, metricClasses);
   for (const g of globals) compat.add(g);
-  const calls = new AsyncCalls(ast, { httpObjects, waiting, mustBeAsync });
+  const calls = new AsyncCalls(ast, { waitingObjects, waiting, mustBeAsync });
   calls.rewrite(out, result.notes);
   if (calls.usesEach) compat.add("k6Each");
 
