@@ -107,7 +107,8 @@ export function convertK6Script(name: string, source: string): ConvertedScript {
           if (methods) waitingObjects.set(local, methods);
         }
       }
-      out.remove(statement.start, statement.end);
+      // With its line: the compat import at the top takes its place.
+      out.remove(statement.start, source[statement.end] === "\n" ? statement.end + 1 : statement.end);
     } else if (statement.type === "ExportNamedDeclaration" && statement.declaration) {
       const declaration = statement.declaration as unknown as AnyNode;
       if (declaration.type === "VariableDeclaration") {
