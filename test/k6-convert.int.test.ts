@@ -245,7 +245,7 @@ export function buy(data) {
   const res = http.post("${httpbin.url}/post", { user: user.name, vu: String(__VU) }, {
     headers: { Authorization: "Bearer " + data.token, "X-Key": __ENV.SHOP_KEY || "none" },
   });
-  if (check(res, { "order placed": (r) => r.json().form.user === user.name && r.json().headers.Authorization === "Bearer t-1" })) orders.add(1);
+  if (check(res, { "order placed": (r) => r.json().form.user === user.name && r.json().headers.Authorization === "Bearer t-1" && r.json().headers["X-Key"] === "k-9" })) orders.add(1);
   sleep(0.01);
 }
 `,

@@ -36,12 +36,18 @@ export function __ITER(): number {
   return vuOrNull()?.iteration ?? 0;
 }
 
-/** `__ENV`: the run's env values (the scenario's `env` lists the names the script reads). */
+/**
+ * `__ENV`: the run's env values (the scenario's `env` lists the names the script reads): the
+ * VU's, or in setup() and teardown() their process's, which holds those values and no others.
+ */
 export const __ENV: Record<string, string | undefined> = new Proxy(
   {},
   {
-    get: (_target, name) =>
-      typeof name === "string" ? (vuOrNull()?.env[name] ?? process.env[name]) : undefined,
+    get: (_target, name) => {
+      if (typeof name !== "string") return undefined;
+      const running = vuOrNull();
+      return running ? running.env[name] : process.env[name];
+    },
   },
 );
 
