@@ -48,7 +48,7 @@ export function ImportScenario({
     setBusy(true);
     setError(null);
     try {
-      const migrate = await import("@volley/migrate");
+      const migrate = await import("@volley/migrate/importers");
       const name = fileName ?? (kind === "curl" ? "curl" : "pasted text");
       const source = { text, name };
       const imported =
