@@ -16,6 +16,7 @@ interface OtlpPoint {
   attributes: OtlpAttribute[];
   asInt?: string | number;
   asDouble?: number;
+  exemplars?: Array<{ traceId?: string; asInt?: string | number; timeUnixNano?: string }>;
 }
 interface OtlpMetric {
   name: string;
@@ -26,6 +27,7 @@ interface OtlpMetric {
 interface Push {
   path: string;
   contentType: string | undefined;
+  authorization: string | undefined;
   resource: Record<string, string>;
   metrics: OtlpMetric[];
 }
@@ -50,6 +52,7 @@ beforeAll(async () => {
         pushes.push({
           path: req.url ?? "",
           contentType: req.headers["content-type"],
+          authorization: req.headers.authorization,
           resource: attrs(rm.resource?.attributes ?? []),
           metrics: (rm.scopeMetrics ?? []).flatMap((sm: { metrics: OtlpMetric[] }) => sm.metrics),
         });
@@ -59,12 +62,15 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   const { port } = receiver.address() as AddressInfo;
+  // As for any OpenTelemetry exporter: headers from the environment (values percent-encoded).
+  process.env.OTEL_EXPORTER_OTLP_HEADERS = "authorization=Bearer%20otlp-test";
   fleet = await startTestFleet({
     workers: 2,
     master: { otlpUrl: `http://127.0.0.1:${port}`, otlpIntervalMs: 500 },
   });
 });
 afterAll(async () => {
+  delete process.env.OTEL_EXPORTER_OTLP_HEADERS;
   await fleet?.close();
   await new Promise((resolve) => receiver?.close(resolve));
 });
@@ -106,6 +112,7 @@ describe("OTLP push", () => {
     const during = pushes.find((p) => (requestsOf(p, runId).get("hello 200") ?? 0) > 0) as Push;
     expect(during.path).toBe("/v1/metrics");
     expect(during.contentType).toBe("application/json");
+    expect(during.authorization).toBe("Bearer otlp-test");
     expect(during.resource["service.name"]).toBe("volley");
     const requests = during.metrics.find((m) => m.name === "volley.requests");
     expect(requests?.unit).toBe("{request}");
@@ -150,6 +157,41 @@ describe("OTLP push", () => {
       timeoutMs: 10_000,
     });
     expect(pushes.slice(count).every((p) => requestsOf(p, runId).size === 0)).toBe(true);
+  });
+
+  it("gives a traced run's request series its slowest trace as an exemplar, one the target received", async () => {
+    const { master, target } = fleet;
+    target.reset();
+    const created = await sendJson("POST", `${master.url}/api/runs`, {
+      scenario: {
+        name: "otlp-traced",
+        target: target.url,
+        load: { executor: "per-vu-iterations", vus: 2, iterations: 5 },
+        http: { tracing: { propagate: "w3c", sample: 1 } },
+        requests: [{ name: "traced", path: "/slow?ms=20" }],
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const runId = created.body.id as string;
+    await waitForRunEnd(master.url, runId, 30_000);
+    const tracedPoint = () =>
+      pushes
+        .flatMap((p) => p.metrics.filter((m) => m.name === "volley.requests"))
+        .flatMap((m) => m.sum?.dataPoints ?? [])
+        .find(
+          (pt) =>
+            attrs(pt.attributes).run === runId && attrs(pt.attributes).request === "traced" && pt.exemplars,
+        );
+    await waitFor(() => tracedPoint() !== undefined, {
+      what: "an OTLP point with an exemplar",
+      timeoutMs: 10_000,
+    });
+    const [exemplar] = tracedPoint()?.exemplars ?? [];
+    expect(exemplar?.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(Number(exemplar?.asInt)).toBe(1);
+    const sent = target.log.map((e) => String(e.headers.traceparent).split("-")[1]);
+    expect(sent).toHaveLength(10);
+    expect(sent).toContain(exemplar?.traceId);
   });
 
   it("a receiver that is down costs the run nothing: it finishes, counted exactly", async () => {

@@ -1,6 +1,6 @@
-import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
-import { MetricReader, type PushMetricExporter, type ResourceMetrics } from "@opentelemetry/sdk-metrics";
+import { MetricReader, type ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import type { Logger } from "pino";
+import { otlpHeaders, otlpJson, type TracedSeries, tracedSeries } from "./otlp-exemplars.js";
 import { type RunMeters, runMeters } from "./otlp-run-meters.js";
 import type { RunMetricsSource } from "./run-samples.js";
 
@@ -15,24 +15,24 @@ export interface OtlpPushOptions {
 
 /**
  * Pushes the running run's metrics over OTLP/HTTP (JSON) every interval, from the same samples
- * `/metrics` serves, and the run's final counters once when it ends. Each run gets its own
+ * `/metrics` serves (traced series with their exemplar), and the run's final counters once when
+ * it ends. The SDK models the metrics; the request is its OTLP/JSON serialisation, posted here. Each run gets its own
  * meter provider, dropped after the final push: the SDK keeps every attribute set it has seen
  * for cumulative instruments, so one provider for all runs would push every past run forever.
  * Pushes run on their own timer, off the stats path; a failed push is logged, and the next one
  * carries the cumulative values again.
  */
 export class OtlpPush {
-  private readonly exporter: PushMetricExporter;
+  private readonly url: string;
+  private readonly headers: Record<string, string>;
   private readonly timer: NodeJS.Timeout;
   private meters: RunMeters | null = null;
   private pushing: Promise<void> = Promise.resolve();
   private failing = false;
 
   constructor(private readonly options: OtlpPushOptions) {
-    this.exporter = new OTLPMetricExporter({
-      url: metricsUrl(options.url),
-      timeoutMillis: Math.min(options.intervalMs, 10_000),
-    });
+    this.url = metricsUrl(options.url);
+    this.headers = { ...otlpHeaders(), "content-type": "application/json" };
     this.timer = setInterval(() => {
       const source = options.live();
       if (source) void this.push(source, false);
@@ -50,7 +50,6 @@ export class OtlpPush {
     clearInterval(this.timer);
     await this.pushing;
     await this.meters?.provider.shutdown().catch(() => {});
-    await this.exporter.shutdown().catch(() => {});
   }
 
   /** One push at a time, in order: a final push waits for a periodic one under way. */
@@ -68,7 +67,7 @@ export class OtlpPush {
     meters.observe(source);
     try {
       const { resourceMetrics } = await meters.reader.collect();
-      await this.export(resourceMetrics);
+      await this.export(resourceMetrics, tracedSeries(source));
     } finally {
       meters.observe(null);
       if (last) {
@@ -78,23 +77,31 @@ export class OtlpPush {
     }
   }
 
-  private export(metrics: ResourceMetrics): Promise<void> {
-    return new Promise((resolve) => {
-      this.exporter.export(metrics, (result) => {
-        const failed = result.code !== 0;
-        if (failed && !this.failing) {
-          const where = new URL(metricsUrl(this.options.url));
-          this.options.log.warn(
-            { otlp: `${where.origin}${where.pathname}`, err: result.error?.message },
-            "OTLP metrics push failed (tried again every interval)",
-          );
-        } else if (!failed && this.failing) {
-          this.options.log.info("OTLP metrics push works again");
-        }
-        this.failing = failed;
-        resolve();
+  private async export(metrics: ResourceMetrics, traced: readonly TracedSeries[]): Promise<void> {
+    let problem: string | undefined;
+    try {
+      const response = await fetch(this.url, {
+        method: "POST",
+        headers: this.headers,
+        body: otlpJson(metrics, traced),
+        signal: AbortSignal.timeout(Math.min(this.options.intervalMs, 10_000)),
       });
-    });
+      await response.arrayBuffer();
+      if (!response.ok) problem = `HTTP ${response.status}`;
+    } catch (error) {
+      problem = (error as Error).message;
+    }
+    const failed = problem !== undefined;
+    if (failed && !this.failing) {
+      const where = new URL(this.url);
+      this.options.log.warn(
+        { otlp: `${where.origin}${where.pathname}`, err: problem },
+        "OTLP metrics push failed (tried again every interval)",
+      );
+    } else if (!failed && this.failing) {
+      this.options.log.info("OTLP metrics push works again");
+    }
+    this.failing = failed;
   }
 }
 
