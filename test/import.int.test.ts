@@ -258,11 +258,13 @@ async function startShop(): Promise<Shop> {
   const tokens: string[] = [];
   const page = `<!doctype html><html><head><link rel="stylesheet" href="/style.css"></head><body>
 <img src="/logo.png"><script>
+// The user reading the page before ordering: the pause the import keeps as a sleep step.
+function pause(ms) { return new Promise(function (done) { setTimeout(done, ms); }); }
 (async () => {
   const beacon = new URLSearchParams(location.search).get("beacon");
   await fetch(beacon + "/collect", { mode: "no-cors" }).catch(() => {});
   const login = await (await fetch("/api/login", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ user: "ann" }) })).json();
-  await new Promise((r) => setTimeout(r, 400));
+  await pause(400);
   await fetch("/api/orders?page=1", { headers: { authorization: "Bearer " + login.token } });
   document.body.insertAdjacentHTML("beforeend", '<p id="done">done</p>');
 })();
