@@ -86,5 +86,13 @@ export function toYaml(imported: Imported, from: string, by = "volley import"): 
   return `${comment}\n${stringify(imported.scenario, { lineWidth: 0 })}`;
 }
 
+/** Where requests go when the source names no host that is known: the user sets theirs. */
+export const DEFAULT_TARGET = "http://127.0.0.1:8080";
+
+/** The note an import adds when its target is DEFAULT_TARGET, saying why. */
+export function defaultTargetNote(why: string): string {
+  return `${why}: the target is ${DEFAULT_TARGET}, set yours`;
+}
+
 /** The load of an imported scenario: one VU, one iteration, a smoke run to adjust. */
 export const SMOKE_LOAD = { executor: "per-vu-iterations", vus: 1, iterations: 1 } as const;

@@ -1,7 +1,6 @@
 import { JsonMetricsSerializer } from "@opentelemetry/otlp-transformer";
 import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
-import { RUN_METRICS } from "@volley/protocol";
-import { failureCounts, type RunMetricsSource, requestCounts } from "./run-samples.js";
+import type { Sample } from "./run-samples.js";
 
 /** A series that carries a trace (`http.tracing`): its metric, its attributes, the trace id. */
 export interface TracedSeries {
@@ -10,16 +9,11 @@ export interface TracedSeries {
   traceId: string;
 }
 
-/** The series `/metrics` gives an exemplar, under their OpenTelemetry names (the same samples). */
-export function tracedSeries(source: RunMetricsSource): TracedSeries[] {
-  const traced = (metric: string, samples: ReturnType<typeof requestCounts>) =>
-    samples.flatMap((s) =>
-      s.exemplar === undefined || s.value < 1 ? [] : [{ metric, labels: s.labels, traceId: s.exemplar }],
-    );
-  return [
-    ...traced(RUN_METRICS.requests.otlp, requestCounts(source)),
-    ...traced(RUN_METRICS.failures.otlp, failureCounts(source)),
-  ];
+/** The samples of one metric that carry a trace, under the metric's OpenTelemetry name. */
+export function tracedOf(metric: string, samples: readonly Sample[]): TracedSeries[] {
+  return samples.flatMap((s) =>
+    s.exemplar === undefined || s.value < 1 ? [] : [{ metric, labels: s.labels, traceId: s.exemplar }],
+  );
 }
 
 interface JsonPoint {

@@ -1,6 +1,6 @@
 import { MetricReader, type ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import type { Logger } from "pino";
-import { otlpHeaders, otlpJson, type TracedSeries, tracedSeries } from "./otlp-exemplars.js";
+import { otlpHeaders, otlpJson, type TracedSeries } from "./otlp-exemplars.js";
 import { type RunMeters, runMeters } from "./otlp-run-meters.js";
 import type { RunMetricsSource } from "./run-samples.js";
 
@@ -67,7 +67,7 @@ export class OtlpPush {
     meters.observe(source);
     try {
       const { resourceMetrics } = await meters.reader.collect();
-      await this.export(resourceMetrics, tracedSeries(source));
+      await this.export(resourceMetrics, meters.traced());
     } finally {
       meters.observe(null);
       if (last) {

@@ -1,6 +1,7 @@
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { MeterProvider, type MetricReader } from "@opentelemetry/sdk-metrics";
 import { RUN_METRICS, type RunMetric } from "@volley/protocol";
+import { type TracedSeries, tracedOf } from "./otlp-exemplars.js";
 import {
   customCounterSamples,
   customGaugeSamples,
@@ -21,11 +22,14 @@ export interface RunMeters {
   provider: MeterProvider;
   reader: MetricReader;
   observe(source: RunMetricsSource | null): void;
+  /** The series of the last collection that carry a trace (their OTLP exemplars). */
+  traced(): TracedSeries[];
 }
 
 /** The instruments of `/metrics` under their OpenTelemetry names (see RUN_METRICS). */
 export function runMeters(runId: string, version: string, reader: MetricReader): RunMeters {
   let source: RunMetricsSource | null = null;
+  let traced: TracedSeries[] = [];
   const provider = new MeterProvider({
     resource: resourceFromAttributes({ "service.name": "volley", "service.version": version }),
     readers: [reader],
@@ -50,8 +54,14 @@ export function runMeters(runId: string, version: string, reader: MetricReader):
   meter.addBatchObservableCallback(
     (result) => {
       if (!source) return;
-      for (const s of requestCounts(source)) result.observe(requests, s.value, s.labels);
-      for (const s of failureCounts(source)) result.observe(failures, s.value, s.labels);
+      const requestSamples = requestCounts(source);
+      const failureSamples = failureCounts(source);
+      for (const s of requestSamples) result.observe(requests, s.value, s.labels);
+      for (const s of failureSamples) result.observe(failures, s.value, s.labels);
+      traced = [
+        ...tracedOf(RUN_METRICS.requests.otlp, requestSamples),
+        ...tracedOf(RUN_METRICS.failures.otlp, failureSamples),
+      ];
       for (const s of durationQuantiles(source)) result.observe(duration, s.value, s.labels);
       for (const s of vusSamples(source)) result.observe(vus, s.value, s.labels);
       for (const s of streamTimingQuantiles(source)) result.observe(streamTiming, s.value, s.labels);
@@ -80,6 +90,8 @@ export function runMeters(runId: string, version: string, reader: MetricReader):
     reader,
     observe: (next) => {
       source = next;
+      traced = [];
     },
+    traced: () => traced,
   };
 }

@@ -26,12 +26,19 @@ export function findCaptures(entries: readonly HarEntry[]): Capture[] {
   const captures: Capture[] = [];
   const taken = new Set<string>();
   const names = new Set<string>();
+  // What each request sent (URL, header values, body), read once for every candidate.
+  // (A token holds no line break, so no match spans two parts.)
+  const sent = entries.map((e) => ({
+    url: e.url.href,
+    all: [e.url.href, ...e.headers.map(([, v]) => v), e.body?.text ?? ""].join("\n"),
+  }));
   for (const [index, entry] of entries.entries()) {
     for (const candidate of candidates(entry)) {
       if (taken.has(candidate.value)) continue;
-      const sentBefore = entries.slice(0, index + 1).some((e) => sends(e, candidate.value));
-      const sentAfter = entries.slice(index + 1).some((e) => sends(e, candidate.value));
-      if (sentBefore || !sentAfter) continue;
+      const encoded = encodeURIComponent(candidate.value);
+      const first = sent.findIndex((e) => e.all.includes(candidate.value) || e.url.includes(encoded));
+      // Sent by no later request, or by this one or an earlier: not the server's to give.
+      if (first <= index) continue;
       taken.add(candidate.value);
       const name = uniqueName(candidate.hint, names);
       captures.push({ from: index, name, expression: candidate.expression, value: candidate.value });
@@ -79,15 +86,6 @@ function walk(
 
 function usable(value: string): boolean {
   return value.length >= MIN_LENGTH && value.length <= 4096 && TOKEN_RE.test(value);
-}
-
-function sends(entry: HarEntry, value: string): boolean {
-  return (
-    entry.url.href.includes(value) ||
-    entry.url.href.includes(encodeURIComponent(value)) ||
-    entry.headers.some(([, v]) => v.includes(value)) ||
-    (entry.body?.text.includes(value) ?? false)
-  );
 }
 
 /** A template variable's name from the field it came from: `access_token` → access_token, `X-Csrf` → x_csrf. */

@@ -95,15 +95,15 @@ export class AsyncCalls {
     const methods =
       object.type === "Identifier" ? this.k6.waitingObjects.get(String(object.name)) : undefined;
     if (methods) return methods.has(property);
-    return property === "forEach" && this.eachCallback(call) !== undefined;
+    return property === "forEach" && this.hasAsyncCallback(call);
   }
 
-  /** The async callback of `list.forEach(callback)`, if it is one. */
-  private eachCallback(call: AnyNode): AnyNode | undefined {
+  /** Whether `list.forEach(callback)`'s callback is async. */
+  private hasAsyncCallback(call: AnyNode): boolean {
     const first = (call.arguments as AnyNode[])[0];
-    if (first === undefined) return undefined;
-    if (FUNCTION_TYPES.has(first.type)) return this.asyncFunctions.has(first) ? first : undefined;
-    return first.type === "Identifier" && this.asyncNames.has(String(first.name)) ? first : undefined;
+    if (first === undefined) return false;
+    if (FUNCTION_TYPES.has(first.type)) return this.asyncFunctions.has(first);
+    return first.type === "Identifier" && this.asyncNames.has(String(first.name));
   }
 
   /** Writes `async` and `await` where they go; a top-level call that waits is named in `notes`. */
@@ -111,10 +111,12 @@ export class AsyncCalls {
     for (const fn of this.asyncFunctions) {
       if ((fn as AnyNode).async || this.k6.mustBeAsync.has(fn)) continue;
       const parent = this.parents.get(fn);
-      if (parent?.type === "Property" && parent.method)
-        out.prependRight((parent.key as AnyNode).start, "async ");
-      else if (parent?.type === "MethodDefinition") out.prependRight((parent.key as AnyNode).start, "async ");
-      else out.prependRight(fn.start, "async ");
+      // A method's function starts at its parameters: `async` goes before its name.
+      const key =
+        (parent?.type === "Property" && parent.method) || parent?.type === "MethodDefinition"
+          ? (parent.key as AnyNode)
+          : undefined;
+      out.prependRight(key ? key.start : fn.start, "async ");
     }
     // Innermost first: an outer call's "(await " then lands outside an inner one's at the same place.
     const waiting = this.calls

@@ -1,4 +1,4 @@
-import { checkSize, type ImportSource, requestName } from "../imported.js";
+import { checkSize, DEFAULT_TARGET, defaultTargetNote, type ImportSource, requestName } from "../imported.js";
 import { convertOptions } from "./k6-options.js";
 import { convertK6Script } from "./k6-script.js";
 
@@ -12,9 +12,6 @@ export interface K6Conversion {
   notes: string[];
   unconvertible: string[];
 }
-
-/** Where requests go when the script names no absolute URL. */
-const DEFAULT_TARGET = "http://127.0.0.1:8080";
 
 /**
  * Converts a k6 script. `base` names the output files (`base.yaml` is the caller's, `base.ts` the
@@ -31,8 +28,7 @@ export function convertK6(source: ImportSource, base: string, compat: string): K
     target: firstOrigin(source.text) ?? DEFAULT_TARGET,
     ...(script.env.length > 0 ? { env: script.env } : {}),
   };
-  if (scenario.target === DEFAULT_TARGET)
-    notes.push(`the script names no absolute URL: the target is ${DEFAULT_TARGET}, set yours`);
+  if (scenario.target === DEFAULT_TARGET) notes.push(defaultTargetNote("the script names no absolute URL"));
   if (converted.parts) {
     const parts: Record<string, unknown> = {};
     for (const part of converted.parts) {

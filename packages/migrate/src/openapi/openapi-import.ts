@@ -2,6 +2,8 @@ import { parse as parseYaml, YAMLParseError } from "yaml";
 import { field, listOf } from "../fields.js";
 import {
   checkSize,
+  DEFAULT_TARGET,
+  defaultTargetNote,
   ImportError,
   type Imported,
   type ImportSource,
@@ -14,8 +16,6 @@ import { SchemaExamples } from "./schema-example.js";
 import { SecurityTemplates } from "./security.js";
 
 const METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch"]);
-/** Where a description without `servers` (or with a relative one) is served: changed with --target. */
-const DEFAULT_TARGET = "http://127.0.0.1:8080";
 
 /** `volley import openapi`: one request per operation, a smoke scenario over the whole API. */
 export function importOpenapi(source: ImportSource): Imported {
@@ -180,9 +180,7 @@ function server(document: unknown, notes: string[]): { target: string; basePath:
       url = url.replaceAll(`{${name}}`, String(field(variable, "default") ?? ""));
   }
   if (!/^https?:\/\//.test(url)) {
-    notes.push(
-      `the API's server ${url ? `"${url}" is relative` : "is not given"}: the target is ${DEFAULT_TARGET}, set yours`,
-    );
+    notes.push(defaultTargetNote(`the API's server ${url ? `"${url}" is relative` : "is not given"}`));
     return { target: DEFAULT_TARGET, basePath: url.startsWith("/") ? url.replace(/\/$/, "") : "" };
   }
   const parsed = new URL(url);

@@ -1,6 +1,8 @@
 import { field, listOf } from "../fields.js";
 import {
   checkSize,
+  DEFAULT_TARGET,
+  defaultTargetNote,
   ImportError,
   type Imported,
   type ImportSource,
@@ -12,9 +14,6 @@ import {
 import { bodyFields, CLIENT_HEADERS } from "../request-parts.js";
 import { postmanAuth } from "./postman-auth.js";
 import { PostmanVariables } from "./postman-variables.js";
-
-/** Where requests go when the collection's URLs name no host that is known (`{{baseUrl}}` unset). */
-const DEFAULT_TARGET = "http://127.0.0.1:8080";
 
 interface Walk {
   source: string;
@@ -45,9 +44,7 @@ export function importPostman(source: ImportSource): Imported {
   const requests = items(walk, listOf(field(collection, "item")), field(collection, "auth"), []);
   if (walk.count === 0) throw new ImportError(source.name, "holds no request");
   if (walk.target === undefined)
-    walk.notes.push(
-      `the requests' host is a variable with no value: the target is ${DEFAULT_TARGET}, set yours`,
-    );
+    walk.notes.push(defaultTargetNote("the requests' host is a variable with no value"));
   const env = [...walk.variables.env];
   if (env.length > 0)
     walk.notes.push(
