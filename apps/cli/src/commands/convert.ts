@@ -1,13 +1,21 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { convertK6, ImportError, MAX_IMPORT_BYTES, toYaml } from "@volley/migrate";
+import { COMPAT_DIR, convertK6, ImportError, MAX_IMPORT_BYTES, toYaml } from "@volley/migrate";
 import { parseFlags } from "../args.js";
 import { EXIT, UsageError } from "../cli-error.js";
 
 const HELP = `Usage: volley convert k6 SCRIPT.js [-o DIR] [--force]
 
 Converts a k6 script into a Volley scenario (SCRIPT.yaml: load, scenarios, thresholds) and a
-script (SCRIPT.ts, k6's calls kept over k6-compat.ts, written beside it). What it cannot convert
+script (SCRIPT.ts, k6's calls kept over k6-compat/, written beside it). What it cannot convert
 (browser tests, xk6 extensions, handleSummary, remote modules) is listed, and marked in the script.
 
 Options:
@@ -37,9 +45,12 @@ export async function convertCommand(argv: string[]): Promise<number> {
     throw new UsageError(`k6: ${file}: larger than ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
   const base = basename(file).replace(/\.[cm]?[jt]s$/, "");
   const out = resolve(values.out ?? dirname(file));
-  const compat = readFileSync(
-    new URL("../assets/k6-compat.ts", import.meta.resolve("@volley/migrate")),
-    "utf8",
+  // The compat module, one file per k6 module, as @volley/migrate ships it.
+  const compatDir = new URL(`../assets/${COMPAT_DIR}/`, import.meta.resolve("@volley/migrate"));
+  const compat = Object.fromEntries(
+    readdirSync(compatDir)
+      .filter((name) => name.endsWith(".ts"))
+      .map((name) => [name, readFileSync(new URL(name, compatDir), "utf8")]),
   );
   let written: Record<string, string>;
   let conversion: ReturnType<typeof convertK6>;
@@ -58,11 +69,12 @@ export async function convertCommand(argv: string[]): Promise<number> {
     throw error;
   }
   const clashes = Object.keys(written).filter(
-    (name) => name !== "k6-compat.ts" && existsSync(join(out, name)),
+    (name) => !name.startsWith(`${COMPAT_DIR}/`) && existsSync(join(out, name)),
   );
   if (clashes.length > 0 && !values.force)
     throw new UsageError(`k6: ${clashes.map((c) => join(out, c)).join(", ")} exists: --force overwrites`);
   mkdirSync(out, { recursive: true });
+  mkdirSync(join(out, COMPAT_DIR), { recursive: true });
   for (const [name, text] of Object.entries(written)) writeFileSync(join(out, name), text);
   // Files the script open()s travel beside it, at the same relative path.
   for (const copy of conversion.copies) {

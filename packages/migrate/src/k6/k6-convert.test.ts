@@ -3,7 +3,7 @@ import { toYaml } from "../imported.js";
 import { convertK6 } from "./k6-convert.js";
 import { metricName } from "./k6-script.js";
 
-const convert = (text: string) => convertK6({ name: "t.js", text }, "t", "// compat");
+const convert = (text: string) => convertK6({ name: "t.js", text }, "t", { "index.ts": "// compat" });
 const script = (text: string) => convert(text).files["t.ts"];
 
 describe("convertK6: the script", () => {
@@ -27,7 +27,7 @@ export default function () {
     expect(out).toContain("async function __k6Default() {");
     expect(out).toMatch(/export default k6Iteration\(__k6Default\);\n$/);
     expect(out).toMatch(/^\/\/ @ts-nocheck: converted from k6/);
-    expect(out).toContain('import { group, http, k6Each, k6Iteration, sleep } from "./k6-compat.js";');
+    expect(out).toContain('import { group, http, k6Each, k6Iteration, sleep } from "./k6-compat/index.js";');
   });
 
   it("reads __VU, __ITER and __ENV from the VU, and open() files as bundled text", () => {

@@ -1,6 +1,6 @@
 import { checkSize, DEFAULT_TARGET, defaultTargetNote, type ImportSource, requestName } from "../imported.js";
 import { convertOptions } from "./k6-options.js";
-import { convertK6Script } from "./k6-script.js";
+import { COMPAT_DIR, COMPAT_IMPORT, convertK6Script } from "./k6-script.js";
 
 /** `volley convert k6`: the scenario, the files to write beside it, and what was not converted. */
 export interface K6Conversion {
@@ -15,14 +15,20 @@ export interface K6Conversion {
 
 /**
  * Converts a k6 script. `base` names the output files (`base.yaml` is the caller's, `base.ts` the
- * script); `compat` is the text of the compat module (assets/k6-compat.ts) written beside it.
+ * script); `compat` is the compat module's files by name (assets/k6-compat/), written beside it in
+ * `k6-compat/`.
  */
-export function convertK6(source: ImportSource, base: string, compat: string): K6Conversion {
+export function convertK6(
+  source: ImportSource,
+  base: string,
+  compat: Readonly<Record<string, string>>,
+): K6Conversion {
   checkSize(source);
   const script = convertK6Script(source.name, source.text);
   const converted = convertOptions(script.options ?? {}, script.renamed);
   const notes = [...script.notes, ...converted.notes];
-  const files: Record<string, string> = { [`${base}.ts`]: script.text, "k6-compat.ts": compat };
+  const files: Record<string, string> = { [`${base}.ts`]: script.text };
+  for (const [name, text] of Object.entries(compat)) files[`${COMPAT_DIR}/${name}`] = text;
   const scenario: Record<string, unknown> = {
     name: requestName(base),
     target: firstOrigin(source.text) ?? DEFAULT_TARGET,
@@ -49,7 +55,7 @@ export function convertK6(source: ImportSource, base: string, compat: string): K
         entry = `./${base}.${part.exec}.ts`;
         files[`${base}.${part.exec}.ts`] = [
           "// The entry of k6's scenario that runs exec: " + part.exec + " (written by volley convert).",
-          `import { k6Iteration } from "./k6-compat.js";`,
+          `import { k6Iteration } from "${COMPAT_IMPORT}";`,
           // ".ts": the k6 script itself (`${base}.js`) is often beside it.
           `import { ${part.exec} } from "./${base}.ts";`,
           ...(script.hooks.length > 0 ? [`export { ${script.hooks.join(", ")} } from "./${base}.ts";`] : []),

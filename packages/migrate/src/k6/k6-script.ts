@@ -31,7 +31,9 @@ export interface ConvertedScript {
   unconvertible: string[];
 }
 
-const COMPAT = "./k6-compat.js";
+/** Where the compat module is written beside a converted script, and how the script imports it. */
+export const COMPAT_DIR = "k6-compat";
+export const COMPAT_IMPORT = `./${COMPAT_DIR}/index.js`;
 
 /** Parses the k6 script and rewrites it (see docs/migration.md, "k6"). */
 export function convertK6Script(name: string, source: string): ConvertedScript {
@@ -176,7 +178,7 @@ export function convertK6Script(name: string, source: string): ConvertedScript {
   if (typeof maxRedirects === "number") compat.add("k6Defaults");
   const header = [
     "// @ts-nocheck: converted from k6 by volley convert; its types are not checked (add them, then remove this line).",
-    `import { ${[...compat].sort().join(", ")} } from "${COMPAT}";`,
+    `import { ${[...compat].sort().join(", ")} } from "${COMPAT_IMPORT}";`,
     ...result.files.map(
       (file, i) => `import __k6Open${i} from ${JSON.stringify(file)} with { type: "text" };`,
     ),
