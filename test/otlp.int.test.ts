@@ -121,8 +121,13 @@ describe("OTLP push", () => {
     expect(duration?.unit).toBe("s");
     const quantiles = (duration?.gauge?.dataPoints ?? []).map((p) => attrs(p.attributes).quantile);
     expect(new Set(quantiles)).toEqual(new Set(["0.5", "0.95", "0.99"]));
-    const vus = during.metrics.find((m) => m.name === "volley.vus")?.gauge?.dataPoints ?? [];
-    expect(vus.some((p) => attrs(p.attributes).run === runId && value(p) > 0)).toBe(true);
+    // The VUs come with the run's first closed second, which a push may precede: some push while
+    // the run goes carries them (a finished run's final push says 0).
+    const vusOf = (p: Push) => p.metrics.find((m) => m.name === "volley.vus")?.gauge?.dataPoints ?? [];
+    await waitFor(
+      () => pushes.some((p) => vusOf(p).some((pt) => attrs(pt.attributes).run === runId && value(pt) > 0)),
+      { what: "an OTLP push with the run's VUs", timeoutMs: 10_000 },
+    );
 
     const run = await waitForRunEnd<RunDetail>(master.url, runId, 30_000);
     expect(run.status).toBe("finished");

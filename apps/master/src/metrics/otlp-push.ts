@@ -29,6 +29,8 @@ export class OtlpPush {
   private meters: RunMeters | null = null;
   private pushing: Promise<void> = Promise.resolve();
   private failing = false;
+  /** The run whose final push was made: a periodic push queued behind it says nothing more of it. */
+  private ended: string | null = null;
 
   constructor(private readonly options: OtlpPushOptions) {
     this.url = metricsUrl(options.url);
@@ -59,6 +61,8 @@ export class OtlpPush {
   }
 
   private async pushNow(source: RunMetricsSource, last: boolean): Promise<void> {
+    if (!last && source.runId === this.ended) return;
+    if (last) this.ended = source.runId;
     if (this.meters?.runId !== source.runId) {
       await this.meters?.provider.shutdown().catch(() => {});
       this.meters = runMeters(source.runId, this.options.version, new ManualReader());
