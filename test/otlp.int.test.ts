@@ -144,8 +144,8 @@ describe("OTLP push", () => {
     const failures = final()?.metrics.find((m) => m.name === "volley.request.failures");
     const failed = (failures?.sum?.dataPoints ?? []).filter((p) => attrs(p.attributes).run === runId);
     expect(failed.map(value)).toEqual([0, 0]);
-    // Nothing more is said about the run: the next run's pushes, to its final one, leave it out.
-    const count = pushes.length;
+    // Nothing more is said about the run once its final push is made: every push of it comes
+    // before the next run's first, and its last one is the final one (its VUs 0).
     const next = await sendJson("POST", `${master.url}/api/runs`, {
       scenario: {
         name: "otlp-next",
@@ -161,7 +161,15 @@ describe("OTLP push", () => {
       what: "the next run's final OTLP push",
       timeoutMs: 10_000,
     });
-    expect(pushes.slice(count).every((p) => requestsOf(p, runId).size === 0)).toBe(true);
+    const ofRun = pushes.flatMap((p, i) => (requestsOf(p, runId).size > 0 ? [i] : []));
+    const firstOfNext = pushes.findIndex((p) => requestsOf(p, nextId).size > 0);
+    expect(ofRun.at(-1)).toBeLessThan(firstOfNext);
+    const last = pushes[ofRun.at(-1) as number] as Push;
+    expect(Object.fromEntries(requestsOf(last, runId))).toEqual({
+      "hello 200": byName.hello,
+      "missing 404": byName.missing,
+    });
+    expect(vusOf(last).map(value)).toEqual([0]);
   });
 
   it("gives a traced run's request series its slowest trace as an exemplar, one the target received", async () => {

@@ -114,7 +114,10 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     ),
     onRunEnded: (run) => {
       webhooks.runFinished(run);
-      if (otlp) void pushFinalMetrics(otlp, run);
+      void otlp?.runEnded(run.id, async () => {
+        const stats = await scheduler.stats(run.id);
+        return stats ? finalSource(run, stats) : null;
+      });
     },
   });
   const otlp = opts.otlpUrl
@@ -130,10 +133,6 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
         },
       })
     : null;
-  const pushFinalMetrics = async (push: OtlpPush, run: RunDetail) => {
-    const stats = await scheduler.stats(run.id).catch(() => null);
-    if (stats) await push.runEnded(finalSource(run, stats));
-  };
   let localWorkerUrl = "";
   const localWorkers = new LocalWorkers({
     command: opts.workerCommand ?? { command: process.execPath, args: [] },

@@ -42,9 +42,18 @@ export class OtlpPush {
     this.timer.unref();
   }
 
-  /** A run ended: push its final counters now (the last interval would otherwise be lost). */
-  runEnded(final: RunMetricsSource): Promise<void> {
-    return this.push(final, true);
+  /**
+   * A run ended: push its final counters now (the last interval would otherwise be lost). The
+   * push takes its place in the queue at once, before its counters are read, so no push of a
+   * later run can come before it.
+   */
+  runEnded(runId: string, final: () => Promise<RunMetricsSource | null>): Promise<void> {
+    this.ended = runId;
+    this.pushing = this.pushing.then(async () => {
+      const source = await final().catch(() => null);
+      if (source) await this.pushNow(source, true);
+    });
+    return this.pushing;
   }
 
   /** Stops the timer and lets a push under way finish. */
@@ -62,7 +71,6 @@ export class OtlpPush {
 
   private async pushNow(source: RunMetricsSource, last: boolean): Promise<void> {
     if (!last && source.runId === this.ended) return;
-    if (last) this.ended = source.runId;
     if (this.meters?.runId !== source.runId) {
       await this.meters?.provider.shutdown().catch(() => {});
       this.meters = runMeters(source.runId, this.options.version, new ManualReader());
