@@ -1,7 +1,7 @@
 import { randomBytes, X509Certificate } from "node:crypto";
 import { hostname } from "node:os";
 import { openDatabase, redact } from "@volley/db";
-import { ConfigError, humanLogStream, type RunDetail, VOLLEY_VERSION, withTimeout } from "@volley/protocol";
+import { ConfigError, humanLogStream, VOLLEY_VERSION, withTimeout } from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { pino } from "pino";
