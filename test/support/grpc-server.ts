@@ -6,7 +6,13 @@ import { GREETER_PROTOS, type GreeterServer, startGreeter } from "@volley/demo";
 export const TEST_PROTOS = GREETER_PROTOS;
 export type GrpcTestServer = GreeterServer;
 
-/** A Greeter on a free loopback port; `tls`: grpcs:// with this key and certificate. */
-export function startGrpcServer(tls?: { key: Buffer; cert: Buffer }): Promise<GrpcTestServer> {
-  return startGreeter({ tls });
+/**
+ * A Greeter on a free loopback port (`host`, default 127.0.0.1); `tls`: grpcs:// with this key
+ * and certificate, and with `ca` only clients with a certificate it signed.
+ */
+export function startGrpcServer(
+  tls?: { key: Buffer; cert: Buffer; ca?: Buffer },
+  host?: string,
+): Promise<GrpcTestServer> {
+  return startGreeter({ tls, host });
 }

@@ -41,7 +41,8 @@ const STATUS_NAMES = Object.fromEntries(Object.entries(grpc.status).map(([name, 
  * echoes both ways; Ping answers at once. `tls`: serve TLS with this key and certificate.
  */
 export async function startGreeter(
-  options: { host?: string; port?: number; tls?: { key: Buffer; cert: Buffer } } = {},
+  /** `tls.ca`: clients must present a certificate this CA signed (mutual TLS). */
+  options: { host?: string; port?: number; tls?: { key: Buffer; cert: Buffer; ca?: Buffer } } = {},
 ): Promise<GreeterServer> {
   const { tls } = options;
   const definition = protoLoader.loadSync("greeter.proto", {
@@ -149,7 +150,11 @@ export async function startGreeter(
   // so the connections it accepted, and those open now, are counted where they arrive.
   const injector = server.createConnectionInjector(
     tls
-      ? grpc.ServerCredentials.createSsl(null, [{ private_key: tls.key, cert_chain: tls.cert }])
+      ? grpc.ServerCredentials.createSsl(
+          tls.ca ?? null,
+          [{ private_key: tls.key, cert_chain: tls.cert }],
+          tls.ca !== undefined,
+        )
       : grpc.ServerCredentials.createInsecure(),
   );
   let open = 0;

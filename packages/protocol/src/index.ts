@@ -42,6 +42,7 @@ export * from "./scenario/grpc-request.js";
 export * from "./scenario/http-settings.js";
 export * from "./scenario/load.js";
 export * from "./scenario/load-shape.js";
+export * from "./scenario/network-settings.js";
 export * from "./scenario/parse-scenario.js";
 export * from "./scenario/request.js";
 export * from "./scenario/run-shape.js";

@@ -12,6 +12,7 @@ import {
   type RunDetail,
   readScenarioText,
   type Scenario,
+  tlsFiles,
   ValidationError,
 } from "@volley/protocol";
 import { startWorker } from "@volley/worker";
@@ -189,6 +190,9 @@ function runInputs(
       const where = `${formatPath(scenario.requestPaths[index])}.multipart`;
       attachments[name] = readBeside(scenarioFile, name, where).toString("base64");
     }
+  }
+  for (const { file, path } of tlsFiles(scenario.http)) {
+    attachments[file] = readBeside(scenarioFile, file, formatPath(path)).toString("base64");
   }
   const env: Record<string, string> = {};
   for (const name of scenario.env) {

@@ -25,7 +25,10 @@ export async function withKeptFiles(db: Database, sent: SentFiles, fromRunId?: s
   for (const kept of await db.files.contents(fromRunId)) {
     if (kept.kind === "feeder" && !Object.hasOwn(files, kept.name)) {
       files[kept.name] = kept.content.toString("utf8");
-    } else if (kept.kind === "attachment" && !Object.hasOwn(attachments, kept.name)) {
+    } else if (
+      (kept.kind === "attachment" || kept.kind === "certificate") &&
+      !Object.hasOwn(attachments, kept.name)
+    ) {
       attachments[kept.name] = kept.content.toString("base64");
     } else if (kept.kind === "script" && !Object.hasOwn(scripts, kept.name)) {
       scripts[kept.name] = kept.content.toString("utf8");

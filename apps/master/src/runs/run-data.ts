@@ -6,6 +6,7 @@ import {
   MAX_DATA_BYTES,
   multipartFiles,
   parseTemplate,
+  passphraseEnvName,
   type Scenario,
   templateDataFields,
   templateEnvNames,
@@ -15,6 +16,7 @@ import {
 import { type FeederData, inlineFeeder, readFeederFiles } from "./feeder-data.js";
 import { runProtos } from "./run-protos.js";
 import type { RunScripts } from "./run-scripts.js";
+import { runCertificates } from "./run-tls.js";
 
 /** What a run needs besides its scenario: feeder tables and env values, resolved at creation. */
 export interface RunInputs {
@@ -129,6 +131,19 @@ export async function resolveRunInputs(
     } else {
       values[name] = value;
     }
+  }
+  const tls = runCertificates(scenario, attachments, values);
+  issues.push(...tls.issues);
+  for (const [name, base64] of Object.entries(tls.certificates)) {
+    sent[name] = base64;
+    kept.push({ kind: "certificate", name, content: Buffer.from(base64, "base64") });
+  }
+  for (const settings of [
+    scenario.http.tls,
+    ...Object.values(scenario.http.origins ?? {}).map((o) => o.tls),
+  ]) {
+    const name = passphraseEnvName(settings?.passphrase);
+    if (name !== null) usedEnv.add(name);
   }
   if (issues.length) throw new ValidationError("scenario", issues);
   return {

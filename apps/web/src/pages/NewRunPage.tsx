@@ -69,9 +69,9 @@ export function NewRunPage() {
     try {
       // Only the files the scenario names now travel with it.
       const needed = neededFiles(validation.scenario);
-      const pick = (kind: NeededFile["kind"], from: Record<string, string>) =>
+      const pick = (kinds: Array<NeededFile["kind"]>, from: Record<string, string>) =>
         Object.fromEntries(
-          needed.filter((f) => f.kind === kind && f.name in from).map((f) => [f.name, from[f.name]]),
+          needed.filter((f) => kinds.includes(f.kind) && f.name in from).map((f) => [f.name, from[f.name]]),
         );
       // Files not chosen here come from the run being run again, when it kept them.
       const reuse = needed.some((f) => !isChosen(f, contents) && keptFile(f, kept));
@@ -79,8 +79,8 @@ export function NewRunPage() {
         method: "POST",
         body: {
           scenario: draft,
-          files: pick("feeder", contents.files),
-          attachments: pick("attachment", contents.attachments),
+          files: pick(["feeder"], contents.files),
+          attachments: pick(["attachment", "certificate"], contents.attachments),
           ...(reuse && kept ? { filesFrom: kept.runId } : {}),
           ...(scriptName && scriptSource !== null ? { scripts: { [scriptName]: scriptSource } } : {}),
           ...(queueing ? { queue: true } : {}),

@@ -1,11 +1,12 @@
 import { promisify } from "node:util";
 import { gunzip, gzip } from "node:zlib";
+import type { RunFileKind } from "@volley/protocol";
 import type { DbClient } from "./db-client.js";
 
 const pack = promisify(gzip);
 const unpack = promisify(gunzip);
 
-export type RunFileKind = "feeder" | "attachment" | "script";
+export type { RunFileKind };
 
 /** A file sent with a run: a feeder's text (UTF-8) or a multipart body's bytes. */
 export interface RunFileContent {

@@ -1,4 +1,5 @@
 import type { Client } from "@grpc/grpc-js";
+import type { ConnectionSettings } from "../network/connection-settings.js";
 import { grpcLibraries } from "./grpc-library.js";
 
 /** `grpc://host:port` (plaintext) or `grpcs://host:port` (TLS) as grpc-js takes it. */
@@ -12,6 +13,13 @@ export function parseGrpcTarget(target: string): { address: string; tls: boolean
   return { address: hasPort ? host : `${host}:${tls ? 443 : 80}`, tls };
 }
 
+/** `host:port` (or `[v6]:port`) apart. */
+function splitAddress(address: string): { host: string; port: number } {
+  const at = address.lastIndexOf(":");
+  const host = address.slice(0, at);
+  return { host: host.startsWith("[") ? host.slice(1, -1) : host, port: Number(address.slice(at + 1)) };
+}
+
 /**
  * A thread's gRPC channels: one per VU and target, kept from one call (and iteration) to the
  * next like a keep-alive connection, all closed when the slice ends. Each has a subchannel pool of
@@ -20,7 +28,7 @@ export function parseGrpcTarget(target: string): { address: string; tls: boolean
 export class GrpcChannels {
   private readonly clients = new Map<string, Client>();
 
-  constructor(private readonly insecureTls: boolean) {}
+  constructor(private readonly network: ConnectionSettings) {}
 
   /** VU `vu`'s channel to `target`, opened (lazily, at its first call) when it has none. */
   forVu(vu: number, target: string): Client {
@@ -29,10 +37,31 @@ export class GrpcChannels {
     if (client === undefined) {
       const { grpc } = grpcLibraries();
       const { address, tls } = parseGrpcTarget(target);
+      const { host, port } = splitAddress(address);
+      const server = this.network.forServer(host, port);
+      // `http.tls` as one secure context (client certificate, CA, min version).
       const credentials = tls
-        ? grpc.credentials.createSsl(null, null, null, { rejectUnauthorized: !this.insecureTls })
+        ? server.tls.secureContext
+          ? grpc.credentials.createFromSecureContext(server.tls.secureContext, {
+              rejectUnauthorized: server.tls.rejectUnauthorized,
+            })
+          : grpc.credentials.createSsl(null, null, null, {
+              rejectUnauthorized: server.tls.rejectUnauthorized,
+            })
         : grpc.credentials.createInsecure();
-      client = new grpc.Client(address, credentials, {
+      // grpc-js resolves names itself: an `http.hosts` entry sends it to the address, with the
+      // name kept as the authority (and TLS name) the server sees.
+      const mapped = this.network.resolver.mapped(host);
+      const servername = server.tls.servername ?? (mapped !== null && tls ? host : undefined);
+      const channelTarget =
+        mapped === null
+          ? address
+          : mapped.includes(":")
+            ? `ipv6:[${mapped}]:${port}`
+            : `ipv4:${mapped}:${port}`;
+      client = new grpc.Client(channelTarget, credentials, {
+        ...(mapped !== null && { "grpc.default_authority": address }),
+        ...(servername !== undefined && { "grpc.ssl_target_name_override": servername }),
         "grpc.use_local_subchannel_pool": 1,
         // A load test measures the server: no transparent retries hiding failures.
         "grpc.enable_retries": 0,

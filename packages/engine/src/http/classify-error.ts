@@ -2,8 +2,6 @@ import type { ErrorKind } from "@volley/protocol";
 
 const CONNECT_CODES = new Set([
   "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
   "EHOSTUNREACH",
   "ENETUNREACH",
   "EADDRNOTAVAIL",
@@ -15,6 +13,8 @@ const CONNECT_CODES = new Set([
   "CERT_HAS_EXPIRED",
   "ERR_SSL_WRONG_VERSION_NUMBER",
 ]);
+/** The name did not resolve (getaddrinfo's answers). */
+const DNS_CODES = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_FAIL", "EAI_NODATA", "EAI_NONAME", "ENODATA"]);
 const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT"]);
 const RESET_CODES = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED", "ECONNABORTED"]);
 
@@ -25,7 +25,10 @@ export function classifyError(error: unknown): ErrorKind {
   // The target answered with something that is not HTTP (Volley's client, or undici's parser).
   if (code === "VOL_ERR_PROTOCOL" || code === "HPE_INVALID_CONSTANT" || code.startsWith("HPE_"))
     return "protocol";
-  if (CONNECT_CODES.has(code)) return "connect";
+  if (DNS_CODES.has(code)) return "dns";
+  // TLS refused in the handshake (an alert: the server wanted a client certificate, no shared
+  // protocol version or cipher...): the connection never carried the request.
+  if (CONNECT_CODES.has(code) || code.startsWith("ERR_SSL_")) return "connect";
   if (TIMEOUT_CODES.has(code)) return "timeout";
   if (RESET_CODES.has(code)) return "reset";
   return "other";
@@ -36,8 +39,15 @@ export function describeError(error: unknown): string {
   if (error instanceof Error) {
     const code = (error as { code?: string }).code;
     const cause = (error as { cause?: unknown }).cause;
-    const base = code && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
+    const message = openSslReason(error.message);
+    const base = code && !message.includes(code) ? `${code}: ${message}` : message;
     return cause instanceof Error && !base.includes(cause.message) ? `${base} (${cause.message})` : base;
   }
   return String(error);
+}
+
+/** OpenSSL's "C0C6...:error:0A00045C:SSL routines:fn:reason:file:line:..." as its reason alone. */
+function openSslReason(message: string): string {
+  const match = /^[0-9A-F]+:error:[0-9A-F]+:[^:]+:[^:]+:([^:]+):/.exec(message);
+  return match ? match[1] : message;
 }

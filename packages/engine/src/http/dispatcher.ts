@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { ConfigError } from "@volley/protocol";
 import type { Dispatcher } from "undici";
+import type { ServerConnectOptions } from "../network/connection-settings.js";
 import { Http1Pool } from "./http1-pool.js";
 
 /** What a VU needs of a connection pool: undici's dispatch with the legacy handler, and close. */
@@ -20,8 +21,8 @@ export interface HttpPoolOptions {
   keepAliveTimeoutMs: number;
   /** @defaultValue 10000 */
   connectTimeoutMs: number;
-  /** Accept any TLS certificate. @defaultValue false */
-  insecureTls?: boolean;
+  /** How sockets to this origin's server connect: hosts and DNS, TLS (trust, client certificate). */
+  server?: ServerConnectOptions;
   /** "1.1" (default), "2" (HTTP/2 over TLS) or "2c" (HTTP/2 over plain TCP), through undici. */
   version?: "1.1" | "2" | "2c";
   /** The HTTP/1.1 client: Volley's own (default) or undici's, for comparison. */
@@ -62,7 +63,11 @@ export function createHttpPool(options: HttpPoolOptions): RequestDispatcher {
   if (!(options.keepAliveTimeoutMs > 0)) {
     throw new InvalidOptionError("keepAliveTimeoutMs", `must be positive, got ${options.keepAliveTimeoutMs}`);
   }
-  const connect = { timeout: options.connectTimeoutMs, rejectUnauthorized: !options.insecureTls };
+  // undici hands these to net.connect/tls.connect (lookup, secureContext, servername...).
+  const connect = {
+    timeout: options.connectTimeoutMs,
+    ...(options.server && { lookup: options.server.lookup, ...options.server.tls }),
+  } as { timeout: number };
   if (options.version === "2" || options.version === "2c") {
     return new (undiciPoolClass())(options.origin, {
       connections: options.connections,

@@ -1,8 +1,9 @@
 import { connect as connectTcp, type Socket } from "node:net";
 import { performance } from "node:perf_hooks";
-import { connect as connectTls } from "node:tls";
+import { type ConnectionOptions, connect as connectTls } from "node:tls";
 import { VolleyError } from "@volley/protocol";
 import type { Dispatcher } from "undici";
+import type { LookupFunction } from "../network/host-resolver.js";
 import { InvalidRequestError, requestHead, type TracedDispatchOptions } from "./request-head.js";
 import { type HeaderSelection, type ResponseListener, ResponseParser } from "./response-parser.js";
 
@@ -27,7 +28,10 @@ export interface ConnectionTarget {
   hostHeader: string;
   /** SNI name (none for an IP address). */
   servername: string | undefined;
-  insecureTls: boolean;
+  /** Name resolution (`http.hosts`, the thread's DNS cache); absent: the system's. */
+  lookup: LookupFunction | undefined;
+  /** TLS options of the server (trust, client certificate, SNI override). */
+  tls: ConnectionOptions;
   connectTimeoutMs: number;
 }
 
@@ -125,15 +129,17 @@ export class Http1Connection implements ResponseListener {
     this.idleTimeoutMs = keepAliveTimeoutMs;
     this.socket = target.https
       ? connectTls({
+          servername: target.servername,
+          ...target.tls,
           host: target.host,
           port: target.port,
-          servername: target.servername,
-          rejectUnauthorized: !target.insecureTls,
+          lookup: target.lookup,
           ALPNProtocols: ["http/1.1"],
         })
       : connectTcp({
           host: target.host,
           port: target.port,
+          lookup: target.lookup,
           onread: {
             buffer: SHARED_READ_BUFFER,
             callback: (bytes: number, buffer: Uint8Array) => {

@@ -1,13 +1,15 @@
 import { isIP } from "node:net";
 import { performance } from "node:perf_hooks";
 import type { Dispatcher } from "undici";
+import type { ServerConnectOptions } from "../network/connection-settings.js";
 import { type ConnectionOwner, type ConnectionTarget, Http1Connection } from "./http1-connection.js";
 
 export interface Http1PoolOptions {
   connections: number;
   keepAliveTimeoutMs: number;
   connectTimeoutMs: number;
-  insecureTls?: boolean;
+  /** Hosts, DNS and TLS settings of the origin's server (default: system DNS, verified TLS). */
+  server?: ServerConnectOptions;
 }
 
 /** How often deadlines and idle sockets are looked at. */
@@ -44,7 +46,8 @@ export class Http1Pool implements ConnectionOwner {
       https,
       hostHeader: url.host,
       servername: isIP(host) ? undefined : host,
-      insecureTls: options.insecureTls ?? false,
+      lookup: options.server?.lookup,
+      tls: options.server?.tls ?? {},
       connectTimeoutMs: options.connectTimeoutMs,
     };
     this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);

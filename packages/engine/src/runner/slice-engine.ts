@@ -20,6 +20,7 @@ import { createExecutor } from "../executors/registry.js";
 import { FeederSet } from "../feeders/feeder.js";
 import { GrpcChannels } from "../grpc/grpc-channels.js";
 import { TraceIds } from "../http/trace-ids.js";
+import { ConnectionSettings } from "../network/connection-settings.js";
 import { ProtoPackages } from "../scenario/compiled-grpc.js";
 import { compileRequests, requestOrigins } from "../scenario/compiled-request.js";
 import type { LoadedScript } from "../script/load-scripts.js";
@@ -123,8 +124,9 @@ export class SliceEngine {
     this.uniqueRecorders = recorders.unique;
     const groupRecorders = recorders.groups;
     const namedRecorders = recorders.byName;
-    this.pools = slicePools(scenario, partition);
-    this.grpcChannels = new GrpcChannels(scenario.http.insecureTls);
+    const network = new ConnectionSettings(scenario.http, attachments, options.env ?? {});
+    this.pools = slicePools(scenario, partition, network);
+    this.grpcChannels = new GrpcChannels(network);
     // The scenario's origins, in the order its compiled requests refer to them.
     const origins = requestOrigins(scenario).map((origin) => this.pools.get(origin.origin));
     // One source of trace ids per thread, shared by its declarative and scripted requests.
@@ -144,7 +146,7 @@ export class SliceEngine {
         timeoutMs: scenario.timeout,
         maxBodyBytes: scenario.http.maxBodyBytes,
         compression: scenario.http.compression,
-        insecureTls: scenario.http.insecureTls,
+        network,
         grpc: this.grpcChannels,
         protos,
         grpcTarget: isGrpcTarget(scenario.target) ? scenario.target : null,
@@ -169,7 +171,7 @@ export class SliceEngine {
       groupRecorders,
       namedRecorders,
       grpc: this.grpcChannels,
-      insecureTls: scenario.http.insecureTls,
+      network,
       maxBodyBytes: scenario.http.maxBodyBytes,
       maxInFlightPerVu: scenario.http.maxConnectionsPerVu,
       tracing,

@@ -12,6 +12,7 @@ import {
 } from "@volley/protocol";
 import { RequestRecorder } from "@volley/stats";
 import { h2Sessions } from "../http/dispatcher.js";
+import type { ConnectionSettings } from "../network/connection-settings.js";
 import type { CompiledRequest } from "../scenario/compiled-request.js";
 import { ThreadPools } from "./thread-pools.js";
 
@@ -49,7 +50,11 @@ export function sliceRecorders(
 }
 
 /** A thread's connection pools, sized for its share of the VUs at their ceiling (sockets open as needed). */
-export function slicePools(scenario: Scenario, partition: Partition): ThreadPools {
+export function slicePools(
+  scenario: Scenario,
+  partition: Partition,
+  network: ConnectionSettings,
+): ThreadPools {
   const vus = Math.max(1, partition.count(runVuCeiling(scenario)));
   const h2 = scenario.http.version !== "1.1";
   // A VU may have several requests in flight: a script's (Promise.all, vu.http.batch), a parallel step's.
@@ -59,5 +64,5 @@ export function slicePools(scenario: Scenario, partition: Partition): ThreadPool
   // flight at once, over a few sessions.
   const inFlight = h2 ? wanted : Math.min(wanted, scenario.http.maxConnections ?? wanted);
   const sockets = h2 ? h2Sessions(vus, scenario.http.maxConnections) : inFlight;
-  return new ThreadPools(scenario.http, sockets, inFlight);
+  return new ThreadPools(scenario.http, network, sockets, inFlight);
 }

@@ -1,5 +1,6 @@
 import type { Scenario } from "@volley/protocol";
 import { createHttpPool } from "../http/dispatcher.js";
+import type { ConnectionSettings } from "../network/connection-settings.js";
 import { ConnectionGate } from "../vu/connection-gate.js";
 import type { VuOrigin } from "../vu/vu-context.js";
 
@@ -13,6 +14,7 @@ export class ThreadPools {
 
   constructor(
     private readonly http: Scenario["http"],
+    private readonly network: ConnectionSettings,
     /** Sockets per origin (HTTP/2: sessions). */
     private readonly sockets: number,
     /** Requests in flight per origin. */
@@ -24,19 +26,21 @@ export class ThreadPools {
     const known = this.byOrigin.get(origin);
     if (known) return known;
     const url = new URL(origin);
+    const https = url.protocol === "https:";
+    const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
     const made: VuOrigin = {
       dispatcher: createHttpPool({
         origin,
         connections: this.sockets,
         keepAliveTimeoutMs: this.http.keepAliveTimeout,
         connectTimeoutMs: this.http.connectTimeout,
-        insecureTls: this.http.insecureTls,
+        server: this.network.forServer(host, Number(url.port) || (https ? 443 : 80)),
         version: this.http.version,
         client: this.http.client,
       }),
       gate: new ConnectionGate(this.inFlight),
       host: url.host,
-      https: url.protocol === "https:",
+      https,
     };
     this.byOrigin.set(origin, made);
     return made;

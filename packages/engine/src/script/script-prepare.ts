@@ -7,6 +7,7 @@ import { basicAuthorization } from "../http/basic-auth.js";
 import type { CookieJar } from "../http/cookie-jar.js";
 import type { TracedDispatchOptions } from "../http/request-head.js";
 import { type TraceIds, traceIdOf } from "../http/trace-ids.js";
+import type { ConnectionSettings } from "../network/connection-settings.js";
 import type { ProtoPackages } from "../scenario/compiled-grpc.js";
 import type { VuOrigin } from "../vu/vu-context.js";
 import type { ScriptRecorders } from "./script-recorders.js";
@@ -25,8 +26,8 @@ export interface ScriptHttpSettings {
   timeoutMs: number;
   maxBodyBytes: number;
   compression: boolean;
-  /** Accept any TLS certificate (http.insecureTls): for wss:// sockets too. */
-  insecureTls: boolean;
+  /** How sockets connect (hosts, DNS, TLS): for wss:// sockets too. */
+  network: ConnectionSettings;
   /** The thread's `traceparent` values when the scenario has `http.tracing`, else null. */
   tracing: TraceIds | null;
   /** What its requests go over (`http.version`), for `res.proto`. */

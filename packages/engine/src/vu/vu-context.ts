@@ -4,6 +4,7 @@ import type { FeederSet } from "../feeders/feeder.js";
 import type { GrpcChannels } from "../grpc/grpc-channels.js";
 import type { RequestDispatcher } from "../http/dispatcher.js";
 import type { TraceIds } from "../http/trace-ids.js";
+import type { ConnectionSettings } from "../network/connection-settings.js";
 import type { CompiledRequest } from "../scenario/compiled-request.js";
 import type { ConnectionGate } from "./connection-gate.js";
 import type { EngineFlow } from "./flow-cursor.js";
@@ -40,8 +41,8 @@ export interface VuContext {
   namedRecorders: ReadonlyMap<string, RequestRecorder>;
   /** The thread's gRPC channels (one per VU and target). */
   grpc: GrpcChannels;
-  /** Accept any TLS certificate (wss:// sockets, grpcs:// channels; HTTP pools have it already). */
-  insecureTls: boolean;
+  /** How sockets connect (hosts, DNS, TLS): for wss:// sockets; HTTP pools and gRPC have it already. */
+  network: ConnectionSettings;
   /** Cookies, redirects and compression. */
   session: SessionSettings;
   /** Most body bytes kept for captures and expectations. */

@@ -4,6 +4,7 @@ import type { RequestRecorder } from "@volley/stats";
 import type WebSocket from "ws";
 import { classifyError, describeError } from "../http/classify-error.js";
 import { RequestFailedError } from "../http/request-failed-error.js";
+import type { ConnectionSettings } from "../network/connection-settings.js";
 
 /** The ws library, loaded at the first socket: threads of runs without one never load it. */
 let wsLibrary: Promise<typeof WebSocket> | null = null;
@@ -32,7 +33,8 @@ export interface SocketOpenOptions {
   url: string;
   headers: Record<string, string>;
   timeoutMs: number;
-  insecureTls: boolean;
+  /** How the socket connects (hosts, DNS, TLS settings of its server). */
+  network: ConnectionSettings;
   /** The handshake's name: its latency, status, messages and bytes. */
   recorder: RequestRecorder;
   /** performance.now() the handshake's latency counts from (an arrival-rate schedule). @defaultValue now */
@@ -113,11 +115,18 @@ export class RecordedSocket {
     if (options.signal?.aborted) throw new RequestFailedError("aborted", "aborted before the handshake");
     const started =
       options.startedAt !== undefined && options.startedAt >= 0 ? options.startedAt : performance.now();
+    const url = new URL(options.url);
+    const secure = url.protocol === "wss:";
+    const server = options.network.forServer(
+      url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname,
+      Number(url.port) || (secure ? 443 : 80),
+    );
     const socket = new Ws(options.url, {
       headers: options.headers,
       handshakeTimeout: options.timeoutMs,
       perMessageDeflate: false,
-      rejectUnauthorized: !options.insecureTls,
+      lookup: server.lookup,
+      ...(secure ? server.tls : {}),
     });
     return new Promise((resolve, reject) => {
       let settled = false;

@@ -47,7 +47,7 @@ export class VuSockets {
       url: at.url,
       headers,
       timeoutMs: options.timeout ?? http.timeoutMs,
-      insecureTls: http.insecureTls,
+      network: http.network,
       recorder: http.recorders.request(String(name), WS_METHOD),
     });
     this.open.add(socket);

@@ -62,7 +62,7 @@ export class WsExchange {
       url: ws.url.render(template),
       headers,
       timeoutMs: ws.timeoutMs,
-      insecureTls: ctx.insecureTls,
+      network: ctx.network,
       recorder,
       startedAt: scheduledAt,
       signal,

@@ -76,9 +76,15 @@ export const listRunsQuerySchema = z.strictObject({
 });
 export type ListRunsQuery = z.output<typeof listRunsQuerySchema>;
 
-/** A file kept with a run (`GET /api/runs/:id/files`): a feeder's or a multipart body's. */
+/** What a file kept with a run is (stored with it; "Run again" sends each back where it came from). */
+export type RunFileKind = "feeder" | "attachment" | "script" | "certificate";
+
+/**
+ * A file kept with a run (`GET /api/runs/:id/files`): a feeder's, a multipart body's (or .proto),
+ * a script, or a TLS certificate, key or CA (named, never shown).
+ */
 export interface KeptRunFile {
-  kind: "feeder" | "attachment" | "script";
+  kind: RunFileKind;
   name: string;
   /** Its size as sent. */
   bytes: number;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { durationSchema, positiveDurationSchema } from "../duration.js";
 import { tracingSettingsSchema } from "../stats/traces.js";
+import { networkSettingsShape } from "./network-settings.js";
 
 /** What a response body may keep for captures and expectations unless `http.maxBodyBytes` says. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -59,6 +60,7 @@ export const httpSettingsSchema = z
      * requests' and failures' trace ids. Absent: no header, no trace ids.
      */
     tracing: tracingSettingsSchema.optional(),
+    ...networkSettingsShape,
   })
   // `cookies` as the engine reads it: on or off, and when each VU's jar is emptied.
   .transform(({ cookies, ...http }) => ({

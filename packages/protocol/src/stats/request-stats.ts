@@ -9,6 +9,8 @@ import { MAX_ERROR_TRACES, slowTraceListSchema, traceIdSchema } from "./traces.j
 export const ERROR_KINDS = [
   "timeout",
   "connect",
+  /** The host name did not resolve (or resolved to no address). */
+  "dns",
   "reset",
   "status",
   "expect",

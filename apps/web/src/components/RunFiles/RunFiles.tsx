@@ -1,11 +1,14 @@
-import { type KeptRunFile, multipartFiles, type Scenario } from "@volley/protocol";
+import { type KeptRunFile, multipartFiles, type Scenario, tlsFiles } from "@volley/protocol";
 import { useState } from "react";
 import { formatBytes } from "../../format/format.js";
 
-/** A file a scenario names: a feeder's (sent as text) or a multipart body's (sent as base64). */
+/**
+ * A file a scenario names: a feeder's (sent as text), a multipart body's or a TLS certificate,
+ * key or CA (sent as base64).
+ */
 export interface NeededFile {
   name: string;
-  kind: "feeder" | "attachment";
+  kind: "feeder" | "attachment" | "certificate";
 }
 
 export interface RunFileContents {
@@ -27,6 +30,12 @@ interface RunFilesProps {
   kept?: KeptFiles | null;
   onChange: (contents: RunFileContents) => void;
 }
+
+const FILE_KIND_LABELS: Record<NeededFile["kind"], string> = {
+  feeder: "(test data)",
+  attachment: "(multipart file)",
+  certificate: "(certificate)",
+};
 
 /** Whether the file was chosen here. */
 export function isChosen(file: NeededFile, contents: RunFileContents): boolean {
@@ -75,7 +84,7 @@ export function RunFiles({ needed, contents, kept, onChange }: RunFilesProps) {
         return (
           <label key={`${file.kind}-${file.name}`} className="run-file">
             <span>
-              <code>{file.name}</code> {file.kind === "feeder" ? "(test data)" : "(multipart file)"}
+              <code>{file.name}</code> {FILE_KIND_LABELS[file.kind]}
               <span className={chosen || stored ? "good" : "bad"}>{state}</span>
             </span>
             <input
@@ -104,5 +113,6 @@ export function neededFiles(scenario: Scenario | null): NeededFile[] {
   for (const feeder of Object.values(scenario.data)) if (feeder.file) add(feeder.file, "feeder");
   for (const request of scenario.requests)
     for (const file of multipartFiles(request)) add(file, "attachment");
+  for (const { file } of tlsFiles(scenario.http)) add(file, "certificate");
   return out;
 }

@@ -1,0 +1,177 @@
+import { z } from "zod";
+import { positiveDurationSchema } from "../duration.js";
+
+// `http.tls`, `http.origins`, `http.hosts` and `http.dns`: how connections are made. Certificate
+// files travel with the run as attachments (like multipart files); the master parses them when
+// the run is created, so a bad file is a 400 naming its field, never a stream of failed connects.
+
+/** Largest certificate, key, CA bundle or PKCS#12 file. */
+export const MAX_TLS_FILE_BYTES = 1024 * 1024;
+
+const fileName = z
+  .string()
+  .min(1)
+  .max(500)
+  .refine((name) => !name.includes("\0"), { error: "must be a file name" });
+
+/** A passphrase written in the scenario, or `{{env.NAME}}` (kept out of the stored scenario). */
+const ENV_PASSPHRASE_RE = /^\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/;
+
+export const tlsSettingsSchema = z
+  .strictObject({
+    /** Client certificate (PEM file; with its chain after it). */
+    cert: fileName.optional(),
+    /** The client certificate's private key (PEM file). */
+    key: fileName.optional(),
+    /** CA bundle(s) (PEM) that replace the system's trust for this target. */
+    ca: z.union([fileName, z.array(fileName).min(1).max(20)]).optional(),
+    /** Client certificate and key as PKCS#12 (instead of cert and key). */
+    pfx: fileName.optional(),
+    /** Of `key` or `pfx`: a string, or `{{env.NAME}}` (read from the run's env). */
+    passphrase: z.string().min(1).max(1024).optional(),
+    minVersion: z
+      .enum(["TLSv1.2", "TLSv1.3"], { error: 'minVersion must be "TLSv1.2" or "TLSv1.3"' })
+      .optional(),
+    /** The name sent in SNI and checked against the certificate (default: the URL's host). */
+    servername: z
+      .string()
+      .min(1)
+      .max(253)
+      .regex(/^[A-Za-z0-9.-]+$/, { error: "servername must be a host name" })
+      .optional(),
+  })
+  .superRefine((tls, ctx) => {
+    if ((tls.cert === undefined) !== (tls.key === undefined)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [tls.cert === undefined ? "cert" : "key"],
+        message: "cert and key go together (a client certificate needs its key)",
+      });
+    }
+    if (tls.pfx !== undefined && tls.cert !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["pfx"], message: "give pfx or cert and key, not both" });
+    }
+  });
+export type TlsSettings = z.output<typeof tlsSettingsSchema>;
+
+const ORIGIN_KEY_RE = /^(https|wss|grpcs):\/\/(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?\/?$/;
+
+/** An origin as `http.origins` keys it: `https://host[:port]` (or wss://, grpcs://). */
+const originKeySchema = z.string().max(300).regex(ORIGIN_KEY_RE, {
+  error: "an origin key is https://host[:port] (or wss://, grpcs://), nothing after it",
+});
+
+/** `host:port` of a TLS origin, whatever its scheme (https, wss and grpcs to one server share it). */
+export function tlsOriginKey(host: string, port: number | string): string {
+  const bare = host.startsWith("[") ? host.slice(1, -1) : host;
+  return `${bare.toLowerCase()}:${Number(port) || 443}`;
+}
+
+function originKeyOf(key: string): string {
+  const match = ORIGIN_KEY_RE.exec(key) as RegExpExecArray;
+  return tlsOriginKey(match[2], match[3] ?? 443);
+}
+
+/** Settings for one origin; for now its TLS (replacing `http.tls` there, not merged). */
+export const originSettingsSchema = z.strictObject({ tls: tlsSettingsSchema });
+
+const IPV4 = z.ipv4();
+const IPV6 = z.ipv6();
+const ipSchema = z
+  .string()
+  .max(64)
+  .refine((value) => IPV4.safeParse(value).success || IPV6.safeParse(value).success, {
+    error: "must be an IPv4 or IPv6 address",
+  });
+
+/** `name` or `*.suffix`: what `http.hosts` maps. */
+const hostPatternSchema = z
+  .string()
+  .max(253)
+  .regex(/^(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$/, {
+    error: "a hosts entry is a host name or *.domain (a wildcard covers its subdomains)",
+  });
+
+export const hostsSchema = z
+  .record(hostPatternSchema, z.union([ipSchema, z.array(ipSchema).min(1).max(64)]))
+  .refine((hosts) => Object.keys(hosts).length <= 1000, { error: "at most 1000 hosts entries" })
+  .transform((hosts) =>
+    Object.fromEntries(
+      Object.entries(hosts).map(([name, to]) => [name.toLowerCase(), Array.isArray(to) ? to : [to]]),
+    ),
+  );
+
+export const dnsSettingsSchema = z.strictObject({
+  /** How long a resolved name is reused before it is resolved again. @defaultValue "5m" */
+  ttl: positiveDurationSchema.default(300_000),
+  /** Which of a name's addresses a new connection takes. @defaultValue "round-robin" */
+  select: z
+    .enum(["round-robin", "first", "random"], { error: 'select must be "round-robin", "first" or "random"' })
+    .default("round-robin"),
+});
+export type DnsSettings = z.output<typeof dnsSettingsSchema>;
+
+/** The `http` fields about connections, spread into the http settings schema. */
+export const networkSettingsShape = {
+  /** TLS for every https/wss/grpcs origin: client certificate, CA, min version, SNI name. */
+  tls: tlsSettingsSchema.optional(),
+  /** Per-origin settings: `{ "https://host:8443": { tls } }`. */
+  origins: z
+    .record(originKeySchema, originSettingsSchema)
+    .refine((origins) => Object.keys(origins).length <= 100, { error: "at most 100 origins" })
+    .optional(),
+  /** Host name overrides: `{ "api.example.com": "127.0.0.2", "*.example.com": [...] }`. */
+  hosts: hostsSchema.optional(),
+  /** How names are resolved (off the request path, cached per engine thread). */
+  dns: dnsSettingsSchema.prefault({}),
+};
+
+/** Every certificate file the http settings name, with the field that names it. */
+export function tlsFiles(http: {
+  tls?: TlsSettings;
+  origins?: Record<string, { tls: TlsSettings }>;
+}): Array<{ file: string; path: Array<string | number>; role: "cert" | "key" | "ca" | "pfx" }> {
+  const out: Array<{ file: string; path: Array<string | number>; role: "cert" | "key" | "ca" | "pfx" }> = [];
+  const add = (tls: TlsSettings | undefined, at: Array<string | number>) => {
+    if (!tls) return;
+    for (const role of ["cert", "key", "pfx"] as const) {
+      const file = tls[role];
+      if (file !== undefined) out.push({ file, path: [...at, role], role });
+    }
+    const cas = tls.ca === undefined ? [] : Array.isArray(tls.ca) ? tls.ca : [tls.ca];
+    for (const [i, file] of cas.entries()) {
+      out.push({ file, path: Array.isArray(tls.ca) ? [...at, "ca", i] : [...at, "ca"], role: "ca" });
+    }
+  };
+  add(http.tls, ["http", "tls"]);
+  for (const [origin, settings] of Object.entries(http.origins ?? {}))
+    add(settings.tls, ["http", "origins", origin, "tls"]);
+  return out;
+}
+
+/** The env name a `{{env.NAME}}` passphrase reads, or null for a written one. */
+export function passphraseEnvName(passphrase: string | undefined): string | null {
+  return passphrase === undefined ? null : (ENV_PASSPHRASE_RE.exec(passphrase)?.[1] ?? null);
+}
+
+/** The passphrase to use: the env value a `{{env.NAME}}` names, else as written. */
+export function resolvePassphrase(
+  passphrase: string | undefined,
+  env: Readonly<Record<string, string>>,
+): string | undefined {
+  const name = passphraseEnvName(passphrase);
+  return name === null ? passphrase : env[name];
+}
+
+/** The TLS settings that apply to a server: its own under `http.origins`, else `http.tls`. */
+export function tlsFor(
+  http: { tls?: TlsSettings; origins?: Record<string, { tls: TlsSettings }> },
+  host: string,
+  port: number | string,
+): TlsSettings | undefined {
+  const key = tlsOriginKey(host, port);
+  for (const [origin, settings] of Object.entries(http.origins ?? {})) {
+    if (originKeyOf(origin) === key) return settings.tls;
+  }
+  return http.tls;
+}
