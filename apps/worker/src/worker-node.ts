@@ -1,4 +1,5 @@
 import { availableParallelism } from "node:os";
+import { checkMachineLimits } from "@volley/engine";
 import {
   DEFAULT_REDIS_URL,
   type MasterToWorker,
@@ -224,6 +225,19 @@ export class WorkerNode {
         });
         return;
       }
+    }
+    // What the machine allows (open files, ports, source addresses), before anything starts.
+    try {
+      await checkMachineLimits(message.scenario, message.partition);
+    } catch (error) {
+      const why = (error as Error).message;
+      this.log.error({ runId: message.runId, err: why }, "the run does not fit this machine");
+      this.connection.send({
+        type: "run-rejected",
+        runId: message.runId,
+        message: `${this.options.name}: ${why}`,
+      });
+      return;
     }
     if (this.run?.finalPublished && this.run.runId !== message.runId) {
       // The master has this slice's last batch and released the worker; its threads are winding down.

@@ -4,6 +4,7 @@ export * from "./executors/registry.js";
 export * from "./executors/stages.js";
 export * from "./http/classify-error.js";
 export * from "./http/dispatcher.js";
+export * from "./network/machine-limits.js";
 export * from "./runner/engine-runner.js";
 export * from "./runner/slice-engine.js";
 export * from "./scenario/compiled-request.js";

@@ -44,10 +44,30 @@ const H2_STREAMS = 100;
 // not at start: the default HTTP/1.1 client is Volley's own, and loading undici took 70-90 ms of
 // every engine thread's start (a thread that begins late drops what fell due). CommonJS, so sync.
 const require = createRequire(import.meta.url);
-let undiciPool: typeof import("undici").Pool | null = null;
-function undiciPoolClass(): typeof import("undici").Pool {
-  undiciPool ??= (require("undici") as typeof import("undici")).Pool;
-  return undiciPool;
+let undiciModule: typeof import("undici") | null = null;
+function undici(): typeof import("undici") {
+  undiciModule ??= require("undici") as typeof import("undici");
+  return undiciModule;
+}
+
+/**
+ * undici's `connect` option for a pool: what it hands to net.connect/tls.connect (lookup, secure
+ * context, servername...), or, with `http.localAddresses`, a connector that gives each new
+ * socket the next source address (undici's own takes one fixed address).
+ */
+function undiciConnect(
+  options: HttpPoolOptions,
+  protocol: { allowH2?: boolean; useH2c?: boolean } = {},
+): import("undici").buildConnector.BuildOptions | import("undici").buildConnector.connector {
+  const connect = {
+    timeout: options.connectTimeoutMs,
+    ...(options.server && { lookup: options.server.lookup, ...options.server.tls }),
+    ...protocol,
+  } as import("undici").buildConnector.BuildOptions;
+  const next = options.server?.localAddress;
+  if (next === undefined) return connect;
+  const base = undici().buildConnector(connect);
+  return (opts, callback) => base({ ...opts, localAddress: next() }, callback);
 }
 
 /**
@@ -63,13 +83,8 @@ export function createHttpPool(options: HttpPoolOptions): RequestDispatcher {
   if (!(options.keepAliveTimeoutMs > 0)) {
     throw new InvalidOptionError("keepAliveTimeoutMs", `must be positive, got ${options.keepAliveTimeoutMs}`);
   }
-  // undici hands these to net.connect/tls.connect (lookup, secureContext, servername...).
-  const connect = {
-    timeout: options.connectTimeoutMs,
-    ...(options.server && { lookup: options.server.lookup, ...options.server.tls }),
-  } as { timeout: number };
   if (options.version === "2" || options.version === "2c") {
-    return new (undiciPoolClass())(options.origin, {
+    return new (undici().Pool)(options.origin, {
       connections: options.connections,
       allowH2: true,
       maxConcurrentStreams: H2_STREAMS,
@@ -78,20 +93,18 @@ export function createHttpPool(options: HttpPoolOptions): RequestDispatcher {
       keepAliveTimeout: options.keepAliveTimeoutMs,
       keepAliveMaxTimeout: options.keepAliveTimeoutMs,
       // h2c: the connector speaks HTTP/2 from the first byte on a plain socket (prior knowledge).
-      // Pool hands `connect` to its connector, which reads `useH2c`; undici's types list it
-      // only among Client's options.
-      connect: options.version === "2c" ? ({ ...connect, useH2c: true } as typeof connect) : connect,
+      connect: undiciConnect(options, { allowH2: true, ...(options.version === "2c" && { useH2c: true }) }),
     });
   }
   if (options.client === "undici") {
-    return new (undiciPoolClass())(options.origin, {
+    return new (undici().Pool)(options.origin, {
       connections: options.connections,
       pipelining: 1,
       keepAliveTimeout: options.keepAliveTimeoutMs,
       // A server's Keep-Alive hint may shorten, never lengthen, the idle time we chose.
       keepAliveMaxTimeout: options.keepAliveTimeoutMs,
       keepAliveTimeoutThreshold: Math.min(1000, options.keepAliveTimeoutMs / 2),
-      connect,
+      connect: undiciConnect(options),
     });
   }
   return new Http1Pool(options.origin, options);

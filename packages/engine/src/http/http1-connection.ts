@@ -32,6 +32,8 @@ export interface ConnectionTarget {
   lookup: LookupFunction | undefined;
   /** TLS options of the server (trust, client certificate, SNI override). */
   tls: ConnectionOptions;
+  /** Each new socket's source address (`http.localAddresses`), or the system's choice. */
+  localAddress: (() => string) | undefined;
   connectTimeoutMs: number;
 }
 
@@ -135,11 +137,14 @@ export class Http1Connection implements ResponseListener {
           port: target.port,
           lookup: target.lookup,
           ALPNProtocols: ["http/1.1"],
+          // tls.connect hands it to the TCP socket; Node's types leave it out.
+          ...({ localAddress: target.localAddress?.() } as object),
         })
       : connectTcp({
           host: target.host,
           port: target.port,
           lookup: target.lookup,
+          localAddress: target.localAddress?.(),
           onread: {
             buffer: SHARED_READ_BUFFER,
             callback: (bytes: number, buffer: Uint8Array) => {

@@ -47,6 +47,7 @@ export class Http1Pool implements ConnectionOwner {
       hostHeader: url.host,
       servername: isIP(host) ? undefined : host,
       lookup: options.server?.lookup,
+      localAddress: options.server?.localAddress,
       tls: options.server?.tls ?? {},
       connectTimeoutMs: options.connectTimeoutMs,
     };

@@ -1,5 +1,11 @@
 import { type ConnectionOptions, createSecureContext, type SecureContextOptions } from "node:tls";
-import { type HttpSettings, resolvePassphrase, type TlsSettings, tlsFor } from "@volley/protocol";
+import {
+  expandLocalAddresses,
+  type HttpSettings,
+  resolvePassphrase,
+  type TlsSettings,
+  tlsFor,
+} from "@volley/protocol";
 import { HostResolver, type LookupFunction } from "./host-resolver.js";
 
 /** What a socket to one server is opened with, besides host and port. */
@@ -8,6 +14,8 @@ export interface ServerConnectOptions {
   lookup: LookupFunction;
   /** For TLS: trust, client certificate, minimum version and SNI name. */
   tls: ConnectionOptions;
+  /** The source address of the next connection (`http.localAddresses`); absent: the system's. */
+  localAddress: (() => string) | undefined;
 }
 
 /**
@@ -17,15 +25,29 @@ export interface ServerConnectOptions {
  */
 export class ConnectionSettings {
   readonly resolver: HostResolver;
+  /** Next connection's source address, round-robin (from a random start, so threads differ). */
+  readonly localAddress: (() => string) | undefined;
   private readonly byServer = new Map<string, ServerConnectOptions>();
 
   constructor(
-    private readonly http: Pick<HttpSettings, "tls" | "origins" | "hosts" | "dns" | "insecureTls">,
+    private readonly http: Pick<
+      HttpSettings,
+      "tls" | "origins" | "hosts" | "dns" | "insecureTls" | "localAddresses"
+    >,
     /** The run's attachments (certificate files among them), decoded. */
     private readonly files: Readonly<Record<string, Buffer>>,
     private readonly env: Readonly<Record<string, string>>,
   ) {
     this.resolver = new HostResolver(http.hosts ?? {}, http.dns);
+    const sources = http.localAddresses ? expandLocalAddresses(http.localAddresses) : [];
+    let next = Math.floor(Math.random() * sources.length);
+    this.localAddress =
+      sources.length === 0
+        ? undefined
+        : () => {
+            next = (next + 1) % sources.length;
+            return sources[next];
+          };
   }
 
   /** Socket options for `host:port` (a TLS server's certificate settings by `http.origins`). */
@@ -33,7 +55,11 @@ export class ConnectionSettings {
     const key = `${host}:${port}`;
     let made = this.byServer.get(key);
     if (made === undefined) {
-      made = { lookup: this.resolver.lookup, tls: this.tlsOptions(tlsFor(this.http, host, port)) };
+      made = {
+        lookup: this.resolver.lookup,
+        tls: this.tlsOptions(tlsFor(this.http, host, port)),
+        localAddress: this.localAddress,
+      };
       this.byServer.set(key, made);
     }
     return made;

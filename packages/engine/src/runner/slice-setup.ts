@@ -49,20 +49,22 @@ export function sliceRecorders(
   return { perRequest, groups: groupRecorders, unique: [...byName.values(), ...groupRecorders], byName };
 }
 
-/** A thread's connection pools, sized for its share of the VUs at their ceiling (sockets open as needed). */
-export function slicePools(
-  scenario: Scenario,
-  partition: Partition,
-  network: ConnectionSettings,
-): ThreadPools {
-  const vus = Math.max(1, partition.count(runVuCeiling(scenario)));
+/**
+ * Sockets (HTTP/2: sessions) and requests in flight one origin takes for `vus` VUs: HTTP/1.1 a
+ * socket per request in flight (opened as needed); HTTP/2 every request in flight at once, over a
+ * few sessions. A VU may have several requests in flight: a script's (Promise.all,
+ * vu.http.batch), a parallel step's.
+ */
+export function originConnections(scenario: Scenario, vus: number): { sockets: number; inFlight: number } {
   const h2 = scenario.http.version !== "1.1";
-  // A VU may have several requests in flight: a script's (Promise.all, vu.http.batch), a parallel step's.
   const perVu = hasParallelRequests(scenario) ? scenario.http.maxConnectionsPerVu : 1;
   const wanted = vus * perVu;
-  // HTTP/1.1: a socket per request in flight (opened as needed). HTTP/2: every request in
-  // flight at once, over a few sessions.
   const inFlight = h2 ? wanted : Math.min(wanted, scenario.http.maxConnections ?? wanted);
-  const sockets = h2 ? h2Sessions(vus, scenario.http.maxConnections) : inFlight;
+  return { inFlight, sockets: h2 ? h2Sessions(vus, scenario.http.maxConnections) : inFlight };
+}
+
+/** A thread's connection pools, sized for its share of the VUs at their ceiling (sockets open as needed). */
+export function slicePools(scenario: Scenario, partition: Partition, network: ConnectionSettings): ThreadPools {
+  const { sockets, inFlight } = originConnections(scenario, Math.max(1, partition.count(runVuCeiling(scenario))));
   return new ThreadPools(scenario.http, network, sockets, inFlight);
 }

@@ -126,6 +126,7 @@ export class RecordedSocket {
       handshakeTimeout: options.timeoutMs,
       perMessageDeflate: false,
       lookup: server.lookup,
+      localAddress: server.localAddress?.(),
       ...(secure ? server.tls : {}),
     });
     return new Promise((resolve, reject) => {

@@ -111,6 +111,44 @@ export const dnsSettingsSchema = z.strictObject({
 });
 export type DnsSettings = z.output<typeof dnsSettingsSchema>;
 
+/** Most source addresses `http.localAddresses` may expand to. */
+export const MAX_LOCAL_ADDRESSES = 1024;
+
+const ipv4ToInt = (ip: string) => ip.split(".").reduce((n, part) => n * 256 + Number(part), 0);
+const intToIpv4 = (n: number) => [24, 16, 8, 0].map((shift) => Math.floor(n / 2 ** shift) % 256).join(".");
+
+/** `["127.0.0.2", "127.0.0.10-127.0.0.40"]` as the addresses it names, in order, once each. */
+export function expandLocalAddresses(entries: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const entry of entries) {
+    const [from, to] = entry.split("-");
+    if (to === undefined) {
+      out.add(from);
+      continue;
+    }
+    for (let n = ipv4ToInt(from); n <= ipv4ToInt(to) && out.size <= MAX_LOCAL_ADDRESSES; n++) out.add(intToIpv4(n));
+  }
+  return [...out];
+}
+
+const localAddressEntrySchema = z
+  .string()
+  .max(100)
+  .superRefine((entry, ctx) => {
+    const [from, to, more] = entry.split("-");
+    if (to === undefined) {
+      if (!IPV4.safeParse(from).success && !IPV6.safeParse(from).success) {
+        ctx.addIssue({ code: "custom", message: `"${entry}" is not an IP address (or an IPv4 range a-b)` });
+      }
+      return;
+    }
+    if (more !== undefined || !IPV4.safeParse(from).success || !IPV4.safeParse(to).success) {
+      ctx.addIssue({ code: "custom", message: `"${entry}" is not an IPv4 range (first-last)` });
+    } else if (ipv4ToInt(to) < ipv4ToInt(from)) {
+      ctx.addIssue({ code: "custom", message: `"${entry}": the range ends before it starts` });
+    }
+  });
+
 /** The `http` fields about connections, spread into the http settings schema. */
 export const networkSettingsShape = {
   /** TLS for every https/wss/grpcs origin: client certificate, CA, min version, SNI name. */
@@ -122,6 +160,21 @@ export const networkSettingsShape = {
     .optional(),
   /** Host name overrides: `{ "api.example.com": "127.0.0.2", "*.example.com": [...] }`. */
   hosts: hostsSchema.optional(),
+  /**
+   * Source addresses new connections are spread over (round-robin): one machine may then hold
+   * more connections to one target ip:port than one address has ephemeral ports.
+   */
+  localAddresses: z
+    .array(localAddressEntrySchema)
+    .min(1)
+    .max(64)
+    .refine((entries) => expandLocalAddresses(entries).length <= MAX_LOCAL_ADDRESSES, {
+      error: `localAddresses name more than ${MAX_LOCAL_ADDRESSES} addresses`,
+    })
+    .refine((entries) => new Set(entries.map((entry) => entry.includes(":"))).size === 1, {
+      error: "localAddresses mix IPv4 and IPv6: a connection's source and target are of one family",
+    })
+    .optional(),
   /** How names are resolved (off the request path, cached per engine thread). */
   dns: dnsSettingsSchema.prefault({}),
 };
