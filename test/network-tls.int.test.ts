@@ -290,6 +290,43 @@ describe("http.dns", () => {
   });
 });
 
+describe("http.localAddresses", () => {
+  it("spreads connections over the source addresses; one the machine lacks refuses the run, naming it", async () => {
+    const sources = new Map<string, number>();
+    const server = createHttpServer((_req, res) => res.writeHead(200, { "content-length": 0 }).end());
+    server.on("connection", (socket) => {
+      const from = socket.remoteAddress ?? "";
+      sources.set(from, (sources.get(from) ?? 0) + 1);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    servers.push({ close: () => (server.closeAllConnections(), server.close()) });
+    const target = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const report = await run({
+      target,
+      load: { executor: "per-vu-iterations", vus: 8, iterations: 5 },
+      http: { localAddresses: ["127.0.0.2-127.0.0.5"] },
+      requests: [{ name: "spread", path: "/" }],
+    });
+    expect(report.summary.total).toMatchObject({ requests: 40, failures: 0 });
+    // Two workers of one thread, four connections each, round-robin over four addresses.
+    expect(Object.fromEntries(sources)).toEqual({
+      "127.0.0.2": 2,
+      "127.0.0.3": 2,
+      "127.0.0.4": 2,
+      "127.0.0.5": 2,
+    });
+    const refused = await run({
+      target,
+      load: { executor: "per-vu-iterations", vus: 2, iterations: 1 },
+      http: { localAddresses: ["127.0.0.2", "192.0.2.1"] },
+      requests: [{ name: "never", path: "/" }],
+    });
+    expect(refused.status).toBe("failed");
+    expect(JSON.stringify(refused)).toContain("http.localAddresses: 192.0.2.1 is not an address of");
+    expect(refused.summary.total.requests).toBe(0);
+  });
+});
+
 describe("bad network settings", () => {
   const target = () => `https://api.volley.test:${https1.port}`;
   const issueOf = async (http: Record<string, unknown>, attachments = CERTS) => {
