@@ -9,6 +9,7 @@ import type { RunningMaster } from "@volley/master";
 import type { RunDetail } from "@volley/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocketServer } from "ws";
+import { startForwardProxy, type TestProxy } from "./support/forward-proxy.js";
 import { type GrpcTestServer, startGrpcServer, TEST_PROTOS } from "./support/grpc-server.js";
 import { startTestFleet, type TestFleet } from "./support/in-process.js";
 import { getJson, sendJson, waitForRunEnd } from "./support/processes.js";
@@ -55,7 +56,7 @@ function seenOf(req: {
 }
 
 beforeAll(async () => {
-  pki = makeTestPki(["api.volley.test", "h2.volley.test", "grpc.volley.test"]);
+  pki = makeTestPki(["api.volley.test", "h2.volley.test", "grpc.volley.test", "127.0.0.2"]);
   CERTS = {
     "certs/ca.pem": base64(pki.caCert),
     "certs/client.pem": base64(pki.clientCert),
@@ -135,6 +136,10 @@ async function run(
   return waitForRunEnd<RunDetail>(master.url, created.body.id as string, 60_000);
 }
 
+const PROTOS = {
+  "protos/greeter.proto": base64(readFileSync(join(TEST_PROTOS, "greeter.proto"))),
+  "protos/common/stamp.proto": base64(readFileSync(join(TEST_PROTOS, "common/stamp.proto"))),
+};
 const CLIENT_PEM = { cert: "certs/client.pem", key: "certs/client.key", ca: "certs/ca.pem" };
 
 describe("http.tls and http.hosts", () => {
@@ -228,13 +233,7 @@ describe("http.tls and http.hosts", () => {
           },
         ],
       },
-      {
-        attachments: {
-          ...CERTS,
-          "protos/greeter.proto": base64(readFileSync(join(TEST_PROTOS, "greeter.proto"))),
-          "protos/common/stamp.proto": base64(readFileSync(join(TEST_PROTOS, "common/stamp.proto"))),
-        },
-      },
+      { attachments: { ...CERTS, ...PROTOS } },
     );
     expect(report.summary.statusCodes).toEqual({ "grpc:OK": 6 });
     expect(grpcServer.counts.calls.SayHello).toBe(6);
@@ -299,7 +298,12 @@ describe("http.localAddresses", () => {
       sources.set(from, (sources.get(from) ?? 0) + 1);
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    servers.push({ close: () => (server.closeAllConnections(), server.close()) });
+    servers.push({
+      close: () => {
+        server.closeAllConnections();
+        server.close();
+      },
+    });
     const target = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const report = await run({
       target,
@@ -324,6 +328,122 @@ describe("http.localAddresses", () => {
     expect(refused.status).toBe("failed");
     expect(JSON.stringify(refused)).toContain("http.localAddresses: 192.0.2.1 is not an address of");
     expect(refused.summary.total.requests).toBe(0);
+  });
+});
+
+describe("http.proxy", () => {
+  let proxy: TestProxy;
+  beforeAll(async () => {
+    proxy = await startForwardProxy();
+    servers.push(proxy);
+  });
+
+  it("HTTP in absolute form, HTTPS with a client certificate, WebSocket and gRPC through CONNECT: the proxy carried every one", async () => {
+    proxy.reset();
+    https1.seen.length = 0;
+    grpcServer.reset();
+    const { target } = fleet;
+    target.reset();
+    const tlsOrigin = `127.0.0.2:${https1.port}`;
+    const report = await run({
+      target: target.url,
+      load: { executor: "per-vu-iterations", vus: 2, iterations: 3 },
+      http: { proxy: proxy.url, tls: CLIENT_PEM },
+      requests: [
+        { name: "plain", path: "/hello" },
+        { name: "secure", url: `https://${tlsOrigin}/secure` },
+        {
+          name: "chat",
+          ws: `wss://${tlsOrigin}/chat`,
+          steps: [{ send: "hi" }, { expect: "echo: hi" }, { close: true }],
+        },
+      ],
+    });
+    const byName = Object.fromEntries(report.summary.requests.map((r) => [r.name, r]));
+    for (const name of ["plain", "secure", "chat.reply"])
+      expect(byName[name]).toMatchObject({ requests: 6, failures: 0 });
+    const targetHost = new URL(target.url).host;
+    expect(proxy.forwarded.get(targetHost)).toBe(6);
+    expect(target.counts.get("/hello")).toBe(6);
+    expect(https1.seen.filter((s) => s.path === "/secure" && s.cn === "volley-client")).toHaveLength(6);
+    expect(https1.seen.filter((s) => s.path === "ws /chat")).toHaveLength(6);
+    // Keep-alive tunnels for HTTPS (one per VU at least), one per socket for WebSocket.
+    expect(proxy.tunnels.get(tlsOrigin)).toBeGreaterThanOrEqual(6 + 1);
+    const rpc = await run(
+      {
+        target: `grpcs://127.0.0.2:${grpcServer.port}`,
+        load: { executor: "per-vu-iterations", vus: 2, iterations: 3 },
+        http: { proxy: proxy.url, tls: CLIENT_PEM },
+        requests: [
+          {
+            name: "rpc",
+            grpc: {
+              proto: "protos/greeter.proto",
+              method: "volley.example.Greeter/SayHello",
+              message: { name: "p" },
+            },
+          },
+        ],
+      },
+      { attachments: { ...CERTS, ...PROTOS } },
+    );
+    expect(rpc.summary.statusCodes).toEqual({ "grpc:OK": 6 });
+    expect(grpcServer.counts.calls.SayHello).toBe(6);
+    // A channel per VU, each its own tunnel.
+    expect(proxy.tunnels.get(`127.0.0.2:${grpcServer.port}`)).toBe(2);
+    expect(proxy.refused).toBe(0);
+  });
+
+  it("HTTPS_PROXY/HTTP_PROXY and NO_PROXY of the worker's environment when the scenario names none; false for none", async () => {
+    proxy.reset();
+    const { target } = fleet;
+    const port = new URL(target.url).port;
+    process.env.HTTP_PROXY = proxy.url;
+    process.env.NO_PROXY = "localhost";
+    try {
+      const scenario = (http: Record<string, unknown>) => ({
+        target: target.url,
+        load: { executor: "per-vu-iterations", vus: 1, iterations: 4 },
+        http,
+        requests: [
+          { name: "via", path: "/hello" },
+          { name: "direct", url: `http://localhost:${port}/hello` },
+        ],
+      });
+      const fromEnv = await run(scenario({}));
+      expect(fromEnv.summary.errors).toEqual([]);
+      expect(fromEnv.summary.total).toMatchObject({ requests: 8, failures: 0 });
+      expect([...proxy.forwarded]).toEqual([[`127.0.0.1:${port}`, 4]]);
+      proxy.reset();
+      const none = await run(scenario({ proxy: false }));
+      expect(none.summary.total).toMatchObject({ requests: 8, failures: 0 });
+      expect(proxy.forwarded.size).toBe(0);
+    } finally {
+      delete process.env.HTTP_PROXY;
+      delete process.env.NO_PROXY;
+    }
+  });
+
+  it("a proxy that refuses the credentials: every request fails as connect, plain or tunnelled", async () => {
+    proxy.reset();
+    const wrong = proxy.url.replace("proxy-pw", "nope");
+    const report = await run({
+      target: fleet.target.url,
+      load: { executor: "per-vu-iterations", vus: 1, iterations: 2 },
+      http: { proxy: wrong, tls: CLIENT_PEM },
+      requests: [
+        { name: "plain", path: "/hello" },
+        { name: "secure", url: `https://127.0.0.2:${https1.port}/secure` },
+      ],
+    });
+    const byName = Object.fromEntries(report.summary.requests.map((r) => [r.name, r]));
+    expect(byName.plain).toMatchObject({ requests: 2, failures: 2 });
+    expect(byName.secure).toMatchObject({ requests: 2, failures: 2 });
+    expect(report.summary.errors.map((e) => [e.request, e.kind, e.count])).toEqual([
+      ["plain", "connect", 2],
+      ["secure", "connect", 2],
+    ]);
+    expect(proxy.refused).toBe(4);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Client } from "@grpc/grpc-js";
-import type { ConnectionSettings } from "../network/connection-settings.js";
+import type { ConnectionSettings, ServerConnectOptions } from "../network/connection-settings.js";
 import { grpcLibraries } from "./grpc-library.js";
 
 /** `grpc://host:port` (plaintext) or `grpcs://host:port` (TLS) as grpc-js takes it. */
@@ -21,6 +21,39 @@ function splitAddress(address: string): { host: string; port: number } {
 }
 
 /**
+ * Where grpc-js connects and the channel options that say how: through `http.proxy` (or the
+ * environment's) by CONNECT, the proxy resolving the name; to an `http.hosts` address with the
+ * name kept as the authority (and TLS name) the server sees; else the name, resolved by grpc-js.
+ * grpc-js's own reading of the proxy variables is off: the decision is made once, here.
+ */
+function channelTarget(
+  address: string,
+  host: string,
+  port: number,
+  tls: boolean,
+  server: ServerConnectOptions,
+  network: ConnectionSettings,
+): [string, Record<string, string | number>] {
+  const options: Record<string, string | number> = { "grpc.enable_http_proxy": 0 };
+  if (server.tls.servername !== undefined) options["grpc.ssl_target_name_override"] = server.tls.servername;
+  if (server.proxy) {
+    options["grpc.http_connect_target"] = `dns:${address}`;
+    if (server.proxy.authorization) {
+      options["grpc.http_connect_creds"] = Buffer.from(
+        server.proxy.authorization.slice(6),
+        "base64",
+      ).toString();
+    }
+    return [`dns:${server.proxy.host}:${server.proxy.port}`, options];
+  }
+  const mapped = network.resolver.mapped(host);
+  if (mapped === null) return [address, options];
+  options["grpc.default_authority"] = address;
+  if (tls) options["grpc.ssl_target_name_override"] ??= host;
+  return [mapped.includes(":") ? `ipv6:[${mapped}]:${port}` : `ipv4:${mapped}:${port}`, options];
+}
+
+/**
  * A thread's gRPC channels: one per VU and target, kept from one call (and iteration) to the
  * next like a keep-alive connection, all closed when the slice ends. Each has a subchannel pool of
  * its own, so a VU's calls go over its own HTTP/2 connection as they would from a client of its own.
@@ -38,7 +71,7 @@ export class GrpcChannels {
       const { grpc } = grpcLibraries();
       const { address, tls } = parseGrpcTarget(target);
       const { host, port } = splitAddress(address);
-      const server = this.network.forServer(host, port);
+      const server = this.network.forServer(host, port, tls);
       // `http.tls` as one secure context (client certificate, CA, min version).
       const credentials = tls
         ? server.tls.secureContext
@@ -49,19 +82,9 @@ export class GrpcChannels {
               rejectUnauthorized: server.tls.rejectUnauthorized,
             })
         : grpc.credentials.createInsecure();
-      // grpc-js resolves names itself: an `http.hosts` entry sends it to the address, with the
-      // name kept as the authority (and TLS name) the server sees.
-      const mapped = this.network.resolver.mapped(host);
-      const servername = server.tls.servername ?? (mapped !== null && tls ? host : undefined);
-      const channelTarget =
-        mapped === null
-          ? address
-          : mapped.includes(":")
-            ? `ipv6:[${mapped}]:${port}`
-            : `ipv4:${mapped}:${port}`;
-      client = new grpc.Client(channelTarget, credentials, {
-        ...(mapped !== null && { "grpc.default_authority": address }),
-        ...(servername !== undefined && { "grpc.ssl_target_name_override": servername }),
+      const [channel, options] = channelTarget(address, host, port, tls, server, this.network);
+      client = new grpc.Client(channel, credentials, {
+        ...options,
         "grpc.use_local_subchannel_pool": 1,
         // A load test measures the server: no transparent retries hiding failures.
         "grpc.enable_retries": 0,

@@ -21,6 +21,10 @@ const RESET_CODES = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_C
 /** Sorts a transport error into the report's error kinds. */
 export function classifyError(error: unknown): ErrorKind {
   const code = (error as { code?: string } | null)?.code ?? "";
+  // undici's ProxyAgent: the proxy refused the CONNECT (a 407, a 403...): no connection was made.
+  // Plain HTTP through it: its 407 is turned into an error.
+  if (/^Proxy response|^Proxy Authentication Required/.test((error as Error | null)?.message ?? ""))
+    return "connect";
   if (code === "UND_ERR_ABORTED") return "aborted";
   // The target answered with something that is not HTTP (Volley's client, or undici's parser).
   if (code === "VOL_ERR_PROTOCOL" || code === "HPE_INVALID_CONSTANT" || code.startsWith("HPE_"))

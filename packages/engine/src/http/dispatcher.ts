@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import { ConfigError } from "@volley/protocol";
 import type { Dispatcher } from "undici";
 import type { ServerConnectOptions } from "../network/connection-settings.js";
+import type { ProxyRoute } from "../network/proxy-route.js";
 import { Http1Pool } from "./http1-pool.js";
 
 /** What a VU needs of a connection pool: undici's dispatch with the legacy handler, and close. */
@@ -83,6 +84,8 @@ export function createHttpPool(options: HttpPoolOptions): RequestDispatcher {
   if (!(options.keepAliveTimeoutMs > 0)) {
     throw new InvalidOptionError("keepAliveTimeoutMs", `must be positive, got ${options.keepAliveTimeoutMs}`);
   }
+  // h2c speaks HTTP/2 from the first byte to the server itself: no proxy carries that.
+  if (options.server?.proxy && options.version !== "2c") return proxiedPool(options, options.server.proxy);
   if (options.version === "2" || options.version === "2c") {
     return new (undici().Pool)(options.origin, {
       connections: options.connections,
@@ -108,6 +111,55 @@ export function createHttpPool(options: HttpPoolOptions): RequestDispatcher {
     });
   }
   return new Http1Pool(options.origin, options);
+}
+
+/**
+ * An origin reached through a forward proxy: undici's ProxyAgent, CONNECT for https (the
+ * origin's TLS settings inside the tunnel, HTTP/2 by ALPN when asked) and the absolute form for
+ * plain http, over `connections` sockets kept alive like any pool's.
+ */
+function proxiedPool(options: HttpPoolOptions, proxy: ProxyRoute): RequestDispatcher {
+  const h2 = options.version === "2";
+  const agent = new (undici().ProxyAgent)({
+    uri: proxy.href,
+    proxyTunnel: new URL(options.origin).protocol === "https:",
+    connections: options.connections,
+    ...(h2 ? { allowH2: true, maxConcurrentStreams: H2_STREAMS, pipelining: H2_STREAMS } : { pipelining: 1 }),
+    keepAliveTimeout: options.keepAliveTimeoutMs,
+    keepAliveMaxTimeout: options.keepAliveTimeoutMs,
+    requestTls: { timeout: options.connectTimeoutMs, ...options.server?.tls, ...(h2 && { allowH2: true }) },
+    proxyTls: { timeout: options.connectTimeoutMs, ...(options.server && { lookup: options.server.lookup }) },
+  } as import("undici").ProxyAgent.Options);
+  const origin = options.origin;
+  return {
+    dispatch: (dispatch, handler) => agent.dispatch({ ...dispatch, origin }, settledOnce(handler)),
+    close: () => agent.close(),
+  };
+}
+
+/**
+ * The handler, told of one ending only: undici's plain-HTTP proxy wrapper reports a 407 as an
+ * error and then lets the response complete as well, which would count the request twice.
+ */
+function settledOnce(handler: Dispatcher.DispatchHandler): Dispatcher.DispatchHandler {
+  let settled = false;
+  const wrapped: Dispatcher.DispatchHandler = {
+    onConnect: (abort) => handler.onConnect?.(abort),
+    onHeaders: (status, headers, resume, statusText) =>
+      settled ? true : (handler.onHeaders?.(status, headers, resume, statusText) ?? true),
+    onData: (chunk) => (settled ? true : (handler.onData?.(chunk) ?? true)),
+    onComplete: (trailers) => {
+      if (settled) return;
+      settled = true;
+      handler.onComplete?.(trailers);
+    },
+    onError: (error) => {
+      if (settled) return;
+      settled = true;
+      handler.onError?.(error);
+    },
+  };
+  return wrapped;
 }
 
 /** Sessions an HTTP/2 pool opens for `vus` VUs: `maxConnections`, or one per 100 streams. */

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from "node:http";
 import { performance } from "node:perf_hooks";
 import { responseHeadBytes } from "./head-size.js";
 import type { HeadAwareHandler } from "./http1-connection.js";
@@ -77,8 +78,10 @@ export abstract class ResponseIntake implements HeadAwareHandler {
   }
 
   /** The head's bytes, once the client read it (`onHeaders` calls this). */
-  protected countHead(statusText: string, rawHeaders: Buffer[] | string[]): void {
-    this.bytesIn += responseHeadBytes(this.headBytes, statusText, rawHeaders);
+  protected countHead(statusText: string | undefined, rawHeaders: Buffer[] | string[], status: number): void {
+    // undici's proxy wrapper (plain HTTP through a proxy) passes no status text: the standard one.
+    const text = statusText ?? STATUS_CODES[status] ?? "";
+    this.bytesIn += responseHeadBytes(this.headBytes, text, rawHeaders);
     if (this.firstByteAt < 0) this.firstByteAt = performance.now();
   }
 

@@ -7,6 +7,7 @@ import {
   tlsFor,
 } from "@volley/protocol";
 import { HostResolver, type LookupFunction } from "./host-resolver.js";
+import { type ProxyRoute, proxyFor } from "./proxy-route.js";
 
 /** What a socket to one server is opened with, besides host and port. */
 export interface ServerConnectOptions {
@@ -16,6 +17,8 @@ export interface ServerConnectOptions {
   tls: ConnectionOptions;
   /** The source address of the next connection (`http.localAddresses`); absent: the system's. */
   localAddress: (() => string) | undefined;
+  /** The forward proxy connections to this server go through (`http.proxy`, or the environment's). */
+  proxy: ProxyRoute | null;
 }
 
 /**
@@ -32,7 +35,7 @@ export class ConnectionSettings {
   constructor(
     private readonly http: Pick<
       HttpSettings,
-      "tls" | "origins" | "hosts" | "dns" | "insecureTls" | "localAddresses"
+      "tls" | "origins" | "hosts" | "dns" | "insecureTls" | "localAddresses" | "proxy"
     >,
     /** The run's attachments (certificate files among them), decoded. */
     private readonly files: Readonly<Record<string, Buffer>>,
@@ -51,14 +54,15 @@ export class ConnectionSettings {
   }
 
   /** Socket options for `host:port` (a TLS server's certificate settings by `http.origins`). */
-  forServer(host: string, port: number): ServerConnectOptions {
-    const key = `${host}:${port}`;
+  forServer(host: string, port: number, secure: boolean): ServerConnectOptions {
+    const key = `${secure ? "s" : ""}${host}:${port}`;
     let made = this.byServer.get(key);
     if (made === undefined) {
       made = {
         lookup: this.resolver.lookup,
         tls: this.tlsOptions(tlsFor(this.http, host, port)),
         localAddress: this.localAddress,
+        proxy: proxyFor(this.http.proxy, host, port, secure),
       };
       this.byServer.set(key, made);
     }

@@ -64,7 +64,14 @@ export function originConnections(scenario: Scenario, vus: number): { sockets: n
 }
 
 /** A thread's connection pools, sized for its share of the VUs at their ceiling (sockets open as needed). */
-export function slicePools(scenario: Scenario, partition: Partition, network: ConnectionSettings): ThreadPools {
-  const { sockets, inFlight } = originConnections(scenario, Math.max(1, partition.count(runVuCeiling(scenario))));
+export function slicePools(
+  scenario: Scenario,
+  partition: Partition,
+  network: ConnectionSettings,
+): ThreadPools {
+  const { sockets, inFlight } = originConnections(
+    scenario,
+    Math.max(1, partition.count(runVuCeiling(scenario))),
+  );
   return new ThreadPools(scenario.http, network, sockets, inFlight);
 }

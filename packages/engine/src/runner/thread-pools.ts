@@ -34,7 +34,7 @@ export class ThreadPools {
         connections: this.sockets,
         keepAliveTimeoutMs: this.http.keepAliveTimeout,
         connectTimeoutMs: this.http.connectTimeout,
-        server: this.network.forServer(host, Number(url.port) || (https ? 443 : 80)),
+        server: this.network.forServer(host, Number(url.port) || (https ? 443 : 80), https),
         version: this.http.version,
         client: this.http.client,
       }),

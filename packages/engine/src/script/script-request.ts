@@ -133,7 +133,7 @@ export class ScriptRequest extends ResponseIntake implements Dispatcher.Dispatch
         this.encoding = rawHeaders[i + 1].toString().trim().toLowerCase();
       }
     }
-    this.countHead(statusText, rawHeaders);
+    this.countHead(statusText, rawHeaders, status);
     return true;
   }
 

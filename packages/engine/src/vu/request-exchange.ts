@@ -201,7 +201,7 @@ export class RequestExchange extends ResponseIntake implements Dispatcher.Dispat
     const { session, ctx } = this.owner;
     if (session !== null)
       session.readHeaders(statusCode, rawHeaders, this.origin.host, this.path, this.headers);
-    this.countHead(statusText, rawHeaders);
+    this.countHead(statusText, rawHeaders, statusCode);
     if (ctx.requests[this.requestIndex].captures.length > 0) this.rawHeaders = rawHeaders;
     if (this.stream !== null)
       streamRecorder(ctx, ctx.requests[this.requestIndex], "firstByteMs").record(this.latencyUs(), 0, 0, 0);

@@ -1,10 +1,14 @@
+import type { Agent } from "node:http";
+import { createRequire } from "node:module";
 import { performance } from "node:perf_hooks";
+import { checkServerIdentity, type PeerCertificate } from "node:tls";
 import type { ErrorKind } from "@volley/protocol";
 import type { RequestRecorder } from "@volley/stats";
 import type WebSocket from "ws";
 import { classifyError, describeError } from "../http/classify-error.js";
 import { RequestFailedError } from "../http/request-failed-error.js";
 import type { ConnectionSettings } from "../network/connection-settings.js";
+import type { ProxyRoute } from "../network/proxy-route.js";
 
 /** The ws library, loaded at the first socket: threads of runs without one never load it. */
 let wsLibrary: Promise<typeof WebSocket> | null = null;
@@ -41,6 +45,22 @@ export interface SocketOpenOptions {
   startedAt?: number;
   /** Aborts the handshake (counted as `aborted`) when it fires first. */
   signal?: AbortSignal;
+}
+
+/**
+ * One CONNECT agent per proxy (the proxy's own name resolved by the system), loaded the first
+ * time a socket goes through one (CommonJS, so sync).
+ */
+const proxyAgents = new Map<string, Agent>();
+const require = createRequire(import.meta.url);
+function proxyAgent(proxy: ProxyRoute): Agent {
+  let agent = proxyAgents.get(proxy.href);
+  if (agent === undefined) {
+    const { HttpsProxyAgent } = require("https-proxy-agent") as typeof import("https-proxy-agent");
+    agent = new HttpsProxyAgent(proxy.href);
+    proxyAgents.set(proxy.href, agent);
+  }
+  return agent;
 }
 
 function matches(match: MessageMatch, data: string | Buffer): boolean {
@@ -120,14 +140,22 @@ export class RecordedSocket {
     const server = options.network.forServer(
       url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname,
       Number(url.port) || (secure ? 443 : 80),
+      secure,
     );
     const socket = new Ws(options.url, {
       headers: options.headers,
       handshakeTimeout: options.timeoutMs,
       perMessageDeflate: false,
-      lookup: server.lookup,
-      localAddress: server.localAddress?.(),
+      ...(server.proxy
+        ? { agent: proxyAgent(server.proxy) }
+        : { lookup: server.lookup, localAddress: server.localAddress?.() }),
       ...(secure ? server.tls : {}),
+      // Through a tunnel the TLS socket is not told the host: check the certificate against it.
+      ...(secure &&
+        server.proxy && {
+          checkServerIdentity: (_host: string, cert: PeerCertificate) =>
+            checkServerIdentity(server.tls.servername ?? url.hostname.replace(/^\[|\]$/g, ""), cert),
+        }),
     });
     return new Promise((resolve, reject) => {
       let settled = false;

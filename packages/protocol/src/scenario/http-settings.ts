@@ -62,6 +62,15 @@ export const httpSettingsSchema = z
     tracing: tracingSettingsSchema.optional(),
     ...networkSettingsShape,
   })
+  .superRefine((http, ctx) => {
+    if (typeof http.proxy === "string" && http.version === "2c") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["proxy"],
+        message: 'a proxy does not carry h2c (version "2c"): use version 2 (HTTP/2 over TLS) or no proxy',
+      });
+    }
+  })
   // `cookies` as the engine reads it: on or off, and when each VU's jar is emptied.
   .transform(({ cookies, ...http }) => ({
     ...http,

@@ -126,7 +126,8 @@ export function expandLocalAddresses(entries: readonly string[]): string[] {
       out.add(from);
       continue;
     }
-    for (let n = ipv4ToInt(from); n <= ipv4ToInt(to) && out.size <= MAX_LOCAL_ADDRESSES; n++) out.add(intToIpv4(n));
+    for (let n = ipv4ToInt(from); n <= ipv4ToInt(to) && out.size <= MAX_LOCAL_ADDRESSES; n++)
+      out.add(intToIpv4(n));
   }
   return [...out];
 }
@@ -174,6 +175,30 @@ export const networkSettingsShape = {
     .refine((entries) => new Set(entries.map((entry) => entry.includes(":"))).size === 1, {
       error: "localAddresses mix IPv4 and IPv6: a connection's source and target are of one family",
     })
+    .optional(),
+  /**
+   * An HTTP forward proxy for every connection (`http://[user:pass@]host:port`): plain HTTP in
+   * absolute form, HTTPS, WebSocket and gRPC through CONNECT. Absent: the worker's
+   * `HTTPS_PROXY`/`HTTP_PROXY` and `NO_PROXY` when set; `false`: none, whatever they say.
+   */
+  proxy: z
+    .union([
+      z.literal(false),
+      z
+        .string()
+        .max(2000)
+        .refine(
+          (value) => {
+            try {
+              const url = new URL(value);
+              return url.protocol === "http:" && (url.pathname === "/" || url.pathname === "") && !url.search;
+            } catch {
+              return false;
+            }
+          },
+          { error: "proxy is http://[user:password@]host:port (an HTTP forward proxy), or false" },
+        ),
+    ])
     .optional(),
   /** How names are resolved (off the request path, cached per engine thread). */
   dns: dnsSettingsSchema.prefault({}),
