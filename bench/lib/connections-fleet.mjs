@@ -1,13 +1,25 @@
-// `pnpm bench connections`: a real master and a real `volley worker` process (connected over
-// WebSocket, publishing its stats through the queue), running many VUs against nginx. The
-// worker's peak RSS is the kernel's high-water mark (VmHWM) of that process. Run with a raised
-// file limit (see connections.mjs); prints the figures as JSON.
+// `pnpm bench connections`: a real master and real `volley worker` processes (connected over
+// WebSocket, publishing their stats through the queue), running many VUs against nginx, spread
+// over source addresses when given. Each worker's peak RSS is the kernel's high-water mark
+// (VmHWM) of its process. Run with a raised file limit (see connections.mjs); prints the
+// figures as JSON.
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const [url, vusText, threadsText, durationText, root] = process.argv.slice(2);
+const [
+  url,
+  vusText,
+  threadsText,
+  durationText,
+  root,
+  workersText = "1",
+  localAddresses = "",
+  think = "1s",
+  hold = "0",
+] = process.argv.slice(2);
+const workerCount = Number(workersText);
 const cli = join(root, "apps/cli/dist/bin.js");
 const dir = mkdtempSync(join(tmpdir(), "volley-bench-"));
 const env = {
@@ -42,11 +54,18 @@ try {
     "the master",
     async () => /Volley master on (\S+)/.exec(master.output())?.[1],
   );
-  const worker = start(["worker", "--master", masterUrl, "--name", "bench", "--threads", threadsText]);
-  await until("the worker", async () => {
-    const workers = await (await fetch(`${masterUrl}/api/workers`)).json();
-    return workers.some((w) => w.name === "bench" && w.state === "ready");
+  const workers = Array.from({ length: workerCount }, (_, i) =>
+    start(["worker", "--master", masterUrl, "--name", `bench-${i + 1}`, "--threads", threadsText]),
+  );
+  await until("the workers", async () => {
+    const ready = await (await fetch(`${masterUrl}/api/workers`)).json();
+    return ready.filter((w) => w.name.startsWith("bench-") && w.state === "ready").length === workerCount;
   });
+  // Each worker's resident memory before the run: the base its connections add to.
+  const vm = (pid, field) =>
+    Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) /
+    1024;
+  const basesMb = workers.map((worker) => vm(worker.child.pid, "VmRSS"));
   const created = await (
     await fetch(`${masterUrl}/api/runs`, {
       method: "POST",
@@ -59,11 +78,17 @@ try {
             executor: "constant-vus",
             vus: Number(vusText),
             duration: `${durationText}s`,
-            rampUp: "5s",
+            rampUp: workerCount > 1 ? "20s" : "5s",
+            gracefulStop: "30s",
           },
-          requests: [{ path: "/hello" }],
-          thinkTime: "1s",
-          http: { keepAliveTimeout: "30s" },
+          // With a hold, the target answers after it: every VU has its request in flight, on a
+          // connection of its own, at once.
+          requests: [{ path: hold === "0" ? "/hello" : `/hello?delay=${hold}` }],
+          ...(hold === "0" ? { thinkTime: think } : { timeout: "60s" }),
+          http: {
+            keepAliveTimeout: "30s",
+            ...(localAddresses ? { localAddresses: localAddresses.split(",") } : {}),
+          },
         },
       }),
     })
@@ -77,23 +102,38 @@ try {
     },
     (Number(durationText) + 120) * 1000,
   );
-  // The worker lives on after the run: its high-water mark covers the whole run.
-  const status = readFileSync(`/proc/${worker.child.pid}/status`, "utf8");
-  const peakKb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  // The workers live on after the run: their high-water marks cover the whole run.
+  const peaksMb = workers.map((worker) => vm(worker.child.pid, "VmHWM"));
   const port = new URL(url).port;
   const count = (state) =>
-    execFileSync("ss", ["-Htan", "state", state, `( dport = :${port} )`], { encoding: "utf8" })
+    execFileSync("ss", ["-Htan", "state", state, `( dport = :${port} )`], {
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+    })
       .split("\n")
       .filter(Boolean).length;
+  // Closing tens of thousands of sockets takes the kernel a moment after the run has ended:
+  // wait (at most 10 s) until none is established, and say how long that took.
+  const endedAt = Date.now();
+  let established = count("established");
+  while (established > 0 && Date.now() - endedAt < 10_000) {
+    await sleep(200);
+    established = count("established");
+  }
+  const closedInMs = Date.now() - endedAt;
   process.stdout.write(
     JSON.stringify({
       status: run.status,
       requests: run.summary.total.requests,
       failures: run.summary.total.failures,
       errors: run.summary.errors,
-      peakVus: run.workers[0]?.vus ?? 0,
-      peakRssMb: peakKb / 1024,
-      established: count("established"),
+      message: run.error ?? null,
+      peakVus: run.workers.reduce((sum, w) => sum + (w.vus ?? 0), 0),
+      peakRssMb: Math.max(...peaksMb),
+      peaksMb,
+      basesMb,
+      established,
+      closedInMs,
       timeWait: count("time-wait"),
     }),
   );

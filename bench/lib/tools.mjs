@@ -47,14 +47,16 @@ export function freePort() {
   });
 }
 
-/**
- * nginx answering `return 200 "hello world"` on loopback, one worker pinned to `core`.
- * Installs Debian's nginx-light when nginx is missing (root only).
- */
 /** Response bodies nginx serves under /size/NAME (a published wrk study swept 0 B to 332 KB). */
 export const SIZES = { 0: 0, "1k": 1024, "32k": 32 * 1024, "332k": 332 * 1024 };
 
-export async function startNginx({ core, connections = 4096 }) {
+/**
+ * nginx answering `return 200 "hello world"` on loopback, one worker pinned to `core`; or, with
+ * `workers` > 1, that many unpinned workers sharing the port by `reuseport` (each holds
+ * `connections / workers` of them: one process may not open more files than the hard limit).
+ * Installs Debian's nginx-light when nginx is missing (root only).
+ */
+export async function startNginx({ core, connections = 4096, workers = 1 }) {
   if (!has("nginx")) {
     console.log("installing nginx-light ...");
     execFileSync("sh", [
@@ -67,12 +69,12 @@ export async function startNginx({ core, connections = 4096 }) {
   writeFileSync(
     join(dir, "nginx.conf"),
     `daemon off;
-worker_processes 1;
-worker_cpu_affinity ${"0".repeat(Math.max(0, cpus().length - core - 1))}1${"0".repeat(core)};
-worker_rlimit_nofile ${Math.min(connections + 2048, hardFileLimit())};
+worker_processes ${workers};
+${workers === 1 ? `worker_cpu_affinity ${"0".repeat(Math.max(0, cpus().length - core - 1))}1${"0".repeat(core)};` : ""}
+worker_rlimit_nofile ${Math.min(Math.ceil(connections / workers) + 2048, hardFileLimit())};
 pid ${dir}/nginx.pid;
 error_log ${dir}/error.log warn;
-events { worker_connections ${connections + 1024}; multi_accept on; }
+events { worker_connections ${Math.min(Math.ceil(connections / workers) + 1024, hardFileLimit() - 100)}; multi_accept on; }
 http {
   access_log off;
   keepalive_requests 1000000;
@@ -80,7 +82,7 @@ http {
   client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fcgi;
   uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
   server {
-    listen 127.0.0.1:${port} backlog=65535;
+    listen 127.0.0.1:${port} backlog=65535${workers > 1 ? " reuseport" : ""};
     location / { default_type text/plain; return 200 "hello world"; }
     # The response-size sweep: files of 0 B, 1 KiB, 32 KiB and 332 KiB.
     location /size/ { alias ${dir}/size/; }

@@ -67,8 +67,15 @@ function undiciConnect(
   } as import("undici").buildConnector.BuildOptions;
   const next = options.server?.localAddress;
   if (next === undefined) return connect;
-  const base = undici().buildConnector(connect);
-  return (opts, callback) => base({ ...opts, localAddress: next() }, callback);
+  // undici's connector takes a fixed local port among its options: one per connection, made
+  // when a session opens (a few per thread).
+  return (opts, callback) => {
+    const source = next();
+    undici().buildConnector({ ...connect, localPort: source.port } as typeof connect)(
+      { ...opts, localAddress: source.address },
+      callback,
+    );
+  };
 }
 
 /**

@@ -4,6 +4,7 @@ import { type ConnectionOptions, connect as connectTls } from "node:tls";
 import { VolleyError } from "@volley/protocol";
 import type { Dispatcher } from "undici";
 import type { LookupFunction } from "../network/host-resolver.js";
+import type { LocalSource } from "../network/source-addresses.js";
 import { InvalidRequestError, requestHead, type TracedDispatchOptions } from "./request-head.js";
 import { type HeaderSelection, type ResponseListener, ResponseParser } from "./response-parser.js";
 
@@ -32,8 +33,8 @@ export interface ConnectionTarget {
   lookup: LookupFunction | undefined;
   /** TLS options of the server (trust, client certificate, SNI override). */
   tls: ConnectionOptions;
-  /** Each new socket's source address (`http.localAddresses`), or the system's choice. */
-  localAddress: (() => string) | undefined;
+  /** Each new socket's source address and port (`http.localAddresses`), or the system's choice. */
+  localAddress: (() => LocalSource) | undefined;
   connectTimeoutMs: number;
 }
 
@@ -129,6 +130,7 @@ export class Http1Connection implements ResponseListener {
     keepAliveTimeoutMs: number,
   ) {
     this.idleTimeoutMs = keepAliveTimeoutMs;
+    const source = target.localAddress?.();
     this.socket = target.https
       ? connectTls({
           servername: target.servername,
@@ -137,14 +139,14 @@ export class Http1Connection implements ResponseListener {
           port: target.port,
           lookup: target.lookup,
           ALPNProtocols: ["http/1.1"],
-          // tls.connect hands it to the TCP socket; Node's types leave it out.
-          ...({ localAddress: target.localAddress?.() } as object),
+          // tls.connect hands them to the TCP socket; Node's types leave them out.
+          ...(source && ({ localAddress: source.address, localPort: source.port } as object)),
         })
       : connectTcp({
           host: target.host,
           port: target.port,
           lookup: target.lookup,
-          localAddress: target.localAddress?.(),
+          ...(source && { localAddress: source.address, localPort: source.port }),
           onread: {
             buffer: SHARED_READ_BUFFER,
             callback: (bytes: number, buffer: Uint8Array) => {

@@ -1,13 +1,8 @@
 import { type ConnectionOptions, createSecureContext, type SecureContextOptions } from "node:tls";
-import {
-  expandLocalAddresses,
-  type HttpSettings,
-  resolvePassphrase,
-  type TlsSettings,
-  tlsFor,
-} from "@volley/protocol";
+import { type HttpSettings, resolvePassphrase, type TlsSettings, tlsFor } from "@volley/protocol";
 import { HostResolver, type LookupFunction } from "./host-resolver.js";
 import { type ProxyRoute, proxyFor } from "./proxy-route.js";
+import { type LocalSource, SourceAddresses } from "./source-addresses.js";
 
 /** What a socket to one server is opened with, besides host and port. */
 export interface ServerConnectOptions {
@@ -15,8 +10,8 @@ export interface ServerConnectOptions {
   lookup: LookupFunction;
   /** For TLS: trust, client certificate, minimum version and SNI name. */
   tls: ConnectionOptions;
-  /** The source address of the next connection (`http.localAddresses`); absent: the system's. */
-  localAddress: (() => string) | undefined;
+  /** The source address and port of the next connection (`http.localAddresses`); absent: the system's. */
+  localAddress: (() => LocalSource) | undefined;
   /** The forward proxy connections to this server go through (`http.proxy`, or the environment's). */
   proxy: ProxyRoute | null;
 }
@@ -28,8 +23,8 @@ export interface ServerConnectOptions {
  */
 export class ConnectionSettings {
   readonly resolver: HostResolver;
-  /** Next connection's source address, round-robin (from a random start, so threads differ). */
-  readonly localAddress: (() => string) | undefined;
+  /** Next connection's source address and port (`http.localAddresses`). */
+  readonly localAddress: (() => LocalSource) | undefined;
   private readonly byServer = new Map<string, ServerConnectOptions>();
 
   constructor(
@@ -40,17 +35,12 @@ export class ConnectionSettings {
     /** The run's attachments (certificate files among them), decoded. */
     private readonly files: Readonly<Record<string, Buffer>>,
     private readonly env: Readonly<Record<string, string>>,
+    /** This thread's part of the run (`Partition.span`): its share of each source address's ports. */
+    span: { from: number; to: number } = { from: 0, to: 1 },
   ) {
     this.resolver = new HostResolver(http.hosts ?? {}, http.dns);
-    const sources = http.localAddresses ? expandLocalAddresses(http.localAddresses) : [];
-    let next = Math.floor(Math.random() * sources.length);
-    this.localAddress =
-      sources.length === 0
-        ? undefined
-        : () => {
-            next = (next + 1) % sources.length;
-            return sources[next];
-          };
+    const sources = http.localAddresses ? new SourceAddresses(http.localAddresses, span) : null;
+    this.localAddress = sources ? () => sources.next() : undefined;
   }
 
   /** Socket options for `host:port` (a TLS server's certificate settings by `http.origins`). */

@@ -124,7 +124,7 @@ export class SliceEngine {
     this.uniqueRecorders = recorders.unique;
     const groupRecorders = recorders.groups;
     const namedRecorders = recorders.byName;
-    const network = new ConnectionSettings(scenario.http, attachments, options.env ?? {});
+    const network = new ConnectionSettings(scenario.http, attachments, options.env ?? {}, partition.span());
     this.pools = slicePools(scenario, partition, network);
     this.grpcChannels = new GrpcChannels(network);
     // The scenario's origins, in the order its compiled requests refer to them.

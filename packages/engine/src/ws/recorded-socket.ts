@@ -9,6 +9,7 @@ import { classifyError, describeError } from "../http/classify-error.js";
 import { RequestFailedError } from "../http/request-failed-error.js";
 import type { ConnectionSettings } from "../network/connection-settings.js";
 import type { ProxyRoute } from "../network/proxy-route.js";
+import type { LocalSource } from "../network/source-addresses.js";
 
 /** The ws library, loaded at the first socket: threads of runs without one never load it. */
 let wsLibrary: Promise<typeof WebSocket> | null = null;
@@ -61,6 +62,10 @@ function proxyAgent(proxy: ProxyRoute): Agent {
     proxyAgents.set(proxy.href, agent);
   }
   return agent;
+}
+
+function localSource(source: LocalSource | undefined): { localAddress?: string; localPort?: number } {
+  return source ? { localAddress: source.address, localPort: source.port } : {};
 }
 
 function matches(match: MessageMatch, data: string | Buffer): boolean {
@@ -148,7 +153,7 @@ export class RecordedSocket {
       perMessageDeflate: false,
       ...(server.proxy
         ? { agent: proxyAgent(server.proxy) }
-        : { lookup: server.lookup, localAddress: server.localAddress?.() }),
+        : { lookup: server.lookup, ...localSource(server.localAddress?.()) }),
       ...(secure ? server.tls : {}),
       // Through a tunnel the TLS socket is not told the host: check the certificate against it.
       ...(secure &&

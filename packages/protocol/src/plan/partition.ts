@@ -82,6 +82,22 @@ export class Partition {
     return n;
   }
 
+  /**
+   * This slice's own part of [0, 1), disjoint from every other slice's of the same plan (each
+   * level gives slot k the interval after the weights before it): for splitting a resource, such
+   * as a source address's ports, between slices without their talking to each other.
+   */
+  span(): { from: number; to: number } {
+    let from = 0;
+    let width = 1;
+    for (const level of this.levels) {
+      const before = level.weights.slice(0, level.slot).reduce((a, b) => a + b, 0);
+      from += (width * before) / level.length;
+      width *= level.weights[level.slot] / level.length;
+    }
+    return { from, to: from + width };
+  }
+
   /** Global 0-based number of this slice's j-th unit. */
   unitOf(j: number): number {
     let unit = j;
