@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { createSecureServer, type Http2SecureServer } from "node:http2";
 import { createServer as createHttpsServer } from "node:https";
@@ -9,10 +9,12 @@ import type { RunningMaster } from "@volley/master";
 import type { RunDetail } from "@volley/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocketServer } from "ws";
+import { cliSandbox } from "./support/cli-sandbox.js";
+import { startTestDns } from "./support/dns-server.js";
 import { startForwardProxy, type TestProxy } from "./support/forward-proxy.js";
 import { type GrpcTestServer, startGrpcServer, TEST_PROTOS } from "./support/grpc-server.js";
 import { startTestFleet, type TestFleet } from "./support/in-process.js";
-import { getJson, sendJson, waitForRunEnd } from "./support/processes.js";
+import { getJson, sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
 import { makeTestPki, type TestPki } from "./support/test-pki.js";
 
 // http.tls, http.origins, http.hosts and http.dns against servers on 127.0.0.2/127.0.0.3 that
@@ -278,6 +280,44 @@ describe("http.dns", () => {
     expect(counts).toEqual({ a: 20, b: 0 });
   });
 
+  it("asks the name servers of http.dns.servers: round-robin over the answer's two addresses, again after the TTL", async () => {
+    const dns = await startTestDns();
+    servers.push(dns);
+    dns.records.set("svc.volley.test", ["127.0.0.2", "127.0.0.3"]);
+    const port = (a.address() as AddressInfo).port;
+    const scenario = (ttl: string, load: Record<string, unknown>) => ({
+      target: `http://svc.volley.test:${port}`,
+      load,
+      http: { dns: { servers: [dns.server], ttl, select: "round-robin" } },
+      requests: [{ name: "svc", path: "/" }],
+    });
+    counts.a = counts.b = 0;
+    // Kept for the run: each engine thread (one on each of two workers) asks once.
+    const kept = await run(scenario("5m", { executor: "per-vu-iterations", vus: 2, iterations: 10 }));
+    expect(kept.summary.total).toMatchObject({ requests: 20, failures: 0 });
+    expect(counts).toEqual({ a: 10, b: 10 });
+    expect(dns.asked.get("svc.volley.test")).toBe(2);
+    // A TTL shorter than the run: asked again while it runs, and the new answer is used.
+    dns.asked.clear();
+    counts.a = counts.b = 0;
+    const created = await create(scenario("300ms", { executor: "constant-vus", vus: 2, duration: "4s" }));
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await waitFor(() => counts.a + counts.b >= 20 || undefined, { what: "the first requests" });
+    dns.records.set("svc.volley.test", ["127.0.0.3"]);
+    // Once each thread has asked again (twice: its first new answer is in hand before the
+    // second question), no connection goes to the address that left the answer.
+    const askedAtSwitch = dns.asked.get("svc.volley.test") ?? 0;
+    await waitFor(() => (dns.asked.get("svc.volley.test") ?? 0) >= askedAtSwitch + 6 || undefined, {
+      what: "both threads to ask again",
+    });
+    const aAfter = counts.a;
+    const refreshed = await waitForRunEnd<RunDetail>(master.url, created.body.id as string, 30_000);
+    expect(refreshed.summary.errors).toEqual([]);
+    expect(refreshed.summary.total.requests).toBe(counts.a + counts.b);
+    expect(counts.a).toBe(aAfter);
+    dns.records.delete("svc.volley.test");
+  });
+
   it("a name that does not resolve fails its requests with kind dns, each counted", async () => {
     const report = await run({
       target: "http://no-such-host.volley-test.invalid",
@@ -488,8 +528,54 @@ describe("bad network settings", () => {
     expect(await issueOf({ origins: { "https://x.test/path": { tls: {} } } })).toMatch(
       /http\.origins.*origin key/,
     );
+    expect(await issueOf({ proxy: "socks5://127.0.0.1:1080" })).toMatch(/http\.proxy.*an HTTP forward proxy/);
+    expect(await issueOf({ dns: { servers: ["dns.example"] } })).toMatch(
+      /http\.dns\.servers\[0\]: a DNS server is an IP address/,
+    );
+    expect(await issueOf({ localAddresses: ["127.0.0.9-127.0.0.2"] })).toMatch(/range ends before it starts/);
     const after = (await getJson<{ runs: unknown[] }>(`${master.url}/api/runs`)).runs.length;
     expect(after).toBe(before);
+  });
+
+  it("volley run reads the certificate files beside the scenario: runs with them, exits 2 naming the field for a bad key or a missing file", async () => {
+    const cli = cliSandbox("volley-tls-");
+    mkdirSync(join(cli.dir, "certs"));
+    for (const [name, bytes] of [
+      ["ca.pem", pki.caCert],
+      ["client.pem", pki.clientCert],
+      ["client.key", pki.clientKey],
+      ["stray.key", pki.strayKey],
+    ] as const) {
+      writeFileSync(join(cli.dir, "certs", name), bytes);
+    }
+    https1.seen.length = 0;
+    const scenario = (tls: Record<string, unknown>) => ({
+      name: "cli-mtls",
+      target: `https://api.volley.test:${https1.port}`,
+      load: { executor: "per-vu-iterations", vus: 2, iterations: 2 },
+      http: { tls, hosts: { "api.volley.test": "127.0.0.2" } },
+      requests: [{ name: "cli", path: "/cli" }],
+    });
+    const good = await cli.volley([
+      "run",
+      cli.writeScenario("good.json", scenario(CLIENT_PEM)),
+      "--threads",
+      "1",
+    ]);
+    expect(good.code, good.output).toBe(0);
+    expect(https1.seen.filter((s) => s.path === "/cli" && s.cn === "volley-client")).toHaveLength(4);
+    const wrongKey = await cli.volley([
+      "run",
+      cli.writeScenario("wrong-key.json", scenario({ ...CLIENT_PEM, key: "certs/stray.key" })),
+    ]);
+    expect(wrongKey.code).toBe(2);
+    expect(wrongKey.output).toContain("http.tls.key: certs/stray.key is not the key of certs/client.pem");
+    const missing = await cli.volley([
+      "run",
+      cli.writeScenario("missing.json", scenario({ ...CLIENT_PEM, ca: "certs/nowhere.pem" })),
+    ]);
+    expect(missing.code).toBe(2);
+    expect(missing.output).toMatch(/http\.tls\.ca.*certs\/nowhere\.pem/);
   });
 
   it("the run's files list names certificates without their content", async () => {

@@ -1,6 +1,6 @@
 import { type ConnectionOptions, createSecureContext, type SecureContextOptions } from "node:tls";
 import { type HttpSettings, resolvePassphrase, type TlsSettings, tlsFor } from "@volley/protocol";
-import { HostResolver, type LookupFunction } from "./host-resolver.js";
+import { HostResolver, type LookupFunction, serversLookup } from "./host-resolver.js";
 import { type ProxyRoute, proxyFor } from "./proxy-route.js";
 import { type LocalSource, SourceAddresses } from "./source-addresses.js";
 
@@ -38,7 +38,11 @@ export class ConnectionSettings {
     /** This thread's part of the run (`Partition.span`): its share of each source address's ports. */
     span: { from: number; to: number } = { from: 0, to: 1 },
   ) {
-    this.resolver = new HostResolver(http.hosts ?? {}, http.dns);
+    this.resolver = new HostResolver(
+      http.hosts ?? {},
+      http.dns,
+      http.dns.servers ? serversLookup(http.dns.servers) : undefined,
+    );
     const sources = http.localAddresses ? new SourceAddresses(http.localAddresses, span) : null;
     this.localAddress = sources ? () => sources.next() : undefined;
   }

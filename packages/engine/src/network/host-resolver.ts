@@ -1,4 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import { Resolver } from "node:dns/promises";
 import { isIP } from "node:net";
 import type { DnsSettings } from "@volley/protocol";
 
@@ -120,6 +121,26 @@ export class HostResolver {
     entry.next = (entry.next + 1) % addresses.length;
     return address;
   }
+}
+
+/**
+ * Asks these name servers (A records, then AAAA when there are none) instead of the system's
+ * resolver: what `http.dns.servers` names.
+ */
+export function serversLookup(servers: readonly string[]): (name: string) => Promise<LookupAddress[]> {
+  const resolver = new Resolver({ timeout: 2000, tries: 2 });
+  resolver.setServers([...servers]);
+  return async (name) => {
+    const v4 = await resolver.resolve4(name).catch((error: NodeJS.ErrnoException) => error);
+    if (Array.isArray(v4) && v4.length > 0) return v4.map((address) => ({ address, family: 4 }));
+    const v6 = await resolver.resolve6(name).catch((error: NodeJS.ErrnoException) => error);
+    if (Array.isArray(v6) && v6.length > 0) return v6.map((address) => ({ address, family: 6 }));
+    // Whichever says more: a server that failed, or a name it does not know.
+    const failed = [v4, v6].find(
+      (e) => e instanceof Error && (e as NodeJS.ErrnoException).code !== "ENODATA",
+    );
+    throw failed ?? notFound(name);
+  };
 }
 
 function systemLookup(name: string): Promise<LookupAddress[]> {

@@ -104,6 +104,35 @@ export const hostsSchema = z
 export const dnsSettingsSchema = z.strictObject({
   /** How long a resolved name is reused before it is resolved again. @defaultValue "5m" */
   ttl: positiveDurationSchema.default(300_000),
+  /**
+   * Name servers to ask instead of the system's resolver (`ip` or `ip:port`, IPv6 as `[ip]:port`):
+   * a test DNS, or one that answers differently from the machine's.
+   */
+  servers: z
+    .array(
+      z
+        .string()
+        .max(60)
+        .refine(
+          (server) => {
+            const match = /^\[([^\]]+)\](?::(\d{1,5}))?$|^([^:]+)(?::(\d{1,5}))?$|^([0-9a-fA-F:]+)$/.exec(
+              server,
+            );
+            if (!match) return false;
+            const address = match[1] ?? match[3] ?? match[5];
+            const port = Number(match[2] ?? match[4] ?? 53);
+            return (
+              (IPV4.safeParse(address).success || IPV6.safeParse(address).success) &&
+              port >= 1 &&
+              port <= 65535
+            );
+          },
+          { error: "a DNS server is an IP address, with :port if not 53 ([v6]:port for IPv6)" },
+        ),
+    )
+    .min(1)
+    .max(4)
+    .optional(),
   /** Which of a name's addresses a new connection takes. @defaultValue "round-robin" */
   select: z
     .enum(["round-robin", "first", "random"], { error: 'select must be "round-robin", "first" or "random"' })
