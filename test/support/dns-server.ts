@@ -49,7 +49,7 @@ export async function startTestDns(ttlS = 1): Promise<TestDns> {
       record.writeUInt16BE(1, 4); // IN
       record.writeUInt32BE(ttlS, 6);
       record.writeUInt16BE(4, 10);
-      address.split(".").forEach((part, i) => record.writeUInt8(Number(part), 12 + i));
+      Buffer.from(address.split(".").map(Number)).copy(record, 12);
       return record;
     });
     socket.send(
