@@ -1,4 +1,7 @@
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import type { TLSSocket } from "node:tls";
 import type { RunningMaster } from "@volley/master";
 import type { RunDetail } from "@volley/protocol";
 import type { WorkerNode } from "@volley/worker";
@@ -9,6 +12,7 @@ import { launchBrowser, screenshot, VIEWPORTS, watchConsole } from "./support/br
 import { startTestMaster, startTestWorker } from "./support/in-process.js";
 import { getJson, ROOT, sendJson, waitForRunEnd } from "./support/processes.js";
 import { startTargetServer, type TargetServer } from "./support/target-server.js";
+import { makeTestPki } from "./support/test-pki.js";
 
 let master: RunningMaster;
 let worker: WorkerNode;
@@ -149,6 +153,84 @@ describe("files a scenario names, chosen in the dashboard", () => {
     await error.waitFor();
     expect(await error.textContent()).toContain("users.csv was not sent with the scenario");
     await page.close();
+  });
+
+  it("asks for a client certificate, its key and CA as certificates; the run sends them and the mutual-TLS server sees the certificate", async () => {
+    const pki = makeTestPki(["127.0.0.1"]);
+    let seen: string[] = [];
+    const server = createHttpsServer(
+      {
+        key: pki.serverKey,
+        cert: pki.serverCert,
+        ca: pki.caCert,
+        requestCert: true,
+        rejectUnauthorized: true,
+      },
+      (req, res) => {
+        seen.push(String((req.socket as TLSSocket).getPeerCertificate().subject?.CN));
+        res.writeHead(200, { "content-length": 0 }).end();
+      },
+    );
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const tlsScenario = {
+      name: "with-certificates",
+      target: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      load: { executor: "per-vu-iterations", vus: 2, iterations: 3 },
+      http: { tls: { cert: "certs/client.pem", key: "certs/client.key", ca: "certs/ca.pem" } },
+      requests: [{ name: "secure", path: "/secure" }],
+    };
+    const files = {
+      "certs/client.pem": pki.clientCert,
+      "certs/client.key": pki.clientKey,
+      "certs/ca.pem": pki.caCert,
+    };
+    try {
+      for (const [name, viewport, scheme] of VIEWPORTS) {
+        const page = await browser.newPage({ viewport, colorScheme: scheme });
+        const errors = watchConsole(page);
+        await page.goto(`${master.url}/new`);
+        await page.getByLabel("Scenario text").fill(stringify(tlsScenario));
+        const list = page.getByTestId("run-files");
+        await list.waitFor();
+        for (const file of Object.keys(files)) {
+          expect(await list.textContent()).toContain(`${file} (certificate) not chosen yet`);
+        }
+        for (const [file, bytes] of Object.entries(files)) {
+          await page
+            .getByLabel(`Choose ${file}`)
+            .setInputFiles({ name: file.split("/")[1], mimeType: "application/x-pem-file", buffer: bytes });
+          await page.getByText(`${file} (certificate) ready`).waitFor();
+        }
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        expect(overflow).toBeLessThanOrEqual(0);
+        await screenshot(page, `run-files-certificates-${name}`);
+        if (name === VIEWPORTS[0][0]) {
+          seen = [];
+          await page.getByTestId("start-run").click();
+          await page.waitForURL(/\/runs\/[0-9a-z]+$/);
+          const run = await waitForRunEnd<RunDetail>(
+            master.url,
+            page.url().split("/").pop() as string,
+            30_000,
+          );
+          expect(run.summary.total).toMatchObject({ requests: 6, failures: 0 });
+          expect(seen).toEqual(Array(6).fill("volley-client"));
+          const kept = await getJson<{ files: Array<{ kind: string; name: string }> }>(
+            `${master.url}/api/runs/${run.id}/files`,
+          );
+          expect(kept.files.map((f) => `${f.kind} ${f.name}`).sort()).toEqual([
+            "certificate certs/ca.pem",
+            "certificate certs/client.key",
+            "certificate certs/client.pem",
+          ]);
+        }
+        expect(errors).toEqual([]);
+        await page.close();
+      }
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
   it.each(VIEWPORTS)("%s: the file list fits the screen", async (name, viewport, scheme) => {
