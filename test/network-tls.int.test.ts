@@ -66,6 +66,9 @@ beforeAll(async () => {
     "certs/client.p12": base64(pki.clientPfx),
     "certs/stray.key": base64(pki.strayKey),
     "certs/not-a-cert.pem": base64(Buffer.from("hello\n")),
+    "certs/broken-ca.pem": base64(
+      Buffer.concat([pki.caCert, Buffer.from("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")]),
+    ),
   };
   const mtls = {
     key: pki.serverKey,
@@ -513,6 +516,12 @@ describe("bad network settings", () => {
     );
     expect(await issueOf({ tls: { ca: "certs/not-a-cert.pem" } })).toMatch(
       /http\.tls\.ca.*holds no PEM certificate/,
+    );
+    expect(await issueOf({ tls: { ca: "certs/broken-ca.pem" } })).toMatch(
+      /http\.tls\.ca.*certificate 2 of certs\/broken-ca\.pem does not parse as a certificate/,
+    );
+    expect(await issueOf({ tls: { cert: "certs/not-a-cert.pem", key: "certs/client.key" } })).toMatch(
+      /http\.tls\.cert.*certs\/not-a-cert\.pem does not parse as a PEM certificate \(no start line\)/,
     );
     expect(await issueOf({ tls: { ca: "certs/missing.pem" } })).toMatch(
       /http\.tls\.ca.*was not sent with the scenario/,

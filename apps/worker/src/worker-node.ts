@@ -206,6 +206,12 @@ export class WorkerNode {
     });
   }
 
+  /** Tells the master this worker will not run `runId`, and why (logged as an error when `logAs` says). */
+  private rejectRun(runId: string, why: string, logAs?: string): void {
+    if (logAs) this.log.error({ runId, err: why }, logAs);
+    this.connection.send({ type: "run-rejected", runId, message: why });
+  }
+
   private async startRun(message: StartRun): Promise<void> {
     let files: RunFiles = {
       data: message.data,
@@ -218,11 +224,7 @@ export class WorkerNode {
         files = await unpackRunFiles(message.packedFiles);
       } catch (error) {
         const why = error instanceof Error ? error.message : String(error);
-        this.connection.send({
-          type: "run-rejected",
-          runId: message.runId,
-          message: `bad run files: ${why}`,
-        });
+        this.rejectRun(message.runId, `bad run files: ${why}`);
         return;
       }
     }
@@ -230,13 +232,11 @@ export class WorkerNode {
     try {
       await checkMachineLimits(message.scenario, message.partition);
     } catch (error) {
-      const why = (error as Error).message;
-      this.log.error({ runId: message.runId, err: why }, "the run does not fit this machine");
-      this.connection.send({
-        type: "run-rejected",
-        runId: message.runId,
-        message: `${this.options.name}: ${why}`,
-      });
+      this.rejectRun(
+        message.runId,
+        `${this.options.name}: ${(error as Error).message}`,
+        "the run does not fit this machine",
+      );
       return;
     }
     if (this.run?.finalPublished && this.run.runId !== message.runId) {
@@ -246,11 +246,7 @@ export class WorkerNode {
     }
     if (this.run || this.retired || !this.publisher) {
       const why = this.run ? `already running ${this.run.runId}` : "not ready";
-      this.connection.send({
-        type: "run-rejected",
-        runId: message.runId,
-        message: `${this.options.name} is ${why}`,
-      });
+      this.rejectRun(message.runId, `${this.options.name} is ${why}`);
       return;
     }
     this.publisher.route(message.runId, message.aggregator ?? null, message.aggregatorRedis ?? null);
@@ -280,13 +276,11 @@ export class WorkerNode {
       await run.ready();
     } catch (error) {
       this.run = null;
-      const text = (error as Error).message;
-      this.log.error({ runId: message.runId, err: text }, "cannot start the run");
-      this.connection.send({
-        type: "run-rejected",
-        runId: message.runId,
-        message: `${this.options.name}: ${text}`,
-      });
+      this.rejectRun(
+        message.runId,
+        `${this.options.name}: ${(error as Error).message}`,
+        "cannot start the run",
+      );
       return;
     }
     this.connection.send({ type: "run-accepted", runId: run.runId });

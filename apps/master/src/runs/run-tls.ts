@@ -1,3 +1,4 @@
+import { X509Certificate } from "node:crypto";
 import { createSecureContext } from "node:tls";
 import {
   formatPath,
@@ -63,6 +64,8 @@ export function runCertificates(
   return { certificates, issues };
 }
 
+const PEM_CERTIFICATE_RE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
+
 /** What is wrong with a TLS setting's files, by the field to name; null when they load. */
 function tlsProblem(
   tls: TlsSettings,
@@ -71,14 +74,16 @@ function tlsProblem(
 ): { field: string; message: string } | null {
   const cas = tls.ca === undefined ? [] : Array.isArray(tls.ca) ? tls.ca : [tls.ca];
   for (const file of cas) {
-    const text = read(file).toString("latin1");
-    if (!text.includes("-----BEGIN CERTIFICATE-----")) {
-      return { field: "ca", message: `${file} holds no PEM certificate` };
-    }
-    try {
-      createSecureContext({ ca: read(file) });
-    } catch (error) {
-      return { field: "ca", message: `${file} does not parse as a certificate (${reason(error)})` };
+    const blocks = read(file).toString("latin1").match(PEM_CERTIFICATE_RE) ?? [];
+    if (blocks.length === 0) return { field: "ca", message: `${file} holds no PEM certificate` };
+    // Each one parsed: a secure context takes a CA bundle with a broken block without a word.
+    for (const [i, block] of blocks.entries()) {
+      try {
+        new X509Certificate(block);
+      } catch (error) {
+        const which = blocks.length > 1 ? `certificate ${i + 1} of ${file}` : file;
+        return { field: "ca", message: `${which} does not parse as a certificate (${reason(error)})` };
+      }
     }
   }
   if (tls.pfx !== undefined) {
