@@ -67,7 +67,10 @@ beforeAll(async () => {
     "certs/stray.key": base64(pki.strayKey),
     "certs/not-a-cert.pem": base64(Buffer.from("hello\n")),
     "certs/broken-ca.pem": base64(
-      Buffer.concat([pki.caCert, Buffer.from("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")]),
+      Buffer.concat([
+        pki.caCert,
+        Buffer.from("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"),
+      ]),
     ),
   };
   const mtls = {
@@ -218,6 +221,26 @@ describe("http.tls and http.hosts", () => {
       ["connect", 6, "ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED: tlsv13 alert certificate required"],
     ]);
     expect(https1.seen).toHaveLength(0);
+  });
+
+  it("minVersion: a client that asks for TLS 1.3 does not talk to a server that stops at 1.2", async () => {
+    const old = createHttpsServer(
+      { key: pki.serverKey, cert: pki.serverCert, maxVersion: "TLSv1.2" },
+      (_req, res) => res.writeHead(200, { "content-length": 0 }).end(),
+    );
+    await new Promise<void>((resolve) => old.listen(0, "127.0.0.2", resolve));
+    servers.push({ close: () => old.close() });
+    const scenario = (minVersion: string) => ({
+      target: `https://api.volley.test:${(old.address() as AddressInfo).port}`,
+      load: { executor: "per-vu-iterations", vus: 1, iterations: 2 },
+      http: { tls: { ca: "certs/ca.pem", minVersion }, hosts: { "api.volley.test": "127.0.0.2" } },
+      requests: [{ name: "tls", path: "/" }],
+    });
+    const twelve = await run(scenario("TLSv1.2"));
+    expect(twelve.summary.total).toMatchObject({ requests: 2, failures: 0 });
+    const thirteen = await run(scenario("TLSv1.3"));
+    expect(thirteen.summary.total).toMatchObject({ requests: 2, failures: 2 });
+    expect(thirteen.summary.errors.map((e) => e.kind)).toEqual(["connect"]);
   });
 
   it("gRPC over TLS with a client certificate to a hosts name", async () => {
@@ -435,6 +458,23 @@ describe("http.proxy", () => {
     // A channel per VU, each its own tunnel.
     expect(proxy.tunnels.get(`127.0.0.2:${grpcServer.port}`)).toBe(2);
     expect(proxy.refused).toBe(0);
+  });
+
+  it("HTTP/2 through a CONNECT tunnel, negotiated inside it by ALPN", async () => {
+    proxy.reset();
+    https2.seen.length = 0;
+    const origin = `127.0.0.3:${https2.port}`;
+    const report = await run({
+      target: `https://${origin}`,
+      load: { executor: "per-vu-iterations", vus: 2, iterations: 3 },
+      http: { version: 2, proxy: proxy.url, tls: { ...CLIENT_PEM, servername: "h2.volley.test" } },
+      requests: [{ name: "h2", path: "/h2-proxied" }],
+    });
+    expect(report.summary.total).toMatchObject({ requests: 6, failures: 0 });
+    expect(https2.seen.filter((s) => s.version === "2.0" && s.servername === "h2.volley.test")).toHaveLength(
+      6,
+    );
+    expect(proxy.tunnels.get(origin)).toBeGreaterThanOrEqual(1);
   });
 
   it("HTTPS_PROXY/HTTP_PROXY and NO_PROXY of the worker's environment when the scenario names none; false for none", async () => {
