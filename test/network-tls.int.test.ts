@@ -240,7 +240,9 @@ describe("http.tls and http.hosts", () => {
     expect(twelve.summary.total).toMatchObject({ requests: 2, failures: 0 });
     const thirteen = await run(scenario("TLSv1.3"));
     expect(thirteen.summary.total).toMatchObject({ requests: 2, failures: 2 });
-    expect(thirteen.summary.errors.map((e) => e.kind)).toEqual(["connect"]);
+    expect(thirteen.summary.errors.map((e) => [e.kind, e.message])).toEqual([
+      ["connect", "write EPROTO tlsv1 alert protocol version"],
+    ]);
   });
 
   it("gRPC over TLS with a client certificate to a hosts name", async () => {

@@ -12,6 +12,8 @@ const CONNECT_CODES = new Set([
   "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
   "CERT_HAS_EXPIRED",
   "ERR_SSL_WRONG_VERSION_NUMBER",
+  // A TLS alert while writing the handshake (no shared protocol version, say).
+  "EPROTO",
 ]);
 /** The name did not resolve (getaddrinfo's answers). */
 const DNS_CODES = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_FAIL", "EAI_NODATA", "EAI_NONAME", "ENODATA"]);
@@ -52,6 +54,5 @@ export function describeError(error: unknown): string {
 
 /** OpenSSL's "C0C6...:error:0A00045C:SSL routines:fn:reason:file:line:..." as its reason alone. */
 function openSslReason(message: string): string {
-  const match = /^[0-9A-F]+:error:[0-9A-F]+:[^:]+:[^:]+:([^:]+):/.exec(message);
-  return match ? match[1] : message;
+  return message.replace(/[0-9A-F]+:error:[0-9A-F]+:[^:]+:[^:]+:([^:]+):[^\n]*/, "$1").trim();
 }
