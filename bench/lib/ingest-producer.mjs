@@ -2,7 +2,7 @@
 // (hello, heartbeats, the run's start and routing) and one batch per worker per simulated second
 // pushed into the real queues at the offered rate, telling the parent when each second is enqueued.
 import { randomBytes } from "node:crypto";
-import { PHASES_PERIOD_S, STATS_JOB, statsJobId, statsQueueName } from "@volley/protocol";
+import { encodeSlowest, PHASES_PERIOD_S, STATS_JOB, statsJobId, statsQueueName } from "@volley/protocol";
 import { createRecordingHistogram, encodeHistogram, MetricRecorder, PhaseTimings } from "@volley/stats";
 import { appendToPartition } from "@volley/worker";
 import { Queue } from "bullmq";
@@ -17,13 +17,22 @@ let parts = new Set();
 
 // What a traced, scripted run adds: each request's five slowest with trace ids and its phases
 // (as a worker sends them: every PHASES_PERIOD_S seconds, the period's), and four custom metrics
-// (a trend of 2,000 values, a counter, a rate, a gauge), encoded once.
-const SLOWEST = Array.from({ length: 5 }, (_, i) => ({
-  traceId: randomBytes(16).toString("hex"),
-  ms: 200 - i * 10,
-  at: Date.now(),
-  status: "200",
-}));
+// (a trend of 2,000 values, a counter, a rate, a gauge), encoded once. A slowest list is what
+// one worker's second of 2,000 requests keeps: the five slowest of as many draws, so the lists
+// of the workers differ as real ones do (a pool of them, like the histograms below).
+const slowestLists = Array.from({ length: 64 }, (_, k) => {
+  const draws = Array.from({ length: 2000 }, () =>
+    Math.round(20_000 * Math.exp((Math.random() - 0.5) * 2 + k / 200)),
+  ).sort((a, b) => b - a);
+  return encodeSlowest(
+    draws.slice(0, 5).map((us) => ({
+      traceId: randomBytes(16).toString("hex"),
+      ms: us / 1000,
+      at: Date.now(),
+      status: "200",
+    })),
+  );
+});
 const phases = new PhaseTimings(true);
 for (let i = 0; i < 2000 * PHASES_PERIOD_S; i++)
   phases.record(i % 100 === 0 ? 300 : 0, 0, 15_000 + (i % 400) * 50);
@@ -58,7 +67,7 @@ const histograms = Array.from({ length: 64 }, (_, k) => {
   return { histogram: encodeHistogram(h), sumUs: sum, minUs: min, maxUs: max };
 });
 
-function batch(runId, workerId, second, final) {
+function batch(runId, workerId, workerIndex, second, final) {
   return {
     runId,
     workerId,
@@ -80,7 +89,9 @@ function batch(runId, workerId, second, final) {
       statusCodes: { 200: 2000 },
       errors: [],
       latency: histograms[(second * 7 + n) % histograms.length],
-      ...(extras && parts.has("slowest") ? { slowest: SLOWEST } : {}),
+      ...(extras && parts.has("slowest")
+        ? { slowest: slowestLists[(workerIndex * 31 + second * 7 + n) % slowestLists.length] }
+        : {}),
       ...(extras && parts.has("timings") && (final || (second + 1) % PHASES_PERIOD_S === 0)
         ? { timings: PHASES }
         : {}),
@@ -160,8 +171,8 @@ async function push(
     if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
     const jobs = [];
     const appends = [];
-    for (const { workerId, route } of workers) {
-      const data = batch(runId, workerId, second, second === seconds - 1);
+    for (const [index, { workerId, route }] of workers.entries()) {
+      const data = batch(runId, workerId, index, second, second === seconds - 1);
       if (route !== null) appends.push(appendToPartition(connection, prefix, route, data));
       else
         jobs.push({

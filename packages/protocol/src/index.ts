@@ -59,6 +59,7 @@ export * from "./stats/combined-batch.js";
 export * from "./stats/custom-metrics.js";
 export * from "./stats/metric-figures.js";
 export * from "./stats/request-stats.js";
+export * from "./stats/slowest-text.js";
 export * from "./stats/stats-batch.js";
 export * from "./stats/summary.js";
 export * from "./stats/traces.js";

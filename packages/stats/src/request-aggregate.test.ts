@@ -117,3 +117,35 @@ describe("StatsAggregate", () => {
     expect(summary.errors).toEqual([{ kind: "status", message: "500", count: 1, request: "order" }]);
   });
 });
+
+describe("the slowest traced requests", () => {
+  it.each([1, 2, 3])(
+    "merged from many recorders are the five slowest of all, ties by trace id (seed %i)",
+    (seed) => {
+      const random = seeded(seed);
+      const id = (n: number) => n.toString(16).padStart(32, "0");
+      const all: { traceId: string; ms: number }[] = [];
+      const aggregate = new RequestAggregate("r", "GET");
+      // 60 periods of 40 requests each, latencies on a coarse grid so that ties happen.
+      for (let period = 0; period < 60; period++) {
+        const recorder = new RequestRecorder("r", "GET");
+        for (let i = 0; i < 40; i++) {
+          const us = 1000 * Math.floor(random() * 300);
+          const traceId = id(period * 40 + i);
+          recorder.record(us, 200, 1, 1, undefined, undefined, traceId);
+          all.push({ traceId, ms: us / 1000 });
+        }
+        aggregate.add(recorder.flush());
+      }
+      const expected = all
+        .sort((a, b) => b.ms - a.ms || (a.traceId < b.traceId ? -1 : 1))
+        .slice(0, 5)
+        .map((t) => [t.traceId, t.ms]);
+      expect(aggregate.slowest.map((t) => [t.traceId, t.ms])).toEqual(expected);
+      // A merge of merges agrees, and the text it sends on reads back the same.
+      const again = new RequestAggregate("r", "GET");
+      again.add(aggregate.toStats());
+      expect(again.slowest).toEqual(aggregate.slowest);
+    },
+  );
+});

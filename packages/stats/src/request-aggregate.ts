@@ -1,11 +1,15 @@
 import {
+  decodeSlowest,
+  encodeSlowest,
   type GaugeStats,
   type LatencySummary,
   laterGauge,
+  MAX_SLOWEST,
   mergeSlowest,
   type RequestStats,
   type RequestSummary,
   type SlowTrace,
+  slowestTopMs,
 } from "@volley/protocol";
 import { ErrorCounter } from "./error-counter.js";
 import { createMergeHistogram } from "./histogram/latency-histogram.js";
@@ -68,7 +72,7 @@ export class RequestAggregate {
     }
     this.errors.addAll(stats.errors);
     if (stats.gauge) this.addGauge(stats.gauge);
-    if (stats.slowest) this.slowest = mergeSlowest(this.slowest, stats.slowest);
+    if (stats.slowest) this.addSlowest(stats.slowest);
     if (decoded) decoded.addTo(this.histogram, index);
     else addEncodedHistogram(this.histogram, stats.latency.histogram);
   }
@@ -99,6 +103,16 @@ export class RequestAggregate {
     this.histogram.add(other.histogram);
   }
 
+  /**
+   * Merges a period's slowest list (text), decoded only when its slowest entry can take a place:
+   * a second's list per name, from each of many workers, mostly cannot (see slowest-text.ts).
+   */
+  private addSlowest(text: string): void {
+    const full = this.slowest.length === MAX_SLOWEST;
+    if (full && slowestTopMs(text) < this.slowest[MAX_SLOWEST - 1].ms) return;
+    this.slowest = mergeSlowest(this.slowest, decodeSlowest(text));
+  }
+
   private mergedPhases(): PhaseTimings {
     this.phases ??= new PhaseTimings(false);
     return this.phases;
@@ -108,7 +122,8 @@ export class RequestAggregate {
     this.gauge = this.gauge ? laterGauge(this.gauge, gauge) : { ...gauge };
   }
 
-  toStats(): RequestStats {
+  /** `phases: false` leaves the phases out (a stored second keeps none), and their encoding. */
+  toStats({ phases = true }: { phases?: boolean } = {}): RequestStats {
     return {
       name: this.name,
       method: this.method,
@@ -128,8 +143,8 @@ export class RequestAggregate {
         histogram: encodeHistogram(this.histogram),
       },
       ...(this.gauge ? { gauge: { ...this.gauge } } : {}),
-      ...(this.slowest.length ? { slowest: this.slowest.map((s) => ({ ...s })) } : {}),
-      ...(this.phases && this.phases.count > 0 ? { timings: this.phases.encode() } : {}),
+      ...(this.slowest.length ? { slowest: encodeSlowest(this.slowest) } : {}),
+      ...(phases && this.phases && this.phases.count > 0 ? { timings: this.phases.encode() } : {}),
     };
   }
 

@@ -1,5 +1,6 @@
 import {
   type ErrorKind,
+  encodeSlowest,
   GRPC_STATUS_BASE,
   MAX_SLOWEST,
   type RequestStats,
@@ -95,7 +96,7 @@ export class RequestRecorder {
     this.slowStatus[slot] = status;
   }
 
-  private takeSlowest(): SlowTrace[] {
+  private takeSlowest(): string {
     const slowest: SlowTrace[] = [];
     for (let i = 0; i < this.slowCount; i++) {
       const status = this.slowStatus[i];
@@ -108,7 +109,7 @@ export class RequestRecorder {
       this.slowIds[i] = "";
     }
     this.slowCount = 0;
-    return slowest.sort((a, b) => b.ms - a.ms || (a.traceId < b.traceId ? -1 : 1));
+    return encodeSlowest(slowest.sort((a, b) => b.ms - a.ms || (a.traceId < b.traceId ? -1 : 1)));
   }
 
   /** Records a request's phases, in µs (connect and TLS 0 on a reused connection), beside its record. */

@@ -36,22 +36,20 @@ export function closeSecond(
   const point = toPoint(second, total, vus);
   const requests: Record<string, TimeseriesPoint> = {};
   // The whole run's statistics too: the latency heatmap reads one row a second.
-  const rows = [toRow(runId, "", point, total.requests > 0 ? packSecondStats(total.toStats()) : null)];
+  const rows = [toRow(runId, "", point, total.requests > 0 ? packSecondStats(total) : null)];
   const metrics: Record<string, MetricPoint> = {};
   for (const aggregate of stats.list()) {
     const metric = metricOfStatsName(aggregate.name);
     if (metric) {
       const point = metricPoint(second, { ...metric, aggregate });
       metrics[metric.name] = point;
-      rows.push(
-        toRow(runId, aggregate.name, metricColumns(point, vus), packSecondStats(aggregate.toStats())),
-      );
+      rows.push(toRow(runId, aggregate.name, metricColumns(point, vus), packSecondStats(aggregate)));
       continue;
     }
     const namePoint = toPoint(second, aggregate, vus);
     // Iterations are stored (exact windows read them) but are no request's series.
     if (!isIterationStatsName(aggregate.name)) requests[aggregate.name] = namePoint;
-    rows.push(toRow(runId, aggregate.name, namePoint, packSecondStats(aggregate.toStats())));
+    rows.push(toRow(runId, aggregate.name, namePoint, packSecondStats(aggregate)));
   }
   const scenarios = scenarioSeries.points(second, stats, vus);
   for (const [name, scenarioPoint] of Object.entries(scenarios)) {

@@ -1,5 +1,5 @@
 import type { RunAggregateRow, RunRow } from "@volley/db";
-import type { RequestStats } from "@volley/protocol";
+import { type RequestStats, withSlowestText } from "@volley/protocol";
 import { StatsAggregate } from "@volley/stats";
 import { SeqSet } from "./seq-set.js";
 
@@ -85,14 +85,16 @@ export function workerFromState(workerId: string, name: string, state: WorkerMer
 
 export function parseMergeState(text: string): MergeState {
   const parsed = JSON.parse(text) as Partial<MergeState>;
-  return { workers: parsed.workers ?? {}, open: parsed.open ?? [] };
+  const open = parsed.open ?? [];
+  for (const second of open) second.requests.forEach(withSlowestText);
+  return { workers: parsed.workers ?? {}, open };
 }
 
 /** A run's merged totals as its last checkpoint stored them (one aggregate row per request name). */
 export function cumulativeFromRows(run: Pick<RunRow, "dropped">, rows: RunAggregateRow[]): StatsAggregate {
   const cumulative = new StatsAggregate();
   cumulative.add(
-    rows.map((row) => JSON.parse(row.stats) as RequestStats),
+    rows.map((row) => withSlowestText(JSON.parse(row.stats) as RequestStats)),
     run.dropped,
   );
   return cumulative;

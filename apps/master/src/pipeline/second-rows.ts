@@ -1,6 +1,6 @@
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import type { RunSecondRow } from "@volley/db";
-import type { RequestStats, TimeseriesPoint } from "@volley/protocol";
+import { type RequestStats, type TimeseriesPoint, withSlowestText } from "@volley/protocol";
 import type { RequestAggregate } from "@volley/stats";
 
 /** One closed second of one request name (or the whole run) as a time-series point. */
@@ -50,13 +50,12 @@ export function toRow(
  * A second's merged statistics of one request name as stored: its JSON deflated (the encoded
  * histogram dominates; deflate takes a quarter off its base64, see `pnpm bench storage`).
  */
-export function packSecondStats(stats: RequestStats): Uint8Array<ArrayBuffer> {
+export function packSecondStats(aggregate: RequestAggregate): Uint8Array<ArrayBuffer> {
   // The requests' phases (connect, TLS, waiting) stay in the run's totals, not in each second:
   // a window's figures are its latency's, and the seconds' storage stays what it was.
-  const { timings: _phases, ...kept } = stats;
-  return new Uint8Array(deflateRawSync(JSON.stringify(kept)));
+  return new Uint8Array(deflateRawSync(JSON.stringify(aggregate.toStats({ phases: false }))));
 }
 
 export function unpackSecondStats(packed: Uint8Array): RequestStats {
-  return JSON.parse(inflateRawSync(packed).toString("utf8")) as RequestStats;
+  return withSlowestText(JSON.parse(inflateRawSync(packed).toString("utf8")) as RequestStats);
 }

@@ -3,7 +3,8 @@ import { STATUS_KEY_RE } from "../grpc/grpc-status.js";
 import { MAX_STATS_NAME } from "../scenario/scoped-names.js";
 import { isRequestMethod } from "../scenario/steps.js";
 import { gaugeStatsSchema } from "./custom-metrics.js";
-import { MAX_ERROR_TRACES, slowTraceListSchema, traceIdSchema } from "./traces.js";
+import { slowestTextSchema } from "./slowest-text.js";
+import { MAX_ERROR_TRACES, traceIdSchema } from "./traces.js";
 
 /** How a request failed. `status` and `expect` are responses that did not meet expectations. */
 export const ERROR_KINDS = [
@@ -90,8 +91,11 @@ export const requestStatsSchema = z.strictObject({
       waiting: z.string().max(100_000),
     })
     .optional(),
-  /** The period's slowest requests with their trace ids (`http.tracing`), slowest first. Absent: none. */
-  slowest: slowTraceListSchema.optional(),
+  /**
+   * The period's slowest requests with their trace ids (`http.tracing`), slowest first, as text
+   * (see slowest-text.ts: encodeSlowest, decodeSlowest). Absent: none.
+   */
+  slowest: slowestTextSchema.optional(),
   /** A script's gauge (method GAUGE): its last, lowest and highest value. Absent otherwise. */
   gauge: gaugeStatsSchema.optional(),
 });

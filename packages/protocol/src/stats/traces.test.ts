@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { requestStatsSchema } from "./request-stats.js";
-import { mergeSlowest, type SlowTrace, slowTraceListProblem } from "./traces.js";
+import {
+  decodeSlowest,
+  encodeSlowest,
+  slowestCount,
+  slowestTextProblem,
+  slowestTopMs,
+  withSlowestText,
+} from "./slowest-text.js";
+import { mergeSlowest, type SlowTrace } from "./traces.js";
 
 const id = (n: number) => n.toString(16).padStart(32, "0");
 const trace = (n: number, ms: number): SlowTrace => ({
@@ -9,36 +17,52 @@ const trace = (n: number, ms: number): SlowTrace => ({
   at: 1_700_000_000_000,
   status: "200",
 });
+const text = (...traces: SlowTrace[]) => encodeSlowest(traces);
 
 describe("a batch's slowest list", () => {
-  it("takes up to five well-formed traces", () => {
-    expect(slowTraceListProblem([])).toBeNull();
-    expect(
-      slowTraceListProblem([
-        trace(1, 9),
-        { ...trace(2, 3), status: "grpc:OK" },
-        { ...trace(3, 0), status: "0" },
-      ]),
-    ).toBeNull();
+  it("travels as text: up to five entries, read back as they were written", () => {
+    const list = [
+      trace(1, 812.5),
+      { ...trace(2, 3.001), status: "grpc:DEADLINE_EXCEEDED" },
+      { ...trace(3, 0), status: "0" },
+    ];
+    const written = encodeSlowest(list);
+    expect(written).toBe(
+      `${id(1)} 812.5 1700000000000 200,${id(2)} 3.001 1700000000000 grpc:DEADLINE_EXCEEDED,${id(3)} 0 1700000000000 0`,
+    );
+    expect(slowestTextProblem(written)).toBeNull();
+    expect(decodeSlowest(written)).toEqual(list);
+    expect(slowestCount(written)).toBe(3);
+    expect(slowestTopMs(written)).toBe(812.5);
+    expect(slowestTextProblem("")).toBeNull();
+    expect(decodeSlowest("")).toEqual([]);
+    expect(slowestCount("")).toBe(0);
+  });
+
+  it("reads each latency exactly as Number() does", () => {
+    for (let i = 0; i < 2000; i++) {
+      const ms = Math.round(Math.random() * 10 ** (1 + (i % 10))) / 1000;
+      expect(slowestTopMs(text(trace(1, ms)))).toBe(ms);
+    }
   });
 
   it.each([
-    ["not a list", { 0: trace(1, 1) }, /is not a list/],
-    ["six", Array.from({ length: 6 }, (_, i) => trace(i, 6 - i)), /more than 5/],
-    ["a string", ["x"], /0 is not an object/],
-    ["an extra key", [{ ...trace(1, 1), note: "x" }], /traceId, ms, at and status only/],
-    ["a missing key", [{ traceId: id(1), ms: 1, at: 1 }], /traceId, ms, at and status only/],
-    [
-      "an upper-case id",
-      [{ ...trace(1, 1), traceId: id(1).replace("0", "A") }],
-      /0.traceId is not a trace id/,
-    ],
-    ["a negative latency", [trace(1, -1)], /0.ms is not a latency/],
-    ["a latency as text", [{ ...trace(1, 1), ms: "1" }], /0.ms is not a latency/],
-    ["an infinite time", [{ ...trace(1, 1), at: Number.POSITIVE_INFINITY }], /0.at is not a time/],
-    ["a status beyond HTTP's", [trace(1, 2), { ...trace(2, 1), status: "2000" }], /1.status is not a status/],
-  ])("refuses %s, naming the entry and field", (_, slowest, message) => {
-    expect(slowTraceListProblem(slowest)).toMatch(message);
+    ["not text", [trace(1, 1)], /is not text/],
+    ["six", text(...Array.from({ length: 6 }, (_, i) => trace(i, 6 - i))), /more than 5 entries/],
+    ["a gRPC status that is none", text({ ...trace(1, 1), status: "grpc:FINE" }), /entry 0 is not/],
+    ["a status of two digits", text({ ...trace(1, 1), status: "20" }), /entry 0 is not/],
+    ["a time of 16 digits", text({ ...trace(1, 1), at: 10 ** 15 }), /entry 0 is not/],
+    ["a latency of 11 digits", text(trace(1, 10 ** 10)), /entry 0 is not/],
+    ["an upper-case id", text(trace(1, 1)).replace("0", "A"), /entry 0 is not/],
+    ["a negative latency", text(trace(1, -1)), /entry 0 is not/],
+    ["a latency in exponent form", text(trace(1, 1e21)), /entry 0 is not/],
+    ["a latency finer than a microsecond", text(trace(1, 1.0001)), /entry 0 is not/],
+    ["an extra field", `${text(trace(1, 1))} x`, /entry 0 is not/],
+    ["a status beyond HTTP's", text(trace(1, 2), { ...trace(2, 1), status: "2000" }), /entry 1 is not/],
+    ["a trailing comma", `${text(trace(1, 1))},`, /entry 1 is not/],
+    ["fastest first", text(trace(1, 2), trace(2, 9.5)), /not slowest first/],
+  ])("refuses %s", (_, slowest, message) => {
+    expect(slowestTextProblem(slowest)).toMatch(message);
     const parsed = requestStatsSchema.safeParse({
       name: "r",
       method: "GET",
@@ -53,7 +77,15 @@ describe("a batch's slowest list", () => {
     });
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues[0]?.path).toEqual(["slowest"]);
-    expect(parsed.error?.issues[0]?.message).toMatch(message);
+  });
+
+  it("reads statistics stored as a list of objects (before the text form) as text", () => {
+    const stored = { name: "r", slowest: [trace(1, 9), trace(2, 5)] };
+    expect(withSlowestText(stored).slowest).toBe(text(trace(1, 9), trace(2, 5)));
+    const current = { name: "r", slowest: text(trace(1, 9)) };
+    expect(withSlowestText(current).slowest).toBe(text(trace(1, 9)));
+    const none: { name: string; slowest?: string } = { name: "r" };
+    expect(withSlowestText(none)).toEqual({ name: "r" });
   });
 
   it("merge slowest first, five at most, ties by trace id", () => {

@@ -26,40 +26,6 @@ export const slowTraceSchema = z.strictObject({
 });
 export type SlowTrace = z.infer<typeof slowTraceSchema>;
 
-const SLOW_TRACE_KEYS = 4;
-
-/**
- * Why a batch's `slowest` is not a list of at most MAX_SLOWEST slow traces (each as
- * slowTraceSchema says), or null. By hand: a batch carries one list per request name, and the
- * master read each through zod at a twentieth of its CPU per batch; this allocates nothing.
- */
-export function slowTraceListProblem(value: unknown): string | null {
-  if (!Array.isArray(value)) return "is not a list";
-  if (value.length > MAX_SLOWEST) return `holds more than ${MAX_SLOWEST}`;
-  for (let i = 0; i < value.length; i++) {
-    const trace = value[i] as Record<string, unknown> | null;
-    if (typeof trace !== "object" || trace === null || Array.isArray(trace)) return `${i} is not an object`;
-    let keys = 0;
-    for (const _ in trace) keys++;
-    if (keys !== SLOW_TRACE_KEYS) return `${i} must hold traceId, ms, at and status only`;
-    const { traceId, ms, at, status } = trace;
-    if (typeof traceId !== "string" || !TRACE_ID_RE.test(traceId)) return `${i}.traceId is not a trace id`;
-    if (typeof ms !== "number" || !(ms >= 0) || ms === Number.POSITIVE_INFINITY)
-      return `${i}.ms is not a latency`;
-    if (typeof at !== "number" || !(at >= 0) || at === Number.POSITIVE_INFINITY)
-      return `${i}.at is not a time`;
-    if (typeof status !== "string" || (status !== "0" && !STATUS_KEY_RE.test(status)))
-      return `${i}.status is not a status`;
-  }
-  return null;
-}
-
-/** A batch's slowest list (see slowTraceListProblem). */
-export const slowTraceListSchema = z.custom<SlowTrace[]>().superRefine((value, ctx) => {
-  const problem = slowTraceListProblem(value);
-  if (problem) ctx.addIssue({ code: "custom", message: problem });
-});
-
 /** The slowest of both lists, slowest first (ties by trace id, so any merge order agrees). */
 export function mergeSlowest(a: readonly SlowTrace[], b: readonly SlowTrace[]): SlowTrace[] {
   // Both are slowest first: a merge of two short lists, no sort (the master does this per name
