@@ -10,6 +10,7 @@ import {
   type Scenario,
   templateDataFields,
   templateEnvNames,
+  tlsSettings,
   ValidationError,
   type ValidationIssue,
 } from "@volley/protocol";
@@ -138,11 +139,8 @@ export async function resolveRunInputs(
     sent[name] = base64;
     kept.push({ kind: "certificate", name, content: Buffer.from(base64, "base64") });
   }
-  for (const settings of [
-    scenario.http.tls,
-    ...Object.values(scenario.http.origins ?? {}).map((o) => o.tls),
-  ]) {
-    const name = passphraseEnvName(settings?.passphrase);
+  for (const { tls } of tlsSettings(scenario.http)) {
+    const name = passphraseEnvName(tls.passphrase);
     if (name !== null) usedEnv.add(name);
   }
   if (issues.length) throw new ValidationError("scenario", issues);

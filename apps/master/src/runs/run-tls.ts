@@ -8,6 +8,7 @@ import {
   type Scenario,
   type TlsSettings,
   tlsFiles,
+  tlsSettings,
   type ValidationIssue,
 } from "@volley/protocol";
 
@@ -40,15 +41,15 @@ export function runCertificates(
     }
   }
   if (issues.length > 0) return { certificates, issues };
-  const check = (tls: TlsSettings | undefined, at: string) => {
-    if (!tls) return;
+  for (const { tls, path } of tlsSettings(scenario.http)) {
+    const at = formatPath(path);
     const name = passphraseEnvName(tls.passphrase);
     if (name !== null && !scenario.env.includes(name)) {
       issues.push({
         path: `${at}.passphrase`,
         message: `{{env.${name}}}: list ${name} in the scenario's env`,
       });
-      return;
+      continue;
     }
     const problem = tlsProblem(
       tls,
@@ -56,10 +57,6 @@ export function runCertificates(
       resolvePassphrase(tls.passphrase, env),
     );
     if (problem) issues.push({ path: `${at}.${problem.field}`, message: problem.message });
-  };
-  check(scenario.http.tls, "http.tls");
-  for (const [origin, settings] of Object.entries(scenario.http.origins ?? {})) {
-    check(settings.tls, formatPath(["http", "origins", origin, "tls"]));
   }
   return { certificates, issues };
 }

@@ -233,14 +233,25 @@ export const networkSettingsShape = {
   dns: dnsSettingsSchema.prefault({}),
 };
 
-/** Every certificate file the http settings name, with the field that names it. */
-export function tlsFiles(http: {
+/** The http settings' TLS blocks with where each is written: `http.tls`, then each origin's. */
+export function tlsSettings(http: {
   tls?: TlsSettings;
-  origins?: Record<string, { tls: TlsSettings }>;
-}): Array<{ file: string; path: Array<string | number>; role: "cert" | "key" | "ca" | "pfx" }> {
+  origins?: Record<string, { tls?: TlsSettings }>;
+}): Array<{ tls: TlsSettings; path: Array<string | number> }> {
+  const out: Array<{ tls: TlsSettings; path: Array<string | number> }> = [];
+  if (http.tls) out.push({ tls: http.tls, path: ["http", "tls"] });
+  for (const [origin, settings] of Object.entries(http.origins ?? {})) {
+    if (settings.tls) out.push({ tls: settings.tls, path: ["http", "origins", origin, "tls"] });
+  }
+  return out;
+}
+
+/** Every certificate file the http settings name, with the field that names it. */
+export function tlsFiles(
+  http: Parameters<typeof tlsSettings>[0],
+): Array<{ file: string; path: Array<string | number>; role: "cert" | "key" | "ca" | "pfx" }> {
   const out: Array<{ file: string; path: Array<string | number>; role: "cert" | "key" | "ca" | "pfx" }> = [];
-  const add = (tls: TlsSettings | undefined, at: Array<string | number>) => {
-    if (!tls) return;
+  for (const { tls, path: at } of tlsSettings(http)) {
     for (const role of ["cert", "key", "pfx"] as const) {
       const file = tls[role];
       if (file !== undefined) out.push({ file, path: [...at, role], role });
@@ -249,10 +260,7 @@ export function tlsFiles(http: {
     for (const [i, file] of cas.entries()) {
       out.push({ file, path: Array.isArray(tls.ca) ? [...at, "ca", i] : [...at, "ca"], role: "ca" });
     }
-  };
-  add(http.tls, ["http", "tls"]);
-  for (const [origin, settings] of Object.entries(http.origins ?? {}))
-    add(settings.tls, ["http", "origins", origin, "tls"]);
+  }
   return out;
 }
 
