@@ -2,22 +2,32 @@ import type { Client } from "@grpc/grpc-js";
 import type { ConnectionSettings, ServerConnectOptions } from "../network/connection-settings.js";
 import { grpcLibraries } from "./grpc-library.js";
 
-/** `grpc://host:port` (plaintext) or `grpcs://host:port` (TLS) as grpc-js takes it. */
-export function parseGrpcTarget(target: string): { address: string; tls: boolean } {
+/**
+ * `grpc://host:port` (plaintext) or `grpcs://host:port` (TLS): the address as grpc-js takes it
+ * (`host:port`, `[v6]:port`; the scheme's port when none is written) and its host (without
+ * brackets) and port apart.
+ */
+export function parseGrpcTarget(target: string): {
+  address: string;
+  host: string;
+  port: number;
+  tls: boolean;
+} {
   const match = /^(grpcs?):\/\/([^/?#]+)\/?$/.exec(target);
   if (!match)
     throw new TypeError(`"${target}" is not a gRPC target: use grpc://host:port or grpcs://host:port`);
   const tls = match[1] === "grpcs";
-  const host = match[2];
-  const hasPort = /:\d+$/.test(host) && !/^\[[^\]]*\]$/.test(host);
-  return { address: hasPort ? host : `${host}:${tls ? 443 : 80}`, tls };
-}
-
-/** `host:port` (or `[v6]:port`) apart. */
-function splitAddress(address: string): { host: string; port: number } {
+  const written = match[2];
+  const hasPort = /:\d+$/.test(written) && !/^\[[^\]]*\]$/.test(written);
+  const address = hasPort ? written : `${written}:${tls ? 443 : 80}`;
   const at = address.lastIndexOf(":");
   const host = address.slice(0, at);
-  return { host: host.startsWith("[") ? host.slice(1, -1) : host, port: Number(address.slice(at + 1)) };
+  return {
+    address,
+    host: host.startsWith("[") ? host.slice(1, -1) : host,
+    port: Number(address.slice(at + 1)),
+    tls,
+  };
 }
 
 /**
@@ -69,8 +79,7 @@ export class GrpcChannels {
     let client = this.clients.get(key);
     if (client === undefined) {
       const { grpc } = grpcLibraries();
-      const { address, tls } = parseGrpcTarget(target);
-      const { host, port } = splitAddress(address);
+      const { address, host, port, tls } = parseGrpcTarget(target);
       const server = this.network.forServer(host, port, tls);
       // `http.tls` as one secure context (client certificate, CA, min version).
       const credentials = tls
