@@ -53,7 +53,7 @@ export class RequestAggregate {
     this.messagesSent += stats.messagesSent ?? 0;
     this.messagesReceived += stats.messagesReceived ?? 0;
     // Phases come every PHASES_PERIOD_S seconds, so they may arrive in a second of no request.
-    if (stats.timings) this.mergedPhases().add(stats.timings);
+    if (stats.timings) this.mergedPhases().add(stats.timings, decoded, index);
     if (stats.requests === 0) {
       this.bytesIn += stats.bytesIn;
       this.bytesOut += stats.bytesOut;

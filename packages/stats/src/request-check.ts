@@ -86,7 +86,7 @@ export function checkRequestStats(
       return `${where}: more slowest requests than requests`;
     }
     const phases = stats.timings
-      ? phasesProblem(stats.timings, MAX_REQUESTS_PER_BATCH * scale * PHASES_PERIOD_S)
+      ? phasesProblem(stats.timings, MAX_REQUESTS_PER_BATCH * scale * PHASES_PERIOD_S, histograms)
       : null;
     if (phases) return `${where}: ${phases}`;
     if (errors > stats.failures) return `${where}: more errors than failures`;

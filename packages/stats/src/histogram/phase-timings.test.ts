@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { PhaseTimings, phasesProblem } from "./phase-timings.js";
+import { checkRequestStats } from "../request-check.js";
+import { RequestRecorder } from "../request-recorder.js";
+import { StatsAggregate } from "../stats-aggregate.js";
+import { PHASES, PhaseTimings, phasesProblem } from "./phase-timings.js";
+import { DecodedHistograms } from "./sparse-codec.js";
 
 describe("phase timings", () => {
   it("merge several recorders' phases into percentiles within 1 %", () => {
@@ -34,5 +38,38 @@ describe("phase timings", () => {
     expect(phasesProblem(encoded, 1)).toMatch(/more timed requests than the seconds/);
     expect(phasesProblem({ ...encoded, count: 1 }, 5)).toMatch(/hold more values than requests timed/);
     expect(phasesProblem({ ...encoded, waiting: "AgE=" }, 5)).toMatch(/waiting timings/);
+  });
+});
+
+describe("a batch's phases read once", () => {
+  it("merge from what the check read as they merge when read again, each entry its own", () => {
+    // Three names: the first without phases, so the others' phases are not at their entry's index.
+    const recorders = ["plain", "a", "b"].map((name) => new RequestRecorder(name, "GET"));
+    for (let i = 1; i <= 300; i++) {
+      for (const [n, recorder] of recorders.entries()) {
+        recorder.record(1000 + i, 200, 1, 1);
+        if (n > 0) recorder.recordPhases(i % 30 === 0 ? 4000 * n : 0, 0, i * 100 * n);
+      }
+    }
+    const batch = recorders.map((r) => r.flush());
+    expect(batch.map((s) => s.timings !== undefined)).toEqual([false, true, true]);
+    const decoded = new DecodedHistograms();
+    expect(checkRequestStats(batch, decoded)).toBeNull();
+    const once = new StatsAggregate();
+    once.add(batch, 0, decoded);
+    const twice = new StatsAggregate();
+    twice.add(batch);
+    for (const name of ["a", "b"]) {
+      const phases = (aggregate: StatsAggregate) => {
+        const timings = aggregate.get(name)?.phases;
+        return timings && PHASES.map((phase) => timings.percentilesMs(phase));
+      };
+      expect(phases(once)).toEqual(phases(twice));
+    }
+    // "b" waited twice as long as "a": each took its own phases, not its neighbour's.
+    expect(once.get("b")?.phases?.percentilesMs("waiting").p50).toBeCloseTo(
+      2 * (once.get("a")?.phases?.percentilesMs("waiting").p50 ?? 0),
+      0,
+    );
   });
 });

@@ -2,6 +2,7 @@ import { Float64Histogram, Int32Histogram } from "hdr-histogram-js";
 import type { LatencyHistogram } from "./latency-histogram.js";
 import {
   addEncodedHistogram,
+  type DecodedHistograms,
   encodedValueCount,
   encodeHistogram,
   HistogramFormatError,
@@ -59,9 +60,16 @@ export class PhaseTimings {
     if (waitingUs >= 1) this.histograms.waiting.recordValue(clampUs(waitingUs));
   }
 
-  add(encoded: EncodedPhases): void {
+  /**
+   * `decoded`, `index`: the phases read already by phasesProblem into a batch's histograms (entry
+   * `index`), not read again.
+   */
+  add(encoded: EncodedPhases, decoded?: DecodedHistograms, index = 0): void {
     this.count += encoded.count;
-    for (const phase of PHASES) addEncodedHistogram(this.histograms[phase], encoded[phase]);
+    for (let k = 0; k < PHASES.length; k++) {
+      const histogram = this.histograms[PHASES[k]];
+      if (!decoded?.addExtraTo(histogram, index, k)) addEncodedHistogram(histogram, encoded[PHASES[k]]);
+    }
   }
 
   addAll(other: PhaseTimings): void {
@@ -105,15 +113,22 @@ let bucketCount = 0;
 /**
  * Why a batch's encoded phases cannot be merged, or null: each must decode within the phases'
  * shape and hold no more values than the requests timed, which no more than `maxTimed` (they
- * cover several seconds: see PHASES_PERIOD_S).
+ * cover several seconds: see PHASES_PERIOD_S). With `decoded`, they are read into it as the
+ * extras of the entry whose latency it reads next, so that the merge does not read them again.
  */
-export function phasesProblem(encoded: EncodedPhases, maxTimed: number): string | null {
+export function phasesProblem(
+  encoded: EncodedPhases,
+  maxTimed: number,
+  decoded?: DecodedHistograms,
+): string | null {
   if (encoded.count > maxTimed) return "more timed requests than the seconds they cover can hold";
   bucketCount ||= create(false).countsArrayLength;
   for (const phase of PHASES) {
     let values: number;
     try {
-      values = encodedValueCount(encoded[phase], bucketCount);
+      values = decoded
+        ? decoded.readExtra(encoded[phase], bucketCount)
+        : encodedValueCount(encoded[phase], bucketCount);
     } catch (error) {
       if (error instanceof HistogramFormatError) return `${phase} timings: ${error.message}`;
       throw error;

@@ -36,6 +36,10 @@ export class DecodedHistograms {
   /** Where each histogram's pairs start in `buffer`, then where the last one ends. */
   private readonly starts: number[] = [0];
   private readonly totals: number[] = [];
+  /** Histograms of another shape that belong to an entry (a request's phases), read apart. */
+  private extras: DecodedHistograms | null = null;
+  /** By entry (index of its latency): where its extra histograms start among `extras`. */
+  private readonly extraFirst = new Map<number, number>();
 
   /** `capacity`: numbers (two per bucket) before the buffer grows (it doubles, and stays grown). */
   constructor(capacity = 1024) {
@@ -49,20 +53,22 @@ export class DecodedHistograms {
   clear(): void {
     this.starts.length = 1;
     this.totals.length = 0;
+    this.extras?.clear();
+    this.extraFirst.clear();
   }
 
   /**
    * Reads one more encoded histogram from outside (the queue) and returns how many values it holds;
    * throws HistogramFormatError for an unknown version, a truncated or overlong varint, or a bucket
-   * outside the histogram.
+   * outside the histogram (`length` buckets: a latency histogram's unless given).
    */
-  read(encoded: string): number {
+  read(encoded: string, length?: number): number {
     const offset = this.starts[this.starts.length - 1];
     let end = offset;
     let total = 0;
     if (encoded !== "") {
       bucketCount ||= createMergeHistogram().countsArrayLength;
-      const used = readPairs(encoded, bucketCount);
+      const used = readPairs(encoded, length ?? bucketCount);
       if (offset + used > this.buffer.length) {
         const grown = new Float64Array(Math.max(this.buffer.length * 2, offset + used));
         grown.set(this.buffer.subarray(0, offset));
@@ -75,6 +81,25 @@ export class DecodedHistograms {
     this.starts.push(end);
     this.totals.push(total);
     return total;
+  }
+
+  /**
+   * Reads a histogram of `length` buckets that belongs to the entry whose latency is read next
+   * (a request's phases, checked before its latency), kept apart so that entries keep their
+   * indexes; returns how many values it holds, as `read` does.
+   */
+  readExtra(encoded: string, length: number): number {
+    this.extras ??= new DecodedHistograms(256);
+    if (!this.extraFirst.has(this.size)) this.extraFirst.set(this.size, this.extras.size);
+    return this.extras.read(encoded, length);
+  }
+
+  /** Adds entry `index`'s `k`th extra histogram into `target`; false when none was read for it. */
+  addExtraTo(target: LatencyHistogram, index: number, k: number): boolean {
+    const first = this.extraFirst.get(index);
+    if (first === undefined || this.extras === null) return false;
+    this.extras.addTo(target, first + k);
+    return true;
   }
 
   /** Adds the `index`th histogram read into `target`, as addEncodedHistogram would. */
