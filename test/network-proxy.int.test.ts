@@ -1,62 +1,30 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { RunningMaster } from "@volley/master";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { cliSandbox } from "./support/cli-sandbox.js";
 import { startForwardProxy, type TestProxy } from "./support/forward-proxy.js";
-import { startTestFleet, type TestFleet } from "./support/in-process.js";
-import {
-  CLIENT_PEM,
-  type NetworkTargets,
-  networkRuns,
-  PROTOS,
-  startNetworkTargets,
-} from "./support/network-targets.js";
+import { CLIENT_PEM, networkSuite } from "./support/network-targets.js";
 import { getJson, waitForRunEnd } from "./support/processes.js";
-import type { TestPki } from "./support/test-pki.js";
 
 // http.proxy through a counting forward proxy to the mTLS targets of support/network-targets.ts,
 // and bad network settings refused before a run is made (API and volley run).
-let fleet: TestFleet;
-let master: RunningMaster;
-let targets: NetworkTargets;
-let pki: TestPki;
-let CERTS: Record<string, string>;
-let https1: NetworkTargets["https1"];
-let https2: NetworkTargets["https2"];
-let grpcServer: NetworkTargets["grpcServer"];
-let servers: NetworkTargets["servers"];
-const { create, run } = networkRuns(
-  () => master.url,
-  () => CERTS,
-);
-
-beforeAll(async () => {
-  targets = await startNetworkTargets();
-  ({ pki, certs: CERTS, https1, https2, grpcServer, servers } = targets);
-  fleet = await startTestFleet({ workers: 2, threads: 1 });
-  ({ master } = fleet);
-});
-afterAll(async () => {
-  await fleet?.close();
-  await targets?.close();
-});
+const net = networkSuite();
 
 describe("http.proxy", () => {
   let proxy: TestProxy;
   beforeAll(async () => {
     proxy = await startForwardProxy();
-    servers.push(proxy);
+    net.servers.push(proxy);
   });
 
   it("HTTP in absolute form, HTTPS with a client certificate, WebSocket and gRPC through CONNECT: the proxy carried every one", async () => {
     proxy.reset();
-    https1.seen.length = 0;
-    grpcServer.reset();
-    const { target } = fleet;
+    net.https1.seen.length = 0;
+    net.grpcServer.reset();
+    const { target } = net.fleet;
     target.reset();
-    const tlsOrigin = `127.0.0.2:${https1.port}`;
-    const report = await run({
+    const tlsOrigin = `127.0.0.2:${net.https1.port}`;
+    const report = await net.run({
       target: target.url,
       load: { executor: "per-vu-iterations", vus: 2, iterations: 3 },
       http: { proxy: proxy.url, tls: CLIENT_PEM },
@@ -76,55 +44,38 @@ describe("http.proxy", () => {
     const targetHost = new URL(target.url).host;
     expect(proxy.forwarded.get(targetHost)).toBe(6);
     expect(target.counts.get("/hello")).toBe(6);
-    expect(https1.seen.filter((s) => s.path === "/secure" && s.cn === "volley-client")).toHaveLength(6);
-    expect(https1.seen.filter((s) => s.path === "ws /chat")).toHaveLength(6);
+    expect(net.https1.seen.filter((s) => s.path === "/secure" && s.cn === "volley-client")).toHaveLength(6);
+    expect(net.https1.seen.filter((s) => s.path === "ws /chat")).toHaveLength(6);
     // Keep-alive tunnels for HTTPS (one per VU at least), one per socket for WebSocket.
     expect(proxy.tunnels.get(tlsOrigin)).toBeGreaterThanOrEqual(6 + 1);
-    const rpc = await run(
-      {
-        target: `grpcs://127.0.0.2:${grpcServer.port}`,
-        load: { executor: "per-vu-iterations", vus: 2, iterations: 3 },
-        http: { proxy: proxy.url, tls: CLIENT_PEM },
-        requests: [
-          {
-            name: "rpc",
-            grpc: {
-              proto: "protos/greeter.proto",
-              method: "volley.example.Greeter/SayHello",
-              message: { name: "p" },
-            },
-          },
-        ],
-      },
-      { attachments: { ...CERTS, ...PROTOS } },
-    );
+    const rpc = await net.grpcHellos("127.0.0.2", { proxy: proxy.url, tls: CLIENT_PEM });
     expect(rpc.summary.statusCodes).toEqual({ "grpc:OK": 6 });
-    expect(grpcServer.counts.calls.SayHello).toBe(6);
+    expect(net.grpcServer.counts.calls.SayHello).toBe(6);
     // A channel per VU, each its own tunnel.
-    expect(proxy.tunnels.get(`127.0.0.2:${grpcServer.port}`)).toBe(2);
+    expect(proxy.tunnels.get(`127.0.0.2:${net.grpcServer.port}`)).toBe(2);
     expect(proxy.refused).toBe(0);
   });
 
   it("HTTP/2 through a CONNECT tunnel, negotiated inside it by ALPN", async () => {
     proxy.reset();
-    https2.seen.length = 0;
-    const origin = `127.0.0.3:${https2.port}`;
-    const report = await run({
+    net.https2.seen.length = 0;
+    const origin = `127.0.0.3:${net.https2.port}`;
+    const report = await net.run({
       target: `https://${origin}`,
       load: { executor: "per-vu-iterations", vus: 2, iterations: 3 },
       http: { version: 2, proxy: proxy.url, tls: { ...CLIENT_PEM, servername: "h2.volley.test" } },
       requests: [{ name: "h2", path: "/h2-proxied" }],
     });
     expect(report.summary.total).toMatchObject({ requests: 6, failures: 0 });
-    expect(https2.seen.filter((s) => s.version === "2.0" && s.servername === "h2.volley.test")).toHaveLength(
-      6,
-    );
+    expect(
+      net.https2.seen.filter((s) => s.version === "2.0" && s.servername === "h2.volley.test"),
+    ).toHaveLength(6);
     expect(proxy.tunnels.get(origin)).toBeGreaterThanOrEqual(1);
   });
 
   it("HTTPS_PROXY/HTTP_PROXY and NO_PROXY of the worker's environment when the scenario names none; false for none", async () => {
     proxy.reset();
-    const { target } = fleet;
+    const { target } = net.fleet;
     const port = new URL(target.url).port;
     process.env.HTTP_PROXY = proxy.url;
     process.env.NO_PROXY = "localhost";
@@ -138,12 +89,12 @@ describe("http.proxy", () => {
           { name: "direct", url: `http://localhost:${port}/hello` },
         ],
       });
-      const fromEnv = await run(scenario({}));
+      const fromEnv = await net.run(scenario({}));
       expect(fromEnv.summary.errors).toEqual([]);
       expect(fromEnv.summary.total).toMatchObject({ requests: 8, failures: 0 });
       expect([...proxy.forwarded]).toEqual([[`127.0.0.1:${port}`, 4]]);
       proxy.reset();
-      const none = await run(scenario({ proxy: false }));
+      const none = await net.run(scenario({ proxy: false }));
       expect(none.summary.total).toMatchObject({ requests: 8, failures: 0 });
       expect(proxy.forwarded.size).toBe(0);
     } finally {
@@ -155,13 +106,13 @@ describe("http.proxy", () => {
   it("a proxy that refuses the credentials: every request fails as connect, plain or tunnelled", async () => {
     proxy.reset();
     const wrong = proxy.url.replace("proxy-pw", "nope");
-    const report = await run({
-      target: fleet.target.url,
+    const report = await net.run({
+      target: net.fleet.target.url,
       load: { executor: "per-vu-iterations", vus: 1, iterations: 2 },
       http: { proxy: wrong, tls: CLIENT_PEM },
       requests: [
         { name: "plain", path: "/hello" },
-        { name: "secure", url: `https://127.0.0.2:${https1.port}/secure` },
+        { name: "secure", url: `https://127.0.0.2:${net.https1.port}/secure` },
       ],
     });
     const byName = Object.fromEntries(report.summary.requests.map((r) => [r.name, r]));
@@ -176,9 +127,9 @@ describe("http.proxy", () => {
 });
 
 describe("bad network settings", () => {
-  const target = () => `https://api.volley.test:${https1.port}`;
-  const issueOf = async (http: Record<string, unknown>, attachments = CERTS) => {
-    const created = await create(
+  const target = () => `https://api.volley.test:${net.https1.port}`;
+  const issueOf = async (http: Record<string, unknown>, attachments = net.certs) => {
+    const created = await net.create(
       {
         target: target(),
         load: { executor: "per-vu-iterations", vus: 1, iterations: 1 },
@@ -192,7 +143,7 @@ describe("bad network settings", () => {
   };
 
   it("a key that is not the certificate's, a wrong passphrase, a CA that is not PEM, a file not sent: 400 naming the field, no run made", async () => {
-    const before = (await getJson<{ runs: unknown[] }>(`${master.url}/api/runs`)).runs.length;
+    const before = (await getJson<{ runs: unknown[] }>(`${net.master.url}/api/runs`)).runs.length;
     expect(await issueOf({ tls: { cert: "certs/client.pem", key: "certs/stray.key" } })).toMatch(
       /http\.tls\.key.*certs\/stray\.key is not the key of certs\/client\.pem/,
     );
@@ -227,7 +178,7 @@ describe("bad network settings", () => {
       /http\.dns\.servers\[0\]: a DNS server is an IP address/,
     );
     expect(await issueOf({ localAddresses: ["127.0.0.9-127.0.0.2"] })).toMatch(/range ends before it starts/);
-    const after = (await getJson<{ runs: unknown[] }>(`${master.url}/api/runs`)).runs.length;
+    const after = (await getJson<{ runs: unknown[] }>(`${net.master.url}/api/runs`)).runs.length;
     expect(after).toBe(before);
   });
 
@@ -235,17 +186,17 @@ describe("bad network settings", () => {
     const cli = cliSandbox("volley-tls-");
     mkdirSync(join(cli.dir, "certs"));
     for (const [name, bytes] of [
-      ["ca.pem", pki.caCert],
-      ["client.pem", pki.clientCert],
-      ["client.key", pki.clientKey],
-      ["stray.key", pki.strayKey],
+      ["ca.pem", net.pki.caCert],
+      ["client.pem", net.pki.clientCert],
+      ["client.key", net.pki.clientKey],
+      ["stray.key", net.pki.strayKey],
     ] as const) {
       writeFileSync(join(cli.dir, "certs", name), bytes);
     }
-    https1.seen.length = 0;
+    net.https1.seen.length = 0;
     const scenario = (tls: Record<string, unknown>) => ({
       name: "cli-mtls",
-      target: `https://api.volley.test:${https1.port}`,
+      target: `https://api.volley.test:${net.https1.port}`,
       load: { executor: "per-vu-iterations", vus: 2, iterations: 2 },
       http: { tls, hosts: { "api.volley.test": "127.0.0.2" } },
       requests: [{ name: "cli", path: "/cli" }],
@@ -257,7 +208,7 @@ describe("bad network settings", () => {
       "1",
     ]);
     expect(good.code, good.output).toBe(0);
-    expect(https1.seen.filter((s) => s.path === "/cli" && s.cn === "volley-client")).toHaveLength(4);
+    expect(net.https1.seen.filter((s) => s.path === "/cli" && s.cn === "volley-client")).toHaveLength(4);
     const wrongKey = await cli.volley([
       "run",
       cli.writeScenario("wrong-key.json", scenario({ ...CLIENT_PEM, key: "certs/stray.key" })),
@@ -273,7 +224,7 @@ describe("bad network settings", () => {
   });
 
   it("the run's files list names certificates without their content", async () => {
-    const created = await create({
+    const created = await net.create({
       target: target(),
       load: { executor: "per-vu-iterations", vus: 1, iterations: 1 },
       http: { tls: CLIENT_PEM, hosts: { "api.volley.test": "127.0.0.2" } },
@@ -281,9 +232,9 @@ describe("bad network settings", () => {
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id = created.body.id as string;
-    await waitForRunEnd(master.url, id, 30_000);
+    await waitForRunEnd(net.master.url, id, 30_000);
     const { files } = await getJson<{ files: Array<Record<string, unknown>> }>(
-      `${master.url}/api/runs/${id}/files`,
+      `${net.master.url}/api/runs/${id}/files`,
     );
     expect(files.map((f) => [f.kind, f.name]).sort()).toEqual([
       ["certificate", "certs/ca.pem"],

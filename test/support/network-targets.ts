@@ -4,10 +4,12 @@ import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { TLSSocket } from "node:tls";
+import type { RunningMaster } from "@volley/master";
 import type { RunDetail } from "@volley/protocol";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { WebSocketServer } from "ws";
 import { type GrpcTestServer, startGrpcServer, TEST_PROTOS } from "./grpc-server.js";
+import { startTestFleet, type TestFleet } from "./in-process.js";
 import { sendJson, waitForRunEnd } from "./processes.js";
 import { makeTestPki, type TestPki } from "./test-pki.js";
 
@@ -155,4 +157,56 @@ export function networkRuns(masterUrl: () => string, certs: () => Record<string,
     return waitForRunEnd<RunDetail>(masterUrl(), created.body.id as string, 60_000);
   };
   return { create, run };
+}
+
+/** A network suite's targets and fleet (two workers, a thread each), with its run helpers. */
+export interface NetworkSuite extends NetworkTargets, ReturnType<typeof networkRuns> {
+  fleet: TestFleet;
+  master: RunningMaster;
+  /** Two VUs × three SayHello calls to the gRPC target through `host` (its port), with `http`. */
+  grpcHellos(host: string, http: Record<string, unknown>): Promise<RunDetail>;
+}
+
+/**
+ * Starts the targets and a fleet before the suite's tests and closes both after them: call at
+ * the top of a test file; the fields are there once its `beforeAll` ran.
+ */
+export function networkSuite(): NetworkSuite {
+  const suite = {} as NetworkSuite;
+  Object.assign(
+    suite,
+    networkRuns(
+      () => suite.master.url,
+      () => suite.certs,
+    ),
+  );
+  suite.grpcHellos = (host, http) =>
+    suite.run(
+      {
+        target: `grpcs://${host}:${suite.grpcServer.port}`,
+        load: { executor: "per-vu-iterations", vus: 2, iterations: 3 },
+        http,
+        requests: [
+          {
+            name: "hello",
+            grpc: {
+              proto: "protos/greeter.proto",
+              method: "volley.example.Greeter/SayHello",
+              message: { name: "network" },
+            },
+          },
+        ],
+      },
+      { attachments: { ...suite.certs, ...PROTOS } },
+    );
+  beforeAll(async () => {
+    Object.assign(suite, await startNetworkTargets());
+    suite.fleet = await startTestFleet({ workers: 2, threads: 1 });
+    suite.master = suite.fleet.master;
+  });
+  afterAll(async () => {
+    await suite.fleet?.close();
+    await suite.close?.();
+  });
+  return suite;
 }
