@@ -13,6 +13,7 @@ import { MAX_SLOWEST, type SlowTrace } from "./traces.js";
  * A list is now checked in one pass that allocates nothing and decoded only when its slowest
  * entry can change what the master keeps (see RequestAggregate in @volley/stats).
  */
+
 /** The longest entry: id, a latency of 10+3 digits, a 15-digit time, the longest gRPC status. */
 const MAX_SLOWEST_TEXT = MAX_SLOWEST * 120;
 const GRPC_STATUSES = new Set<string>(GRPC_STATUS_NAMES);
@@ -51,8 +52,9 @@ export function slowestTopMs(text: string): number {
 
 /**
  * Why `value` is not a slowest list's text, or null: at most MAX_SLOWEST entries of the shape
- * above, slowest first. One pass by hand, nothing allocated (a regular expression of the same
- * shape cost the master three times as much per batch).
+ * above, slowest first. One pass by hand that allocates nothing and reads each latency as it
+ * checks the order (1.4-2.1 µs a list of five; a regular expression of the same shape, which
+ * checks no order, 1.1 µs).
  */
 export function slowestTextProblem(value: unknown): string | null {
   if (typeof value !== "string") return "is not text";
