@@ -86,7 +86,8 @@ export default async function (vu) {
   const r = await vu.http.get("/slow?ms=${DELAY_MS}", { name: "slow" });
   const t = r.timings;
   vu.check("proto", r.proto === "HTTP/1.1");
-  vu.check("waiting covers the server's delay", t.waiting >= ${DELAY_MS} * 0.99);
+  // 0.9: on a busy machine the client may note the end of its write after the server got it.
+  vu.check("waiting covers the server's delay", t.waiting >= ${DELAY_MS} * 0.9);
   vu.check("phases fit in the duration", t.connect + t.tls + t.sending + t.waiting + t.receiving <= t.duration + 0.5);
   vu.check("a reused connection costs no connect or TLS", vu.iteration === 0 || (t.connect === 0 && t.tls === 0));
   vu.check("a new one does", vu.iteration > 0 || (t.connect > 0 && t.tls > 0));
@@ -104,7 +105,7 @@ export default async function (vu) {
       ["a new one does", 8, 0],
     ]);
     const waiting = report.summary.metrics?.waiting_ms;
-    expect(waiting?.type === "trend" && waiting.min).toBeGreaterThanOrEqual(DELAY_MS * 0.99);
+    expect(waiting?.type === "trend" && waiting.min).toBeGreaterThanOrEqual(DELAY_MS * 0.9);
   });
 
   it("time every request of a run longer than the phases' period, each once, from the batches that carry them", async () => {
