@@ -34,10 +34,16 @@ describe("phase timings", () => {
     recorder.record(0, 0, 1000);
     recorder.record(0, 0, 2000);
     const encoded = recorder.encode();
-    expect(phasesProblem(encoded, 2)).toBeNull();
-    expect(phasesProblem(encoded, 1)).toMatch(/more timed requests than the seconds/);
-    expect(phasesProblem({ ...encoded, count: 1 }, 5)).toMatch(/hold more values than requests timed/);
-    expect(phasesProblem({ ...encoded, waiting: "AgE=" }, 5)).toMatch(/waiting timings/);
+    expect(phasesProblem(encoded, 2, new DecodedHistograms())).toBeNull();
+    expect(phasesProblem(encoded, 1, new DecodedHistograms())).toMatch(
+      /more timed requests than the seconds/,
+    );
+    expect(phasesProblem({ ...encoded, count: 1 }, 5, new DecodedHistograms())).toMatch(
+      /hold more values than requests timed/,
+    );
+    expect(phasesProblem({ ...encoded, waiting: "AgE=" }, 5, new DecodedHistograms())).toMatch(
+      /waiting timings/,
+    );
   });
 });
 

@@ -3,7 +3,6 @@ import type { LatencyHistogram } from "./latency-histogram.js";
 import {
   addEncodedHistogram,
   type DecodedHistograms,
-  encodedValueCount,
   encodeHistogram,
   HistogramFormatError,
 } from "./sparse-codec.js";
@@ -113,22 +112,20 @@ let bucketCount = 0;
 /**
  * Why a batch's encoded phases cannot be merged, or null: each must decode within the phases'
  * shape and hold no more values than the requests timed, which no more than `maxTimed` (they
- * cover several seconds: see PHASES_PERIOD_S). With `decoded`, they are read into it as the
- * extras of the entry whose latency it reads next, so that the merge does not read them again.
+ * cover several seconds: see PHASES_PERIOD_S). They are read into `decoded` as the extras of
+ * the entry whose latency it reads next, so that the merge does not read them again.
  */
 export function phasesProblem(
   encoded: EncodedPhases,
   maxTimed: number,
-  decoded?: DecodedHistograms,
+  decoded: DecodedHistograms,
 ): string | null {
   if (encoded.count > maxTimed) return "more timed requests than the seconds they cover can hold";
   bucketCount ||= create(false).countsArrayLength;
   for (const phase of PHASES) {
     let values: number;
     try {
-      values = decoded
-        ? decoded.readExtra(encoded[phase], bucketCount)
-        : encodedValueCount(encoded[phase], bucketCount);
+      values = decoded.readExtra(encoded[phase], bucketCount);
     } catch (error) {
       if (error instanceof HistogramFormatError) return `${phase} timings: ${error.message}`;
       throw error;

@@ -122,16 +122,6 @@ export function forEachEncodedBucket(encoded: string, visit: (index: number, cou
   for (let i = 0; i < used; i += 2) visit(pairs[i], pairs[i + 1]);
 }
 
-/**
- * How many values an encoded histogram of `length` buckets holds, read without building one;
- * throws HistogramFormatError as `DecodedHistograms.read` does.
- */
-export function encodedValueCount(encoded: string, length: number): number {
-  if (encoded === "") return 0;
-  readPairs(encoded, length);
-  return lastTotal;
-}
-
 /** Adds an encoded histogram into `target` without building an intermediate histogram. */
 export function addEncodedHistogram(target: LatencyHistogram, encoded: string): void {
   if (encoded === "") return;
