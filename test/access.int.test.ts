@@ -52,6 +52,17 @@ const GUARDED = [
   ["GET", "/api/runs/x/distribution"],
   ["GET", "/api/runs/x/heatmap"],
   ["GET", "/api/runs/x/report.html"],
+  ["GET", "/api/audit"],
+  ["GET", "/%61pi/audit"],
+  ["GET", "/api/users"],
+  ["POST", "/api/users"],
+  ["POST", "/api/%75sers"],
+  ["PATCH", "/api/users/x"],
+  ["DELETE", "/api/users/x"],
+  ["GET", "/api/tokens"],
+  ["POST", "/api/tokens"],
+  ["DELETE", "/api/tokens/x"],
+  ["POST", "/api/session/password"],
 ] as const;
 
 const wsStatus = wsUpgradeStatus;

@@ -334,6 +334,12 @@ describe("HTTP API", () => {
       "/api/runs/{id}/scripts",
       "/api/runs/{id}/distribution",
       "/api/runs/{id}/heatmap",
+      "/api/session",
+      "/api/users",
+      "/api/users/{name}",
+      "/api/tokens",
+      "/api/tokens/{id}",
+      "/api/audit",
     ]) {
       expect(openapi.paths).toHaveProperty([path]);
     }

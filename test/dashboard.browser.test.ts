@@ -367,13 +367,14 @@ describe("dashboard behind a token", () => {
     try {
       const url = secured.url.replace("0.0.0.0", "127.0.0.1");
       await page.goto(`${url}/workers`);
-      await page.getByText("This master requires its token.").waitFor();
+      await page.getByText("Sign in with your user name and password.").waitFor();
+      await page.getByRole("button", { name: "Use the master's token instead" }).click();
       await page.getByLabel("Token").fill("wrong-token");
-      await page.getByRole("button", { name: "Log in" }).click();
+      await page.getByRole("button", { name: "Sign in" }).click();
       await page.getByText("wrong token").waitFor();
       await screenshot(page, "login");
       await page.getByLabel("Token").fill(token);
-      await page.getByRole("button", { name: "Log in" }).click();
+      await page.getByRole("button", { name: "Sign in" }).click();
       await page.locator("main h1", { hasText: "Workers" }).waitFor();
       // Listening beyond loopback, the page offers the command to any machine.
       await expectText(page.getByTestId("worker-reach"), "On any machine that can reach");
@@ -383,7 +384,7 @@ describe("dashboard behind a token", () => {
       expect(cookies.some((c) => c.value.includes(token))).toBe(false);
       await screenshot(page, "logged-in");
       await page.getByRole("button", { name: "Log out" }).click();
-      await page.getByText("This master requires its token.").waitFor();
+      await page.getByText("Sign in with your user name and password.").waitFor();
       expect((await page.context().cookies()).some((c) => c.name === "volley_session")).toBe(false);
     } finally {
       await page.close();

@@ -5,7 +5,7 @@ export interface RawAnswer {
   status: number;
   headers: IncomingHttpHeaders;
   body: string;
-  json: () => Record<string, unknown>;
+  json: <T = Record<string, unknown>>() => T;
 }
 
 /**

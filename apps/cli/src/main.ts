@@ -12,6 +12,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   demo: async () => (await import("./commands/demo.js")).demoCommand,
   import: async () => (await import("./commands/import.js")).importCommand,
   convert: async () => (await import("./commands/convert.js")).convertCommand,
+  user: async () => (await import("./commands/user.js")).userCommand,
 };
 
 export const HELP = `Usage: volley <command> [options]
@@ -26,6 +27,7 @@ Commands:
   import      a scenario from a HAR recording, an OpenAPI description, a Postman
               collection or a curl command
   convert     a k6 script as a Volley scenario and script
+  user        add a user to a master (volley user add NAME --role R)
 
 Run "volley <command> --help" for the options of each.
 

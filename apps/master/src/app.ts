@@ -5,12 +5,14 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   LogController,
+  type RouteOptions,
 } from "fastify";
 import { requestGuardPlugin } from "./plugins/auth.js";
 import { dashboardPlugin } from "./plugins/dashboard.js";
 import { errorHandlerPlugin } from "./plugins/error-handler.js";
 import { PUBLIC_ROUTE } from "./plugins/route-access.js";
 import { servicesPlugin } from "./plugins/services.js";
+import { auditRoutes } from "./routes/audit/index.js";
 import { compareRoutes } from "./routes/compare/index.js";
 import { healthRoutes } from "./routes/health/index.js";
 import { metricsRoutes } from "./routes/metrics/index.js";
@@ -18,7 +20,9 @@ import { openApiRoutes } from "./routes/openapi/index.js";
 import { runRoutes } from "./routes/runs/index.js";
 import { sessionRoutes } from "./routes/session/index.js";
 import { liveSocketRoutes, workerSocketRoutes } from "./routes/sockets/index.js";
+import { tokenRoutes } from "./routes/tokens/index.js";
 import { trendRoutes } from "./routes/trends/index.js";
+import { userRoutes } from "./routes/users/index.js";
 import { workerRoutes } from "./routes/workers/index.js";
 import type { Services } from "./services.js";
 
@@ -51,6 +55,17 @@ export async function buildApp(services: Services, workersOnly = false): Promise
       });
     },
   });
+  // Every route with the access it declares, read once all plugins have had their say (the
+  // dashboard's files are made public by a hook of their own, after this one ran).
+  const routes: RouteOptions[] = [];
+  app.addHook("onRoute", (route) => {
+    routes.push(route);
+  });
+  app.decorate("routeTable", () =>
+    routes.flatMap((route) =>
+      [route.method].flat().map((method) => ({ method, url: route.url, access: route.config?.access })),
+    ),
+  );
   await app.register(servicesPlugin, services);
   await app.register(errorHandlerPlugin);
   await app.register(fastifyWebsocket, {
@@ -79,6 +94,9 @@ export async function buildApp(services: Services, workersOnly = false): Promise
   await app.register(runRoutes, { prefix: "/api/runs" });
   await app.register(compareRoutes, { prefix: "/api/compare" });
   await app.register(trendRoutes, { prefix: "/api/trends" });
+  await app.register(userRoutes, { prefix: "/api/users" });
+  await app.register(tokenRoutes, { prefix: "/api" });
+  await app.register(auditRoutes, { prefix: "/api/audit" });
   await app.register(metricsRoutes);
   await app.register(workerSocketRoutes);
   await app.register(liveSocketRoutes);

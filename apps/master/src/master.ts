@@ -5,6 +5,8 @@ import { ConfigError, humanLogStream, VOLLEY_VERSION, withTimeout } from "@volle
 import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { pino } from "pino";
+import { AuditLog } from "./access/audit-log.js";
+import { TokenStore } from "./access/token-store.js";
 import { buildApp } from "./app.js";
 import { OtlpPush } from "./metrics/otlp-push.js";
 import { finalSource, liveSource } from "./metrics/run-samples.js";
@@ -12,6 +14,7 @@ import { isLoopback, type MasterOptions, resolveMasterOptions } from "./options.
 import { BatchIntake } from "./pipeline/batch-intake.js";
 import { StatsConsumers } from "./pipeline/stats-consumers.js";
 import { StatsPipeline } from "./pipeline/stats-pipeline.js";
+import type { RouteEntry } from "./plugins/route-access.js";
 import { RunLease } from "./runs/run-lease.js";
 import { RunScheduler } from "./runs/run-scheduler.js";
 import { RunWebhooks } from "./runs/run-webhooks.js";
@@ -28,6 +31,8 @@ export interface RunningMaster {
   /** Base URL of the API and dashboard. */
   url: string;
   services: Services;
+  /** Every route of the API listener with its declared access (the role matrix test walks it). */
+  routeTable(): RouteEntry[];
   close(): Promise<void>;
 }
 
@@ -172,6 +177,8 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     consumers,
     live,
     localWorkers,
+    tokens: new TokenStore(db),
+    audit: new AuditLog(db, log),
   };
 
   await scheduler.adopt();
@@ -246,7 +253,7 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     "master listening",
   );
 
-  return { url, services, close };
+  return { url, services, close, routeTable: () => apps[0].routeTable() };
 }
 
 /**

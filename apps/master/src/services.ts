@@ -1,6 +1,8 @@
 import type { Database } from "@volley/db";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
+import type { AuditLog } from "./access/audit-log.js";
+import type { TokenStore } from "./access/token-store.js";
 import type { BatchIntake } from "./pipeline/batch-intake.js";
 import type { StatsConsumers } from "./pipeline/stats-consumers.js";
 import type { StatsPipeline } from "./pipeline/stats-pipeline.js";
@@ -54,4 +56,8 @@ export interface Services {
   consumers: StatsConsumers;
   live: LiveHub;
   localWorkers: LocalWorkers;
+  /** Personal API tokens and worker join tokens. */
+  tokens: TokenStore;
+  /** Who changed what (`GET /api/audit`). */
+  audit: AuditLog;
 }

@@ -1,8 +1,11 @@
-import { useEffect, useState } from "react";
+import type { SessionInfo } from "@volley/protocol";
+import { useCallback, useEffect, useState } from "react";
 import { BrowserRouter, Route, Routes } from "react-router-dom";
 import { api, setUnauthorizedHandler } from "./api/client.js";
 import { Layout } from "./components/Layout/Layout.js";
 import { LiveFeedProvider } from "./live/live-context.js";
+import { AccessPage } from "./pages/AccessPage.js";
+import { AuditPage } from "./pages/AuditPage.js";
 import { ComparePage } from "./pages/ComparePage.js";
 import { LoginPage } from "./pages/LoginPage.js";
 import { NewRunPage } from "./pages/NewRunPage.js";
@@ -12,6 +15,7 @@ import { RunPage } from "./pages/RunPage.js";
 import { RunsPage } from "./pages/RunsPage.js";
 import { TrendsPage } from "./pages/TrendsPage.js";
 import { WorkersPage } from "./pages/WorkersPage.js";
+import { SessionContext } from "./session/session-context.js";
 
 /** Pages by route, as the contract lists them. */
 const ROUTES = [
@@ -22,42 +26,45 @@ const ROUTES = [
   { path: "/workers", element: <WorkersPage /> },
   { path: "/compare", element: <ComparePage /> },
   { path: "/trends", element: <TrendsPage /> },
+  { path: "/access", element: <AccessPage /> },
+  { path: "/audit", element: <AuditPage /> },
 ];
 
-type Session = "checking" | "in" | "out";
-
 export function App() {
-  const [session, setSession] = useState<Session>("checking");
+  // undefined: still asking; null: signed out.
+  const [session, setSession] = useState<SessionInfo | null | undefined>(undefined);
   const [authRequired, setAuthRequired] = useState(false);
+  const check = useCallback(() => {
+    api<SessionInfo | null>("/api/session").then(setSession, () => setSession(null));
+  }, []);
   useEffect(() => {
-    setUnauthorizedHandler(() => setSession("out"));
+    setUnauthorizedHandler(() => setSession(null));
     api<{ authRequired: boolean }>("/api/config").then(
       (config) => setAuthRequired(config.authRequired),
       () => undefined,
     );
-    api("/api/workers").then(
-      () => setSession("in"),
-      () => setSession((s) => (s === "checking" ? "out" : s)),
-    );
-  }, []);
-  if (session === "checking") return null;
-  if (session === "out") return <LoginPage onLogin={() => setSession("in")} />;
+    check();
+  }, [check]);
+  if (session === undefined) return null;
+  if (session === null) return <LoginPage onLogin={check} />;
   const logout = async () => {
     await api("/api/logout", { method: "POST" }).catch(() => undefined);
-    setSession("out");
+    setSession(null);
   };
   return (
-    <BrowserRouter>
-      <LiveFeedProvider>
-        <Layout onLogout={authRequired ? logout : undefined}>
-          <Routes>
-            {ROUTES.map((route) => (
-              <Route key={route.path} path={route.path} element={route.element} />
-            ))}
-            <Route path="*" element={<NotFoundPage />} />
-          </Routes>
-        </Layout>
-      </LiveFeedProvider>
-    </BrowserRouter>
+    <SessionContext.Provider value={session}>
+      <BrowserRouter>
+        <LiveFeedProvider>
+          <Layout onLogout={authRequired ? logout : undefined}>
+            <Routes>
+              {ROUTES.map((route) => (
+                <Route key={route.path} path={route.path} element={route.element} />
+              ))}
+              <Route path="*" element={<NotFoundPage />} />
+            </Routes>
+          </Layout>
+        </LiveFeedProvider>
+      </BrowserRouter>
+    </SessionContext.Provider>
   );
 }

@@ -8,6 +8,8 @@ export {
   providerOf,
   redact,
 } from "./open-database.js";
+export type { ApiTokenRow, NewApiToken } from "./repositories/api-tokens.js";
+export type { AuditFilter, AuditRow, NewAuditEntry } from "./repositories/audit.js";
 export type { Repositories } from "./repositories/index.js";
 export type { RunAggregateRow } from "./repositories/run-aggregates.js";
 export {
@@ -21,3 +23,4 @@ export type { NewRunSecond, RunSecondRow } from "./repositories/run-seconds.js";
 export type { NewRunWorker, RunWorkerRow, RunWorkerUpdate } from "./repositories/run-workers.js";
 export type { NewRun, RunListFilter, RunRow, RunUpdate } from "./repositories/runs.js";
 export { RunNotOwnedError } from "./repositories/runs.js";
+export type { NewUser, UserRow } from "./repositories/users.js";

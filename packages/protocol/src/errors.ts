@@ -12,15 +12,20 @@ export const ERROR_CODES = {
   VOL_ERR_NO_WORKERS: { status: 409, summary: "No worker is ready to take a run." },
   VOL_ERR_WORKER_BUSY: { status: 409, summary: "The worker is in a run and cannot be retired now." },
   VOL_ERR_RUN_NOT_ACTIVE: { status: 409, summary: "The run has already ended." },
+  VOL_ERR_EXISTS: { status: 409, summary: "A user of that name already exists." },
   VOL_ERR_NOT_FINISHED: { status: 409, summary: "Only a finished run can be pinned as a baseline." },
   VOL_ERR_LOCAL_WORKER_LIMIT: {
     status: 400,
     summary: "Starting that many local workers would pass the limit.",
   },
-  VOL_ERR_UNAUTHORIZED: { status: 401, summary: "A token is required and was missing or wrong." },
+  VOL_ERR_UNAUTHORIZED: {
+    status: 401,
+    summary: "Credentials are required and were missing, wrong, expired or revoked.",
+  },
   VOL_ERR_FORBIDDEN: {
     status: 403,
-    summary: "The request came through a host name or from an origin this master does not answer.",
+    summary:
+      "The caller's role does not allow the request, or it came through a host name or from an origin this master does not answer.",
   },
   VOL_ERR_PAYLOAD_TOO_LARGE: { status: 413, summary: "The request body or message is larger than allowed." },
   VOL_ERR_BAD_MESSAGE: { status: 400, summary: "A WebSocket message was malformed or of an unknown type." },
@@ -34,7 +39,7 @@ export const ERROR_CODES = {
   },
   VOL_ERR_RATE_LIMITED: {
     status: 429,
-    summary: "Too many failed logins from this address; wait a minute and try again.",
+    summary: "Too many failed sign-ins from this address; wait a minute and try again.",
   },
   VOL_ERR_CONFIG: {
     status: 400,

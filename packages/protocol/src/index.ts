@@ -1,3 +1,4 @@
+export * from "./accounts/index.js";
 export * from "./api/distribution.js";
 export * from "./api/heatmap.js";
 export * from "./api/run-metrics.js";

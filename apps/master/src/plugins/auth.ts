@@ -1,7 +1,8 @@
 import { timingSafeEqual } from "node:crypto";
-import { NONCE_RE, WORKER_NONCE_HEADER } from "@volley/protocol";
+import { NONCE_RE, type Role, roleAllows, WORKER_NONCE_HEADER } from "@volley/protocol";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
+import { type Actor, LOCAL_ACTOR, MASTER_TOKEN_ACTOR } from "../access/actor.js";
 import { DashboardSessions } from "./dashboard-sessions.js";
 import { hostChecker } from "./host-check.js";
 import { LoginThrottle } from "./login-throttle.js";
@@ -15,6 +16,12 @@ declare module "fastify" {
     sessions: DashboardSessions;
     /** Failed logins per address. */
     loginThrottle: LoginThrottle;
+    /** Who sent `request`, by its credentials (the local admin on a master that asks none); undefined: nobody known. */
+    identify(request: FastifyRequest): Promise<Actor | undefined>;
+  }
+  interface FastifyRequest {
+    /** Who made the request (set by the guard on every route that is not public). */
+    actor: Actor;
   }
 }
 
@@ -59,15 +66,15 @@ export interface RequestGuardOptions {
   /** The address this listener binds. */
   listenHost: string;
   allowedHosts: readonly string[];
-  /** The API needs the token (a token is set). */
+  /** The API needs credentials (a token is set); without, every caller is the local admin. */
   tokenRequired: boolean;
 }
 
 /**
  * Every request, before its handler: the `Host` must be one this listener answers (DNS
  * rebinding), a state-changing request or a WebSocket from a browser must come from the master's
- * own origin (CSRF), and every route that is not declared public needs the token. Access is read
- * from the route the router matched, never from the raw URL.
+ * own origin (CSRF), and every route that is not declared public needs a caller whose role
+ * allows it. Access is read from the route the router matched, never from the raw URL.
  */
 export const requestGuardPlugin = fp(
   async (app: FastifyInstance, options: RequestGuardOptions) => {
@@ -76,6 +83,24 @@ export const requestGuardPlugin = fp(
     const sessions = new DashboardSessions();
     app.decorate("sessions", sessions);
     app.decorate("loginThrottle", new LoginThrottle());
+    // Set by the guard before any handler that reads it (public routes never do).
+    app.decorateRequest("actor", null as unknown as Actor);
+    const identify = async (request: FastifyRequest): Promise<Actor | undefined> => {
+      const bearer = bearerToken(request);
+      if (bearer === undefined) return sessions.actor(sessionCookie(request));
+      if (token && tokensEqual(bearer, token)) return MASTER_TOKEN_ACTOR;
+      const row = await app.services.tokens.check("user", bearer);
+      const user = row?.userName ? await app.services.db.users.get(row.userName) : null;
+      // The user's role now, not when the token was made: a demoted user's tokens are demoted too.
+      return user
+        ? { name: user.name, user: user.name, role: user.role as Role, via: "personal-token" }
+        : undefined;
+    };
+    app.decorate(
+      "identify",
+      async (request: FastifyRequest) =>
+        (await identify(request)) ?? (options.tokenRequired ? undefined : LOCAL_ACTOR),
+    );
     app.addHook("onSend", async (_request, reply) => {
       // Never framed (a framed dashboard could be clicked into spawning workers), never sniffed.
       reply.header("x-frame-options", "DENY");
@@ -92,9 +117,10 @@ export const requestGuardPlugin = fp(
       if ((upgrade || !SAFE_METHODS.has(request.method)) && !sameOrigin(request, host)) {
         return deny(reply, 403, "VOL_ERR_FORBIDDEN", "cross-origin requests are refused");
       }
-      const access = request.routeOptions.config?.access ?? "token";
-      if (access === "public" || !token) return;
+      const access = request.routeOptions.config?.access ?? "admin";
+      if (access === "public") return;
       if (access === "worker-token") {
+        if (!token) return;
         // A worker proves it knows the token inside the socket (a nonce now, an HMAC in hello);
         // a Bearer token is still taken from tools that send one.
         if (NONCE_RE.test(String(request.headers[WORKER_NONCE_HEADER] ?? ""))) return;
@@ -102,23 +128,33 @@ export const requestGuardPlugin = fp(
         request.log.warn({ ip: request.ip }, "worker refused: wrong or missing token");
         return deny(reply, 401, "VOL_ERR_UNAUTHORIZED", "wrong or missing worker token");
       }
-      if (!options.tokenRequired) return;
-      const bearer = bearerToken(request);
-      if (bearer !== undefined ? tokensEqual(bearer, token) : sessions.valid(sessionCookie(request))) return;
-      request.log.warn(
-        {
-          ip: request.ip,
-          route: request.routeOptions.url,
-          credential: bearer !== undefined ? "bearer" : "cookie",
-        },
-        "request refused: wrong or missing credentials",
-      );
-      return deny(
-        reply,
-        401,
-        "VOL_ERR_UNAUTHORIZED",
-        "this master requires its token: log in, or send Authorization: Bearer <token>",
-      );
+      const actor = await app.identify(request);
+      if (actor === undefined) {
+        const bearer = bearerToken(request);
+        request.log.warn(
+          {
+            ip: request.ip,
+            route: request.routeOptions.url,
+            credential: bearer !== undefined ? "bearer" : "cookie",
+          },
+          "request refused: wrong or missing credentials",
+        );
+        return deny(
+          reply,
+          401,
+          "VOL_ERR_UNAUTHORIZED",
+          "this master requires credentials: sign in, or send Authorization: Bearer <token>",
+        );
+      }
+      if (!roleAllows(actor.role, access)) {
+        return deny(
+          reply,
+          403,
+          "VOL_ERR_FORBIDDEN",
+          `this needs the role ${access}; ${actor.name} is a ${actor.role}`,
+        );
+      }
+      request.actor = actor;
     });
   },
   { name: "volley-request-guard", dependencies: ["volley-services"] },

@@ -1,3 +1,6 @@
+import { VolleyError } from "@volley/protocol";
+import type { FastifyBaseLogger } from "fastify";
+
 /** Failed logins one address may make per window before it is refused. */
 export const MAX_FAILED_LOGINS = 10;
 const WINDOW_MS = 60_000;
@@ -5,7 +8,7 @@ const WINDOW_MS = 60_000;
 const MAX_ADDRESSES = 50_000;
 
 /**
- * Failed logins per client address in fixed one-minute windows: past MAX_FAILED_LOGINS the
+ * Failed sign-ins per client address (and per user name) in fixed one-minute windows: past MAX_FAILED_LOGINS the
  * address is refused until its window ends (guessing a token went at 1,157 tries a second).
  */
 export class LoginThrottle {
@@ -18,6 +21,13 @@ export class LoginThrottle {
     const window = this.windows.get(address);
     if (window === undefined || this.now() - window.start >= WINDOW_MS) return true;
     return window.failures < MAX_FAILED_LOGINS;
+  }
+
+  /** Throws 429 when `key` (an address, or "user:NAME") is past its failed tries this minute. */
+  check(key: string, log: FastifyBaseLogger): void {
+    if (this.allowed(key)) return;
+    log.warn({ key }, "sign-in refused: too many failed tries");
+    throw new VolleyError("VOL_ERR_RATE_LIMITED", "too many failed sign-ins: wait a minute");
   }
 
   failed(address: string): void {

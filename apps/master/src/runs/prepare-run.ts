@@ -17,6 +17,8 @@ export interface RunExtras {
   queue?: boolean;
   /** Type-check TypeScript scripts first. @defaultValue true */
   typecheck?: boolean;
+  /** Who asked for the run (kept as the run's `startedBy`). */
+  startedBy?: string;
 }
 
 /**

@@ -31,6 +31,8 @@ export interface LaunchedRun {
   scenario: Scenario;
   startAt: number;
   plan: PlannedWorker[];
+  /** Who asked for it. */
+  startedBy?: string;
 }
 
 /**
@@ -86,7 +88,7 @@ export async function openRun(
  */
 export async function recordNewRun(
   deps: { db: Database; lease: RunLease; startDelayMs?: number },
-  run: { input: unknown; scenario: Scenario; inputs: RunInputs; queuedId?: string },
+  run: { input: unknown; scenario: Scenario; inputs: RunInputs; queuedId?: string; startedBy?: string },
   ready: WorkerInfo[],
 ): Promise<{ launched: LaunchedRun; aggregator: RunAggregator }> {
   const { scenario } = run;
@@ -95,7 +97,14 @@ export async function recordNewRun(
     ready.map((w) => ({ id: w.id, name: w.name, host: w.host, threads: w.threads })),
   );
   const startAt = Date.now() + (deps.startDelayMs ?? 1500);
-  const launched: LaunchedRun = { id: run.queuedId ?? newRunId(), input: run.input, scenario, startAt, plan };
+  const launched: LaunchedRun = {
+    id: run.queuedId ?? newRunId(),
+    input: run.input,
+    scenario,
+    startAt,
+    plan,
+    startedBy: run.startedBy,
+  };
   if (run.queuedId) await recordQueuedStart(deps.db, deps.lease, launched);
   else await recordRun(deps.db, deps.lease, launched, await RunFileRepository.pack(run.inputs.files));
   const aggregator = new RunAggregator({
@@ -126,6 +135,7 @@ export async function recordRun(
       plannedDurationMs: runPlannedMs(run.scenario),
       startAt: run.startAt,
       startedAt: new Date(run.startAt),
+      startedBy: run.startedBy,
       ...lease.newRun(),
     });
     await tx.runWorkers.createMany(runWorkerRows(run));

@@ -25,13 +25,14 @@ export async function changeRunLoad(
   patch: LoadPatch,
   deps: RunLoadDeps,
   now: number,
+  by?: string,
 ): Promise<LoadChangeRecord[]> {
   const { change, record } = planLoadChange(active, patch, active.loadChanges.length, now);
   for (const worker of active.aggregator.workerList()) {
     deps.registry.send(worker.workerId, { type: "change-load", runId: active.id, change });
   }
   active.appliedChanges.push(change);
-  return recordLoadChange(active, record, deps);
+  return recordLoadChange(active, by !== undefined ? { ...record, by } : record, deps);
 }
 
 /**
@@ -42,9 +43,10 @@ export async function addWorkersToRun(
   active: ActiveRun,
   deps: RunLoadDeps,
   now: number,
+  by?: string,
 ): Promise<LoadChangeRecord[]> {
   const record = await rebalanceRun(active, deps, now);
-  return recordLoadChange(active, record, deps);
+  return recordLoadChange(active, by !== undefined ? { ...record, by } : record, deps);
 }
 
 async function recordLoadChange(

@@ -13,6 +13,8 @@ export interface QueuedRun {
   scenario: Scenario;
   /** Feeder tables, attachments, script bundles and env values: held here, as env values are never stored. */
   inputs: RunInputs;
+  /** Who asked for it. */
+  startedBy?: string;
 }
 
 /**
@@ -50,6 +52,7 @@ export class RunQueue {
         executor: runExecutorLabel(run.scenario),
         scenario: JSON.stringify(run.input),
         plannedDurationMs: runPlannedMs(run.scenario),
+        startedBy: run.startedBy,
         ...this.deps.lease.newRun(),
       });
       await tx.files.saveMany(queued.id, files);
@@ -64,11 +67,14 @@ export class RunQueue {
   }
 
   /** Takes a queued run out of line and records it cancelled; false when it is not queued here. */
-  async cancel(id: string): Promise<boolean> {
+  async cancel(id: string, by?: string): Promise<boolean> {
     const index = this.runs.findIndex((r) => r.id === id);
     if (index < 0) return false;
     this.runs.splice(index, 1);
-    await this.deps.lifecycle.apply({ id, status: "queued" }, "cancel", { stopReason: "cancelled" });
+    await this.deps.lifecycle.apply({ id, status: "queued" }, "cancel", {
+      stopReason: "cancelled",
+      ...(by !== undefined ? { stoppedBy: by } : {}),
+    });
     return true;
   }
 

@@ -89,14 +89,14 @@ export class RunScheduler {
     );
     if (this.active || this.creating || this.queue.size > 0) {
       if (extras.queue) {
-        const queued = await this.queue.add({ input, scenario, inputs });
+        const queued = await this.queue.add({ input, scenario, inputs, startedBy: extras.startedBy });
         this.options.log.info({ runId: queued.id, position: this.queue.size }, "run queued");
         await this.publishStatus(queued.id);
         return { id: queued.id, status: "queued" };
       }
       throw new VolleyError("VOL_ERR_RUN_ACTIVE", this.busyMessage());
     }
-    return this.launch({ input, scenario, inputs });
+    return this.launch({ input, scenario, inputs, startedBy: extras.startedBy });
   }
 
   private busyMessage(): string {
@@ -147,10 +147,10 @@ export class RunScheduler {
    * Graceful stop; the run ends once the workers' final batches are merged. A queued run is
    * taken out of line instead (`aborted`, reason `cancelled`). Returns the run's new status.
    */
-  async stopRun(id: string, reason: StopReason = "user"): Promise<string> {
+  async stopRun(id: string, reason: StopReason = "user", by?: string): Promise<string> {
     const run = await this.options.db.runs.get(id);
     if (!run) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${id}`);
-    if (await this.queue.cancel(id)) {
+    if (await this.queue.cancel(id, by)) {
       this.options.log.info({ runId: id }, "queued run cancelled");
       return "aborted";
     }
@@ -165,7 +165,10 @@ export class RunScheduler {
     }
     this.active.stopReason ??= reason;
     const active = this.active;
-    const status = await this.lifecycle.apply(run, "stop", { stopReason: active.stopReason });
+    const status = await this.lifecycle.apply(run, "stop", {
+      stopReason: active.stopReason,
+      ...(by !== undefined ? { stoppedBy: by } : {}),
+    });
     sendStop(active, this.options.registry);
     return status;
   }
@@ -290,16 +293,17 @@ export class RunScheduler {
   }
 
   /** `PATCH /api/runs/:id/load` on the active run (see `changeRunLoad`). */
-  async changeLoad(id: string, patch: LoadPatch): Promise<LoadChangeRecord[]> {
-    return changeRunLoad(await this.runningRun(id), patch, this.options, Date.now());
+  async changeLoad(id: string, patch: LoadPatch, by?: string): Promise<LoadChangeRecord[]> {
+    return changeRunLoad(await this.runningRun(id), patch, this.options, Date.now(), by);
   }
 
   /** `POST /api/runs/:id/rebalance` on the active run (see `addWorkersToRun`). */
-  async rebalance(id: string): Promise<LoadChangeRecord[]> {
+  async rebalance(id: string, by?: string): Promise<LoadChangeRecord[]> {
     return addWorkersToRun(
       await this.runningRun(id),
       { ...this.options, liveAggregators: this.liveAggregators },
       Date.now(),
+      by,
     );
   }
 

@@ -98,6 +98,8 @@ export function toDetail(
     passed: run.passed,
     error: run.error,
     stopReason: run.stopReason,
+    startedBy: run.startedBy,
+    stoppedBy: run.stoppedBy,
     warnings,
     plannedDurationS: run.plannedDurationMs / 1000,
     loadChanges: runColumns.loadChanges(run),

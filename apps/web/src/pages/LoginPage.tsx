@@ -1,14 +1,21 @@
+import type { SessionInfo } from "@volley/protocol";
 import { type FormEvent, useState } from "react";
 import { api } from "../api/client.js";
 
-/** Shown when the master requires its token (it listens beyond loopback). */
+/** Shown when the master asks for credentials: a user's name and password, or the master's token. */
 export function LoginPage({ onLogin }: { onLogin: () => void }) {
+  const [mode, setMode] = useState<"password" | "token">("password");
+  const [user, setUser] = useState("");
+  const [password, setPassword] = useState("");
   const [token, setToken] = useState("");
   const [error, setError] = useState<string | null>(null);
   const submit = async (event: FormEvent) => {
     event.preventDefault();
+    setError(null);
     try {
-      await api("/api/login", { method: "POST", body: { token } });
+      if (mode === "password")
+        await api<SessionInfo>("/api/session", { method: "POST", body: { user, password } });
+      else await api("/api/login", { method: "POST", body: { token } });
       onLogin();
     } catch (err) {
       setError((err as Error).message);
@@ -17,14 +24,50 @@ export function LoginPage({ onLogin }: { onLogin: () => void }) {
   return (
     <form className="login panel" onSubmit={submit}>
       <h1>Volley</h1>
-      <p className="muted">This master requires its token.</p>
-      <label>
-        Token
-        <input type="password" value={token} onChange={(e) => setToken(e.target.value)} />
-      </label>
-      {error && <div className="callout bad">{error}</div>}
+      <p className="muted">
+        {mode === "password"
+          ? "Sign in with your user name and password."
+          : "Sign in with the master's token."}
+      </p>
+      {mode === "password" ? (
+        <>
+          <label>
+            User
+            <input autoComplete="username" value={user} onChange={(e) => setUser(e.target.value)} />
+          </label>
+          <label>
+            Password
+            <input
+              type="password"
+              autoComplete="current-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+            />
+          </label>
+        </>
+      ) : (
+        <label>
+          Token
+          <input type="password" value={token} onChange={(e) => setToken(e.target.value)} />
+        </label>
+      )}
+      {error && (
+        <div className="callout bad" role="alert">
+          {error}
+        </div>
+      )}
       <button type="submit" className="primary">
-        Log in
+        Sign in
+      </button>
+      <button
+        type="button"
+        className="link"
+        onClick={() => {
+          setMode(mode === "password" ? "token" : "password");
+          setError(null);
+        }}
+      >
+        {mode === "password" ? "Use the master's token instead" : "Use a user name and password instead"}
       </button>
     </form>
   );

@@ -63,6 +63,7 @@ export function RunPage() {
             {run.scenario.load?.executor ?? `${Object.keys(run.scenario.scenarios ?? {}).length} scenarios`} ·{" "}
             {run.scenario.target} · {queued ? "queued " : "started "}
             <When iso={queued ? run.createdAt : run.startedAt} />
+            {run.startedBy && <span data-testid="started-by">{` by ${run.startedBy}`}</span>}
             {run.finishedAt && (
               <>
                 {" · ended "}
@@ -73,6 +74,9 @@ export function RunPage() {
             {run.stopReason &&
               !["user", "cancelled", "capacity"].includes(run.stopReason) &&
               ` · stopped by ${run.stopReason}`}
+            {run.stoppedBy && (
+              <span data-testid="stopped-by">{` · ${run.stopReason === "cancelled" ? "cancelled" : "stopped"} by ${run.stoppedBy}`}</span>
+            )}
           </p>
         </div>
         <div className="actions">

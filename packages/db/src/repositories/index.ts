@@ -1,9 +1,12 @@
+import { ApiTokenRepository } from "./api-tokens.js";
+import { AuditRepository } from "./audit.js";
 import type { DatabaseProvider, DbClient } from "./db-client.js";
 import { RunAggregateRepository } from "./run-aggregates.js";
 import { RunFileRepository } from "./run-files.js";
 import { RunSecondRepository } from "./run-seconds.js";
 import { RunWorkerRepository } from "./run-workers.js";
 import { RunRepository } from "./runs.js";
+import { UserRepository } from "./users.js";
 
 export type { DatabaseProvider, DbClient } from "./db-client.js";
 
@@ -13,6 +16,9 @@ export interface Repositories {
   seconds: RunSecondRepository;
   aggregates: RunAggregateRepository;
   files: RunFileRepository;
+  users: UserRepository;
+  tokens: ApiTokenRepository;
+  audit: AuditRepository;
 }
 
 /** The repositories over a client; `decorate` wraps each (e.g. to retry while SQLite is busy). */
@@ -27,5 +33,8 @@ export function createRepositories(
     seconds: decorate(new RunSecondRepository(client, provider)),
     aggregates: decorate(new RunAggregateRepository(client)),
     files: decorate(new RunFileRepository(client)),
+    users: decorate(new UserRepository(client)),
+    tokens: decorate(new ApiTokenRepository(client)),
+    audit: decorate(new AuditRepository(client)),
   };
 }

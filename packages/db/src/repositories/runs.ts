@@ -4,7 +4,7 @@ import type { DbClient } from "./db-client.js";
 
 export type RunRow = Run;
 export type NewRun = Pick<Run, "id" | "name" | "status" | "executor" | "scenario" | "plannedDurationMs"> &
-  Partial<Pick<Run, "startAt" | "startedAt" | "owner" | "leaseUntil">>;
+  Partial<Pick<Run, "startAt" | "startedAt" | "owner" | "leaseUntil" | "startedBy">>;
 export type RunUpdate = Partial<Omit<Run, "id" | "createdAt">>;
 
 export interface RunListFilter {

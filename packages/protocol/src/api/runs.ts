@@ -200,6 +200,9 @@ export interface RunDetail {
   passed: boolean | null;
   error: string | null;
   stopReason: string | null;
+  /** Who started the run and who stopped it by hand ("token": the master's token; "local": a master that asks no credentials). */
+  startedBy: string | null;
+  stoppedBy: string | null;
   warnings: SaturationWarning[];
   plannedDurationS: number;
   /** While the run is active: its last merged second (rps, VUs, percentiles of that second). */

@@ -68,6 +68,8 @@ export interface LoadChangeRecord {
   workers?: number;
   /** A rebalance: the unused rows of each unique feeder handed to the new workers. */
   rows?: Record<string, number>;
+  /** Who made the change. */
+  by?: string;
 }
 
 /** Master → worker in a run: from `atMs` on, this worker's share of the load is `workerStep`. */

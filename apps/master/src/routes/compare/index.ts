@@ -2,12 +2,13 @@ import { type CompareResult, parseWith, VolleyError } from "@volley/protocol";
 import { compareSummaries, latencyShifts } from "@volley/stats";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { VIEWER_ROUTE } from "../../plugins/route-access.js";
 
 const compareQuerySchema = z.strictObject({ a: z.string().min(1).max(64), b: z.string().min(1).max(64) });
 
 /** GET /api/compare?a=ID&b=ID: two summaries side by side with deltas (b relative to a). */
 export async function compareRoutes(app: FastifyInstance): Promise<void> {
-  app.get("/", async (request): Promise<CompareResult> => {
+  app.get("/", { config: VIEWER_ROUTE }, async (request): Promise<CompareResult> => {
     const { a, b } = parseWith(compareQuerySchema, request.query, "query");
     const { scheduler } = app.services;
     // Each run's report and histograms are read once.

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { Counter, Gauge, Registry, type RegistryContentType } from "prom-client";
+import { VIEWER_ROUTE } from "../../plugins/route-access.js";
 import type { Services } from "../../services.js";
 import { addRunMetrics } from "./run-metrics.js";
 
@@ -113,7 +114,7 @@ export function createMetricsRegistry(
 export async function metricsRoutes(app: FastifyInstance): Promise<void> {
   const prometheus = createMetricsRegistry(app.services);
   const openMetrics = createMetricsRegistry(app.services, true);
-  app.get("/metrics", async (request, reply) => {
+  app.get("/metrics", { config: VIEWER_ROUTE }, async (request, reply) => {
     // Prometheus asks for OpenMetrics first when it may store exemplars.
     const wanted = String(request.headers.accept ?? "").includes("application/openmetrics-text");
     const registry = wanted ? openMetrics : prometheus;

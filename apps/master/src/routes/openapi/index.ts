@@ -6,6 +6,8 @@ import {
 } from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { VIEWER_ROUTE } from "../../plugins/route-access.js";
+import { accountPaths } from "./account-paths.js";
 
 const json = (schema: z.ZodType) => z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
 const errorBody = {
@@ -272,11 +274,12 @@ export function buildOpenApi(): Record<string, unknown> {
           responses: { 200: answer("{ files: { path: source } }"), 404: failure("no such run") },
         },
       },
+      ...accountPaths(),
     },
   };
 }
 
 export async function openApiRoutes(app: FastifyInstance): Promise<void> {
   const document = buildOpenApi();
-  app.get("/openapi.json", async () => document);
+  app.get("/openapi.json", { config: VIEWER_ROUTE }, async () => document);
 }

@@ -10,6 +10,7 @@ import {
   VolleyError,
 } from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
+import { TESTER_ROUTE, VIEWER_ROUTE } from "../../plugins/route-access.js";
 import { runColumns } from "../../runs/run-columns.js";
 import { scenarioTimeseries, toListItem, toTimeseries } from "../../runs/run-views.js";
 import { distributionRoutes } from "./distribution.js";
@@ -20,23 +21,29 @@ import { windowRoutes } from "./window.js";
 /** Runs: start, history, one run, its time series, stop; reports beside. */
 export async function runRoutes(app: FastifyInstance): Promise<void> {
   // Feeder files travel in the body: room for them, on this route only.
-  app.post("/", { bodyLimit: MAX_DATA_BYTES + app.services.config.bodyLimit }, async (request, reply) => {
-    const body = parseWith(createRunBodySchema, request.body ?? {}, "request body");
-    if (body.scenario === undefined)
-      throw new VolleyError("VOL_ERR_VALIDATION", 'the body needs a "scenario"');
-    const created = await app.services.scheduler.create(body.scenario, {
-      files: body.files,
-      env: body.env,
-      attachments: body.attachments,
-      filesFrom: body.filesFrom,
-      scripts: body.scripts,
-      queue: body.queue,
-      typecheck: body.typecheck,
-    });
-    return reply.code(201).send(created);
-  });
+  app.post(
+    "/",
+    { config: TESTER_ROUTE, bodyLimit: MAX_DATA_BYTES + app.services.config.bodyLimit },
+    async (request, reply) => {
+      const body = parseWith(createRunBodySchema, request.body ?? {}, "request body");
+      if (body.scenario === undefined)
+        throw new VolleyError("VOL_ERR_VALIDATION", 'the body needs a "scenario"');
+      const created = await app.services.scheduler.create(body.scenario, {
+        files: body.files,
+        env: body.env,
+        attachments: body.attachments,
+        filesFrom: body.filesFrom,
+        scripts: body.scripts,
+        queue: body.queue,
+        typecheck: body.typecheck,
+        startedBy: request.actor.name,
+      });
+      await app.services.audit.record(request.actor, "run.start", created.id, created.status);
+      return reply.code(201).send(created);
+    },
+  );
 
-  app.get<{ Params: { id: string } }>("/:id/files", async (request) => {
+  app.get<{ Params: { id: string } }>("/:id/files", { config: VIEWER_ROUTE }, async (request) => {
     const { db } = app.services;
     if (!(await db.runs.get(request.params.id)))
       throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${request.params.id}`);
@@ -44,7 +51,7 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
   });
 
   // The sources of the run's scripts, as sent: what ran, viewable on the run page and reused by "Run again".
-  app.get<{ Params: { id: string } }>("/:id/scripts", async (request) => {
+  app.get<{ Params: { id: string } }>("/:id/scripts", { config: VIEWER_ROUTE }, async (request) => {
     const { db } = app.services;
     if (!(await db.runs.get(request.params.id)))
       throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${request.params.id}`);
@@ -56,7 +63,7 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
     };
   });
 
-  app.get("/", async (request) => {
+  app.get("/", { config: VIEWER_ROUTE }, async (request) => {
     const query = parseWith(listRunsQuerySchema, request.query, "query");
     const rows = await app.services.db.runs.list({ ...query, limit: query.limit + 1 });
     const page = rows.slice(0, query.limit);
@@ -66,7 +73,7 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
     };
   });
 
-  app.get<{ Params: { id: string } }>("/:id", async (request) => {
+  app.get<{ Params: { id: string } }>("/:id", { config: VIEWER_ROUTE }, async (request) => {
     const detail = await app.services.scheduler.detail(request.params.id);
     if (!detail) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${request.params.id}`);
     return detail;
@@ -74,6 +81,7 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
 
   app.get<{ Params: { id: string }; Querystring: { scenario?: unknown } }>(
     "/:id/timeseries",
+    { config: VIEWER_ROUTE },
     async (request) => {
       const { db } = app.services;
       const run = await db.runs.get(request.params.id);
@@ -97,7 +105,7 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
   );
 
   // The baseline of a scenario name: `volley run --baseline pinned` and the trends page use it.
-  app.post<{ Params: { id: string } }>("/:id/pin", async (request) => {
+  app.post<{ Params: { id: string } }>("/:id/pin", { config: TESTER_ROUTE }, async (request) => {
     const { db } = app.services;
     const run = await db.runs.get(request.params.id);
     if (!run) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${request.params.id}`);
@@ -108,22 +116,26 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
       );
     }
     await db.transaction((tx) => tx.runs.pin(run.id, run.name));
+    await app.services.audit.record(request.actor, "run.pin", run.id, run.name);
     return { id: run.id, name: run.name, pinned: true };
   });
 
-  app.patch<{ Params: { id: string } }>("/:id/load", async (request) => {
+  app.patch<{ Params: { id: string } }>("/:id/load", { config: TESTER_ROUTE }, async (request) => {
     const patch = parseWith(loadPatchSchema, request.body, "request body");
-    const loadChanges = await app.services.scheduler.changeLoad(request.params.id, patch);
+    const loadChanges = await app.services.scheduler.changeLoad(request.params.id, patch, request.actor.name);
+    await app.services.audit.record(request.actor, "run.load", request.params.id, JSON.stringify(patch));
     return { id: request.params.id, loadChanges };
   });
 
-  app.post<{ Params: { id: string } }>("/:id/rebalance", async (request) => {
-    const loadChanges = await app.services.scheduler.rebalance(request.params.id);
+  app.post<{ Params: { id: string } }>("/:id/rebalance", { config: TESTER_ROUTE }, async (request) => {
+    const loadChanges = await app.services.scheduler.rebalance(request.params.id, request.actor.name);
+    await app.services.audit.record(request.actor, "run.rebalance", request.params.id);
     return { id: request.params.id, loadChanges };
   });
 
-  app.post<{ Params: { id: string } }>("/:id/stop", async (request, reply) => {
-    const status = await app.services.scheduler.stopRun(request.params.id);
+  app.post<{ Params: { id: string } }>("/:id/stop", { config: TESTER_ROUTE }, async (request, reply) => {
+    const status = await app.services.scheduler.stopRun(request.params.id, "user", request.actor.name);
+    await app.services.audit.record(request.actor, "run.stop", request.params.id, status);
     return reply.code(202).send({ id: request.params.id, status });
   });
 

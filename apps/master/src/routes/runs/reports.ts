@@ -1,6 +1,7 @@
 import { parseWith, reportQuerySchema, VolleyError } from "@volley/protocol";
 import { latencyDistribution } from "@volley/stats";
 import type { FastifyInstance } from "fastify";
+import { VIEWER_ROUTE } from "../../plugins/route-access.js";
 import { renderCsvReport } from "../../reports/csv-report.js";
 import { renderHtmlReport } from "../../reports/html-report.js";
 import { heatmapOfRun } from "../../runs/run-heatmap.js";
@@ -16,6 +17,7 @@ const FORMATS = {
 export async function reportRoutes(app: FastifyInstance): Promise<void> {
   app.get<{ Params: { id: string; format: string }; Querystring: unknown }>(
     "/:id/report.:format",
+    { config: VIEWER_ROUTE },
     async (request, reply) => {
       const { id, format } = request.params;
       const { download } = parseWith(reportQuerySchema, request.query, "query");

@@ -1,14 +1,16 @@
 import { VOLLEY_VERSION, VolleyError } from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { MASTER_TOKEN_ACTOR } from "../../access/actor.js";
 import { isLoopback } from "../../options.js";
-import { SESSION_COOKIE, sessionCookie, tokensEqual } from "../../plugins/auth.js";
-import { SESSION_TTL_MS } from "../../plugins/dashboard-sessions.js";
+import { sessionCookie, tokensEqual } from "../../plugins/auth.js";
 import { PUBLIC_ROUTE } from "../../plugins/route-access.js";
+import { clearSessionCookie, setSessionCookie } from "./cookie.js";
+import { signInRoutes } from "./sign-in.js";
 
 const loginSchema = z.strictObject({ token: z.string().min(1).max(500) });
 
-/** The dashboard's session: what it needs to know at load, and the token login. */
+/** The dashboard's session: what it needs to know at load, sign-in with the token or a password, sign-out. */
 export async function sessionRoutes(app: FastifyInstance): Promise<void> {
   app.get("/config", { config: PUBLIC_ROUTE }, async () => {
     const { config } = app.services;
@@ -25,14 +27,9 @@ export async function sessionRoutes(app: FastifyInstance): Promise<void> {
     };
   });
 
+  // Sign-in with the master's token: an admin session, as in earlier rounds.
   app.post("/login", { config: PUBLIC_ROUTE }, async (request, reply) => {
-    if (!app.loginThrottle.allowed(request.ip)) {
-      request.log.warn({ ip: request.ip }, "login refused: too many failed logins");
-      throw new VolleyError(
-        "VOL_ERR_RATE_LIMITED",
-        "too many failed logins from this address: wait a minute",
-      );
-    }
+    app.loginThrottle.check(request.ip, request.log);
     const parsed = loginSchema.safeParse(request.body ?? {});
     const { token } = app.services.config;
     if (!parsed.success || !token || !tokensEqual(parsed.data.token, token)) {
@@ -40,20 +37,14 @@ export async function sessionRoutes(app: FastifyInstance): Promise<void> {
       request.log.warn({ ip: request.ip }, "login failed: wrong token");
       throw new VolleyError("VOL_ERR_UNAUTHORIZED", "wrong token");
     }
-    const session = app.sessions.create();
-    return reply
-      .header(
-        "set-cookie",
-        `${SESSION_COOKIE}=${session}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${SESSION_TTL_MS / 1000}`,
-      )
-      .send({ ok: true });
+    return setSessionCookie(reply, app.sessions.create(MASTER_TOKEN_ACTOR)).send({ ok: true });
   });
 
   // Public: signing out needs no valid session (an expired one is cleared all the same).
   app.post("/logout", { config: PUBLIC_ROUTE }, async (request, reply) => {
     app.sessions.revoke(sessionCookie(request));
-    return reply
-      .header("set-cookie", `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`)
-      .send({ ok: true });
+    return clearSessionCookie(reply).send({ ok: true });
   });
+
+  await app.register(signInRoutes);
 }

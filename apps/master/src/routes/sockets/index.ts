@@ -1,6 +1,6 @@
 import { NONCE_RE, WORKER_NONCE_HEADER } from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
-import { WORKER_ROUTE } from "../../plugins/route-access.js";
+import { VIEWER_ROUTE, WORKER_ROUTE } from "../../plugins/route-access.js";
 import { toListItem, toTimeseries } from "../../runs/run-views.js";
 import { handleWorkerSocket } from "../../ws/worker-socket.js";
 
@@ -33,7 +33,7 @@ export async function workerSocketRoutes(app: FastifyInstance): Promise<void> {
 
 /** WS /ws/live: the dashboard's feed; the first message is the whole current state. */
 export async function liveSocketRoutes(app: FastifyInstance): Promise<void> {
-  app.get("/ws/live", { websocket: true }, async (socket) => {
+  app.get("/ws/live", { websocket: true, config: VIEWER_ROUTE }, async (socket) => {
     const { registry, scheduler, live, db } = app.services;
     const runId = scheduler.activeRunId;
     const [run, seconds, queued] = await Promise.all([

@@ -1,6 +1,7 @@
 import { parseWith, type TrendPoint } from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { VIEWER_ROUTE } from "../../plugins/route-access.js";
 
 const trendsQuerySchema = z.strictObject({
   name: z.string().min(1).max(200),
@@ -12,7 +13,7 @@ const trendsQuerySchema = z.strictObject({
  * first, with their exact merged percentiles and trust verdict (from each run's report).
  */
 export async function trendRoutes(app: FastifyInstance): Promise<void> {
-  app.get("/", async (request): Promise<TrendPoint[]> => {
+  app.get("/", { config: VIEWER_ROUTE }, async (request): Promise<TrendPoint[]> => {
     const { name, limit } = parseWith(trendsQuerySchema, request.query, "query");
     const { db, scheduler } = app.services;
     // The list filters by substring: keep the exact name, newest first, then the limit.

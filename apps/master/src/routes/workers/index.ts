@@ -1,15 +1,22 @@
 import { localWorkersBodySchema, parseWith, VolleyError } from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
+import { ADMIN_ROUTE, VIEWER_ROUTE } from "../../plugins/route-access.js";
 import { LocalWorkerLimitError } from "../../workers/local-workers.js";
 
 /** Worker nodes: list, start local ones, retire one. */
 export async function workerRoutes(app: FastifyInstance): Promise<void> {
-  app.get("/", async () => app.services.registry.list());
+  app.get("/", { config: VIEWER_ROUTE }, async () => app.services.registry.list());
 
-  app.post("/local", async (request, reply) => {
+  app.post("/local", { config: ADMIN_ROUTE }, async (request, reply) => {
     const body = parseWith(localWorkersBodySchema, request.body ?? {}, "local workers request");
     try {
       const names = app.services.localWorkers.start(body.count, body.threads);
+      await app.services.audit.record(
+        request.actor,
+        "worker.spawn",
+        names.join(", "),
+        `${body.threads} threads each`,
+      );
       return reply.code(202).send({ started: names, limit: app.services.localWorkers.max });
     } catch (error) {
       if (error instanceof LocalWorkerLimitError)
@@ -18,7 +25,7 @@ export async function workerRoutes(app: FastifyInstance): Promise<void> {
     }
   });
 
-  app.delete<{ Params: { id: string } }>("/:id", async (request, reply) => {
+  app.delete<{ Params: { id: string } }>("/:id", { config: ADMIN_ROUTE }, async (request, reply) => {
     const { registry, scheduler } = app.services;
     const entry = registry.get(request.params.id);
     if (!entry) throw new VolleyError("VOL_ERR_NOT_FOUND", `no worker ${request.params.id}`);
@@ -31,6 +38,7 @@ export async function workerRoutes(app: FastifyInstance): Promise<void> {
     }
     registry.send(entry.info.id, { type: "retire", reason: "retired from the dashboard" });
     registry.remove(entry.info.id);
+    await app.services.audit.record(request.actor, "worker.retire", entry.info.name, entry.info.id);
     return reply.code(204).send();
   });
 }

@@ -1,15 +1,24 @@
-import { type ReactNode, useEffect, useState } from "react";
-import { NavLink } from "react-router-dom";
+import { type ReactNode, useEffect, useRef, useState } from "react";
+import { NavLink, useLocation } from "react-router-dom";
 import { useLive } from "../../live/live-context.js";
 import { isInProgress } from "../../live/use-live-feed.js";
+import { useSession } from "../../session/session-context.js";
 import { applyTheme, storedTheme, type Theme } from "../../theme.js";
 import { ConnectionBanner } from "../ConnectionBanner/ConnectionBanner.js";
 
-/** The frame of every page: navigation, theme switch, sign-out (behind a token), the live connection banner. */
+/** The frame of every page: navigation (by role), theme switch, who is signed in and sign-out, the live connection banner. */
 export function Layout({ children, onLogout }: { children: ReactNode; onLogout?: () => void }) {
   const live = useLive();
+  const session = useSession();
   const [theme, setTheme] = useState<Theme>(storedTheme);
   useEffect(() => applyTheme(theme), [theme]);
+  // On a phone the links scroll sideways: keep the current page's link in sight.
+  const nav = useRef<HTMLElement>(null);
+  const { pathname } = useLocation();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `pathname` is the trigger
+  useEffect(() => {
+    nav.current?.querySelector("a.active")?.scrollIntoView({ block: "nearest", inline: "nearest" });
+  }, [pathname]);
   const activeRun = isInProgress(live.current) ? live.current : null;
   const ready = live.workers.filter((w) => w.state !== "lost").length;
   return (
@@ -18,7 +27,7 @@ export function Layout({ children, onLogout }: { children: ReactNode; onLogout?:
         <NavLink to="/" className="brand">
           Volley
         </NavLink>
-        <nav>
+        <nav ref={nav}>
           <NavLink to="/" end>
             Overview
           </NavLink>
@@ -26,6 +35,8 @@ export function Layout({ children, onLogout }: { children: ReactNode; onLogout?:
           <NavLink to="/runs">History</NavLink>
           <NavLink to="/trends">Trends</NavLink>
           <NavLink to="/workers">Workers</NavLink>
+          {session.via !== "open" && <NavLink to="/access">Access</NavLink>}
+          {session.role === "admin" && <NavLink to="/audit">Audit</NavLink>}
         </nav>
         <div className="topbar-right">
           {activeRun && (
@@ -46,6 +57,15 @@ export function Layout({ children, onLogout }: { children: ReactNode; onLogout?:
             <option value="light">Light</option>
             <option value="dark">Dark</option>
           </select>
+          {session.via !== "open" && (
+            <span
+              className="muted"
+              data-testid="signed-in-as"
+              title={`signed in as ${session.user} (${session.role})`}
+            >
+              {session.user}
+            </span>
+          )}
           {onLogout && (
             <button type="button" className="small" onClick={onLogout}>
               Log out

@@ -165,15 +165,16 @@ export function LoadControl({ run, elapsedS }: LoadControlProps) {
 
 /**
  * Chart markers for a run's load changes ("→ 8 VUs", "→ 100/s", "⇄ 3 workers", and the unique
- * rows a rebalance handed to the new workers: "⇄ 3 workers, 120 rows").
+ * rows a rebalance handed to the new workers: "⇄ 3 workers, 120 rows"), with who made each.
  */
 export function loadMarkers(changes: LoadChangeRecord[]) {
   return changes.map((c) => ({
     at: c.at,
     label:
-      c.workers !== undefined
+      (c.workers !== undefined
         ? `⇄ ${c.workers} workers${handedRows(c)}`
-        : `${c.scenario ? `${c.scenario} ` : ""}→ ${c.vus !== undefined ? `${c.vus} VUs` : `${c.rate}/s`}`,
+        : `${c.scenario ? `${c.scenario} ` : ""}→ ${c.vus !== undefined ? `${c.vus} VUs` : `${c.rate}/s`}`) +
+      (c.by ? ` (${c.by})` : ""),
   }));
 }
 

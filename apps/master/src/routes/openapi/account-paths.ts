@@ -1,0 +1,98 @@
+import {
+  auditQuerySchema,
+  changePasswordSchema,
+  createTokenSchema,
+  createUserSchema,
+  signInSchema,
+  updateUserSchema,
+} from "@volley/protocol";
+import { z } from "zod";
+
+const json = (schema: z.ZodType) => z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
+const body = (schema: z.ZodType) => ({
+  required: true,
+  content: { "application/json": { schema: json(schema) } },
+});
+const answer = (description: string) => ({ description, content: { "application/json": {} } });
+const nameParam = [{ name: "name", in: "path", required: true, schema: { type: "string" } }];
+const idParam = [{ name: "id", in: "path", required: true, schema: { type: "string" } }];
+
+/** Sign-in, users, personal tokens and the audit log (docs/accounts.md); each summary names its role. */
+export function accountPaths(): Record<string, unknown> {
+  const auditQuery = json(auditQuerySchema) as { properties: Record<string, unknown> };
+  return {
+    "/api/session": {
+      get: {
+        summary: "Who is calling (public; null when nobody is signed in)",
+        responses: { 200: answer("{ user, role, via } or null") },
+      },
+      post: {
+        summary: "Sign in with a user's password (public): sets the HttpOnly session cookie",
+        requestBody: body(signInSchema),
+        responses: {
+          200: answer("{ user, role, via }"),
+          401: answer("wrong user or password"),
+          429: answer("too many failures"),
+        },
+      },
+      delete: { summary: "Sign out (public)", responses: { 204: { description: "signed out" } } },
+    },
+    "/api/session/password": {
+      post: {
+        summary: "Set your own password (viewer); ends your sessions",
+        requestBody: body(changePasswordSchema),
+        responses: { 204: { description: "changed" }, 401: answer("the current password is wrong") },
+      },
+    },
+    "/api/users": {
+      get: { summary: "Users (admin)", responses: { 200: answer("[{ name, role, createdAt, createdBy }]") } },
+      post: {
+        summary: "Make a user (admin); answers their one-time password once",
+        requestBody: body(createUserSchema),
+        responses: { 201: answer("{ name, role, password }"), 409: answer("the name is taken") },
+      },
+    },
+    "/api/users/{name}": {
+      patch: {
+        summary: "Change a user's role or reset their password (admin); ends their sessions",
+        parameters: nameParam,
+        requestBody: body(updateUserSchema),
+        responses: { 200: answer("{ name, role, password? }"), 404: answer("no such user") },
+      },
+      delete: {
+        summary: "Delete a user and their tokens (admin)",
+        parameters: nameParam,
+        responses: { 204: { description: "deleted" }, 404: answer("no such user") },
+      },
+    },
+    "/api/tokens": {
+      get: {
+        summary: "Your personal tokens, every user's for an admin (viewer); never the secrets",
+        responses: { 200: answer("[token]") },
+      },
+      post: {
+        summary: "Make a personal API token (viewer, signed in as a user); the secret is answered once",
+        requestBody: body(createTokenSchema),
+        responses: { 201: answer("{ id, token, name, expiresAt, … }") },
+      },
+    },
+    "/api/tokens/{id}": {
+      delete: {
+        summary: "Revoke a personal token: your own, or any for an admin",
+        parameters: idParam,
+        responses: { 204: { description: "revoked" }, 404: answer("no such token") },
+      },
+    },
+    "/api/audit": {
+      get: {
+        summary: "Who changed what, newest first (admin)",
+        parameters: Object.keys(auditQuery.properties).map((name) => ({
+          name,
+          in: "query",
+          schema: auditQuery.properties[name],
+        })),
+        responses: { 200: answer("[{ id, at, actor, action, target, detail }]") },
+      },
+    },
+  };
+}

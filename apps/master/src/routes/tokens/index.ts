@@ -1,0 +1,55 @@
+import { createTokenSchema, parseWith, VolleyError } from "@volley/protocol";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { TokenKind } from "../../access/token-store.js";
+import { tokenView } from "../../access/token-store.js";
+import { VIEWER_ROUTE } from "../../plugins/route-access.js";
+
+/**
+ * Personal API tokens (`/api/tokens`): any user makes them for themself and revokes their own; an
+ * admin sees and revokes all. The secret is answered once and stored hashed.
+ */
+export async function tokenRoutes(app: FastifyInstance): Promise<void> {
+  const { db, tokens, audit } = app.services;
+
+  app.post("/tokens", { config: VIEWER_ROUTE }, async (request, reply) => {
+    const body = parseWith(createTokenSchema, request.body ?? {}, "request body");
+    const user = request.actor.user;
+    if (user === undefined) {
+      throw new VolleyError(
+        "VOL_ERR_VALIDATION",
+        `${request.actor.name} is not a user: sign in as a user to make a personal token (the master's token already is one)`,
+      );
+    }
+    const made = await tokens.create({
+      kind: "user",
+      name: body.name,
+      userName: user,
+      createdBy: request.actor.name,
+      expiresInMs: body.expiresIn,
+    });
+    await audit.record(request.actor, "token.create", made.id, body.name);
+    return reply.code(201).send({ ...tokenView(made.row), token: made.token });
+  });
+
+  app.get("/tokens", { config: VIEWER_ROUTE }, async (request) => {
+    const mine = request.actor.role === "admin" ? undefined : (request.actor.user ?? "");
+    return (await db.tokens.list("user", mine)).map(tokenView);
+  });
+
+  app.delete<{ Params: { id: string } }>("/tokens/:id", { config: VIEWER_ROUTE }, async (request, reply) => {
+    await revoke(request, "user", request.params.id);
+    return reply.code(204).send();
+  });
+
+  /** Revokes a token of `kind` the caller may revoke (their own; any, for an admin). */
+  async function revoke(request: FastifyRequest, kind: TokenKind, id: string): Promise<void> {
+    const row = id.length <= 40 ? await db.tokens.get(id) : null;
+    const allowed =
+      row?.kind === kind && (request.actor.role === "admin" || row.userName === request.actor.user);
+    if (!row || !allowed) throw new VolleyError("VOL_ERR_NOT_FOUND", `no token ${id}`);
+    if (row.revokedAt === null) {
+      await tokens.revoke(row.id);
+      await audit.record(request.actor, "token.revoke", row.id, row.name);
+    }
+  }
+}
