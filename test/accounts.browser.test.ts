@@ -41,6 +41,9 @@ beforeAll(async () => {
     expect(made.status, made.body).toBe(201);
     passwords[name] = made.json<{ password: string }>().password;
   }
+  expect((await call("POST", "/api/worker-tokens", TOKEN, { name: "rack-1", expiresIn: "30d" })).status).toBe(
+    201,
+  );
   // A short run started and stopped by the master's token: the audit log and the run page show it.
   const created = await call("POST", "/api/runs", TOKEN, {
     scenario: {
@@ -106,11 +109,13 @@ describe("accounts in the dashboard", () => {
 
       await page.goto(`${url}/access`);
       await page.getByTestId("user-table").getByText("ben").waitFor();
-      await page.getByLabel("Name").first().fill(`laptop-${name}`);
-      await page.getByRole("button", { name: "Make token" }).click();
+      await page.getByTestId("tokens-worker-tokens").getByText("rack-1").waitFor();
+      const personal = page.getByTestId("tokens-tokens");
+      await personal.getByLabel("Name").fill(`laptop-${name}`);
+      await personal.getByRole("button", { name: "Make token" }).click();
       const secret = (await page.getByTestId("secret").textContent()) ?? "";
       expect(secret).toMatch(/^vol_pat_/);
-      await page.getByTestId("token-table").getByText(`laptop-${name}`).waitFor();
+      await personal.getByText(`laptop-${name}`).waitFor();
       // The token works as ada (an admin) at once.
       const me = await call("GET", "/api/session", secret);
       expect(me.json()).toEqual({ user: "ada", role: "admin", via: "personal-token" });

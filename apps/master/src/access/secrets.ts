@@ -1,4 +1,6 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { WORKER_TOKEN_PREFIX } from "@volley/protocol";
+import { tokenHash } from "@volley/protocol/worker-auth";
 
 /**
  * Token secrets: a prefix that says what the token is (so a leaked one is recognised by secret
@@ -6,17 +8,21 @@ import { createHash, randomBytes } from "node:crypto";
  * a token has 256 bits of entropy, so a fast hash is enough (unlike a password).
  */
 export const PERSONAL_TOKEN_PREFIX = "vol_pat_";
-export const WORKER_TOKEN_PREFIX = "vol_wjt_";
+export { WORKER_TOKEN_PREFIX };
 
-export function newSecret(prefix: string): string {
-  return prefix + randomBytes(32).toString("base64url");
+/** A personal token: the prefix and the secret. */
+export function newPersonalSecret(): string {
+  return PERSONAL_TOKEN_PREFIX + randomBytes(32).toString("base64url");
 }
 
-export function secretHash(secret: string): string {
-  return createHash("sha256").update(secret).digest("base64url");
+/** A join token names its id before the secret: a joining worker tells the master which it holds. */
+export function newJoinSecret(id: string): string {
+  return `${WORKER_TOKEN_PREFIX}${id}.${randomBytes(32).toString("base64url")}`;
 }
 
-/** A token's id: short, random, safe in a URL. */
+export const secretHash = tokenHash;
+
+/** A token's id: short, random, safe in a URL (and without the "." a join token splits on). */
 export function newTokenId(): string {
   return randomBytes(9).toString("base64url");
 }

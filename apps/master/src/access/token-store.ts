@@ -1,6 +1,13 @@
 import type { ApiTokenRow, Database } from "@volley/db";
 import type { TokenView } from "@volley/protocol";
-import { newSecret, newTokenId, PERSONAL_TOKEN_PREFIX, secretHash, WORKER_TOKEN_PREFIX } from "./secrets.js";
+import {
+  newJoinSecret,
+  newPersonalSecret,
+  newTokenId,
+  PERSONAL_TOKEN_PREFIX,
+  secretHash,
+  WORKER_TOKEN_PREFIX,
+} from "./secrets.js";
 
 export type TokenKind = "user" | "worker";
 
@@ -28,9 +35,10 @@ export class TokenStore {
     createdBy: string;
     expiresInMs?: number;
   }): Promise<{ id: string; token: string; row: ApiTokenRow }> {
-    const token = newSecret(PREFIX[input.kind]);
+    const id = newTokenId();
+    const token = input.kind === "worker" ? newJoinSecret(id) : newPersonalSecret();
     const row = await this.db.tokens.create({
-      id: newTokenId(),
+      id,
       kind: input.kind,
       name: input.name,
       hash: secretHash(token),
@@ -46,12 +54,23 @@ export class TokenStore {
     if (!secret.startsWith(PREFIX[kind]) || secret.length > 200) return undefined;
     const row = await this.db.tokens.byHash(secretHash(secret));
     if (!row || row.kind !== kind || !this.live(row)) return undefined;
-    const now = this.now();
-    if (now - (this.lastWritten.get(row.id) ?? 0) >= LAST_USED_EVERY_MS) {
-      this.lastWritten.set(row.id, now);
-      await this.db.tokens.used(row.id, new Date(now));
-    }
+    await this.touch(row);
     return row;
+  }
+
+  /** The live join token of id `id` (its hash is the key its workers prove). */
+  async joinToken(id: string): Promise<ApiTokenRow | undefined> {
+    const row = id.length <= 40 ? await this.db.tokens.get(id) : null;
+    if (!row || row.kind !== "worker" || !this.live(row)) return undefined;
+    await this.touch(row);
+    return row;
+  }
+
+  private async touch(row: ApiTokenRow): Promise<void> {
+    const now = this.now();
+    if (now - (this.lastWritten.get(row.id) ?? 0) < LAST_USED_EVERY_MS) return;
+    this.lastWritten.set(row.id, now);
+    await this.db.tokens.used(row.id, new Date(now));
   }
 
   live(row: ApiTokenRow): boolean {

@@ -1,5 +1,12 @@
 import { timingSafeEqual } from "node:crypto";
-import { NONCE_RE, type Role, roleAllows, WORKER_NONCE_HEADER } from "@volley/protocol";
+import {
+  NONCE_RE,
+  type Role,
+  roleAllows,
+  TOKEN_ID_RE,
+  WORKER_NONCE_HEADER,
+  WORKER_TOKEN_ID_HEADER,
+} from "@volley/protocol";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { type Actor, LOCAL_ACTOR, MASTER_TOKEN_ACTOR } from "../access/actor.js";
@@ -22,6 +29,8 @@ declare module "fastify" {
   interface FastifyRequest {
     /** Who made the request (set by the guard on every route that is not public). */
     actor: Actor;
+    /** A worker joining with a join token: its id, and its hash, the key the link is proved with. */
+    joinToken: { id: string; key: string } | null;
   }
 }
 
@@ -85,6 +94,7 @@ export const requestGuardPlugin = fp(
     app.decorate("loginThrottle", new LoginThrottle());
     // Set by the guard before any handler that reads it (public routes never do).
     app.decorateRequest("actor", null as unknown as Actor);
+    app.decorateRequest("joinToken", null);
     const identify = async (request: FastifyRequest): Promise<Actor | undefined> => {
       const bearer = bearerToken(request);
       if (bearer === undefined) return sessions.actor(sessionCookie(request));
@@ -123,7 +133,25 @@ export const requestGuardPlugin = fp(
         if (!token) return;
         // A worker proves it knows the token inside the socket (a nonce now, an HMAC in hello);
         // a Bearer token is still taken from tools that send one.
-        if (NONCE_RE.test(String(request.headers[WORKER_NONCE_HEADER] ?? ""))) return;
+        const nonce = NONCE_RE.test(String(request.headers[WORKER_NONCE_HEADER] ?? ""));
+        const tokenId = request.headers[WORKER_TOKEN_ID_HEADER];
+        if (tokenId !== undefined) {
+          // A join token: it must exist, live, and be proved inside the socket like the token.
+          const row =
+            nonce && typeof tokenId === "string" && TOKEN_ID_RE.test(tokenId)
+              ? await app.services.tokens.joinToken(tokenId)
+              : undefined;
+          if (row) {
+            request.joinToken = { id: row.id, key: row.hash };
+            return;
+          }
+          request.log.warn(
+            { ip: request.ip, tokenId },
+            "worker refused: unknown, revoked or expired join token",
+          );
+          return deny(reply, 401, "VOL_ERR_UNAUTHORIZED", "unknown, revoked or expired worker join token");
+        }
+        if (nonce) return;
         if (tokensEqual(bearerToken(request), token)) return;
         request.log.warn({ ip: request.ip }, "worker refused: wrong or missing token");
         return deny(reply, 401, "VOL_ERR_UNAUTHORIZED", "wrong or missing worker token");

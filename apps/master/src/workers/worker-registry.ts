@@ -26,6 +26,8 @@ export interface WorkerEntry {
    * before the worker read `start-run` must not show it free (it could be retired mid-start).
    */
   assignedRunId: string | null;
+  /** The join token it came with (null: the master's token, or none asked). */
+  joinTokenId: string | null;
 }
 
 export interface WorkerRegistryOptions {
@@ -66,7 +68,12 @@ export class WorkerRegistry {
    * nothing, when that id is connected on another socket and heard from lately: a live worker
    * cannot be taken over. A socket silent for two heartbeats (half-open) can be replaced.
    */
-  connect(hello: WorkerHello, channel: WorkerChannel, host: string): WorkerEntry | null {
+  connect(
+    hello: WorkerHello,
+    channel: WorkerChannel,
+    host: string,
+    joinTokenId: string | null = null,
+  ): WorkerEntry | null {
     const now = Date.now();
     const previous = this.entries.get(hello.workerId);
     if (previous?.channel && previous.channel !== channel) {
@@ -99,6 +106,7 @@ export class WorkerRegistry {
       lastSeen: now,
       releasedRunId: null,
       assignedRunId: previous?.assignedRunId ?? null,
+      joinTokenId,
     };
     this.entries.set(hello.workerId, entry);
     this.options.onChange();
@@ -177,6 +185,18 @@ export class WorkerRegistry {
 
   get(workerId: string): WorkerEntry | undefined {
     return this.entries.get(workerId);
+  }
+
+  /** Closes the sockets of the workers that joined with `tokenId` (it was revoked); returns their names. */
+  disconnectJoinedWith(tokenId: string, reason: string): string[] {
+    const names: string[] = [];
+    for (const entry of this.entries.values()) {
+      if (entry.joinTokenId !== tokenId || !entry.channel) continue;
+      // 4003, as for a wrong token: the worker logs that the master refused it.
+      entry.channel.close(4003, reason);
+      names.push(entry.info.name);
+    }
+    return names;
   }
 
   remove(workerId: string): void {

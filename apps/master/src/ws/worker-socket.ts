@@ -13,8 +13,10 @@ export interface WorkerSocketDeps {
   /** Redis URL handed to workers that were started without one. */
   redisUrlForWorkers: string | null;
   queuePrefix: string;
-  /** The token workers must prove they know; undefined when none is set. */
+  /** The key this worker must prove it knows (the token, or its join token's hash); undefined when none is set. */
   token: string | undefined;
+  /** The join token the worker came with (revoking it disconnects the worker); null for the master's token. */
+  joinTokenId: string | null;
 }
 
 /** Bad messages a worker may send before the master closes its socket. */
@@ -110,7 +112,7 @@ export function handleWorkerSocket(
         }
       }
       clearTimeout(helloTimer);
-      if (!registry.connect(message, channel, remoteHost)) {
+      if (!registry.connect(message, channel, remoteHost, deps.joinTokenId)) {
         log.warn(
           { workerId: message.workerId, remoteHost },
           "refused a hello for a worker that is connected",

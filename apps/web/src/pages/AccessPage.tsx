@@ -1,5 +1,5 @@
 import { ROLES, type Role, type TokenView } from "@volley/protocol";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, type ReactNode, useState } from "react";
 import { api, errorText } from "../api/client.js";
 import { useApi } from "../api/use-api.js";
 import { When } from "../components/When/When.js";
@@ -14,7 +14,7 @@ interface UserView {
 
 type Message = { tone: "good" | "bad"; text: string; secret?: string };
 
-/** /access — your personal API tokens; for admins also the users and their roles. */
+/** /access — your personal API tokens; for admins also the users and their roles, and worker join tokens. */
 export function AccessPage() {
   const session = useSession();
   const [message, setMessage] = useState<Message | null>(null);
@@ -43,18 +43,46 @@ export function AccessPage() {
         </p>
       )}
       {session.role === "admin" && <Users onMessage={setMessage} />}
+      {session.role === "admin" && <JoinTokens onMessage={setMessage} />}
     </section>
   );
 }
 
 function Tokens({ onMessage }: { onMessage: (message: Message) => void }) {
-  const tokens = useApi<TokenView[]>("/api/tokens");
+  return (
+    <TokenPanel path="/api/tokens" title="Personal API tokens" onMessage={onMessage}>
+      Send one as <code>Authorization: Bearer …</code>; it acts with your role.
+    </TokenPanel>
+  );
+}
+
+function JoinTokens({ onMessage }: { onMessage: (message: Message) => void }) {
+  return (
+    <TokenPanel path="/api/worker-tokens" title="Worker join tokens" onMessage={onMessage}>
+      A worker joins with one instead of the master's token (<code>volley worker --token …</code>); revoking
+      it disconnects its workers at once.
+    </TokenPanel>
+  );
+}
+
+function TokenPanel({
+  path,
+  title,
+  children,
+  onMessage,
+}: {
+  path: string;
+  title: string;
+  children: ReactNode;
+  onMessage: (message: Message) => void;
+}) {
+  const tokens = useApi<TokenView[]>(path);
   const [name, setName] = useState("");
   const [expiresIn, setExpiresIn] = useState("90d");
   const create = async (event: FormEvent) => {
     event.preventDefault();
     try {
-      const made = await api<{ token: string }>("/api/tokens", {
+      const made = await api<{ token: string }>(path, {
         method: "POST",
         body: { name, ...(expiresIn ? { expiresIn } : {}) },
       });
@@ -71,7 +99,7 @@ function Tokens({ onMessage }: { onMessage: (message: Message) => void }) {
   };
   const revoke = async (token: TokenView) => {
     try {
-      await api(`/api/tokens/${token.id}`, { method: "DELETE" });
+      await api(`${path}/${token.id}`, { method: "DELETE" });
       onMessage({ tone: "good", text: `Token "${token.name}" revoked.` });
       tokens.reload();
     } catch (error) {
@@ -79,11 +107,9 @@ function Tokens({ onMessage }: { onMessage: (message: Message) => void }) {
     }
   };
   return (
-    <div className="panel">
-      <h2>Personal API tokens</h2>
-      <p className="muted">
-        Send one as <code>Authorization: Bearer …</code>; it acts with your role.
-      </p>
+    <div className="panel" data-testid={`tokens-${path.split("/").pop()}`}>
+      <h2>{title}</h2>
+      <p className="muted">{children}</p>
       <form className="filters" onSubmit={create}>
         <label>
           Name
@@ -108,7 +134,7 @@ function Tokens({ onMessage }: { onMessage: (message: Message) => void }) {
           <thead>
             <tr>
               <th className="left">Name</th>
-              <th className="left">User</th>
+              <th className="left">{path === "/api/tokens" ? "User" : "Made by"}</th>
               <th className="left">Made</th>
               <th className="left">Expires</th>
               <th className="left">Last used</th>
@@ -119,7 +145,7 @@ function Tokens({ onMessage }: { onMessage: (message: Message) => void }) {
             {(tokens.data ?? []).map((token) => (
               <tr key={token.id}>
                 <td className="left">{token.name}</td>
-                <td className="left">{token.user}</td>
+                <td className="left">{token.user ?? token.createdBy}</td>
                 <td className="left">
                   <When iso={token.createdAt} />
                 </td>

@@ -5,9 +5,10 @@ import {
   type MasterToWorker,
   masterToWorkerSchema,
   WORKER_NONCE_HEADER,
+  WORKER_TOKEN_ID_HEADER,
   type WorkerToMaster,
 } from "@volley/protocol";
-import { linkProof, newNonce, proofMatches } from "@volley/protocol/worker-auth";
+import { linkKey, linkProof, newNonce, proofMatches } from "@volley/protocol/worker-auth";
 import type { Logger } from "pino";
 import WebSocket from "ws";
 
@@ -63,7 +64,10 @@ export class MasterConnection {
     const { token } = this.options;
     const signed =
       message.type === "hello" && token
-        ? { ...message, proof: linkProof(token, "worker", this.link.workerNonce, this.link.masterNonce) }
+        ? {
+            ...message,
+            proof: linkProof(linkKey(token).key, "worker", this.link.workerNonce, this.link.masterNonce),
+          }
         : message;
     this.socket?.send(JSON.stringify(signed));
     return true;
@@ -83,7 +87,8 @@ export class MasterConnection {
     const tls = this.options.tls;
     const socket = new WebSocket(url, {
       // A nonce, never the token: the master proves itself first (see onAuth).
-      headers: { [WORKER_NONCE_HEADER]: workerNonce },
+      // A join token names its id so the master knows which key to prove; the secret stays here.
+      headers: { [WORKER_NONCE_HEADER]: workerNonce, ...this.tokenIdHeader() },
       maxPayload: MAX_MASTER_MESSAGE_BYTES,
       handshakeTimeout: 5000,
       ...(tls?.ca ? { ca: tls.ca } : {}),
@@ -185,7 +190,8 @@ export class MasterConnection {
   private authenticates(message: MasterAuth, workerNonce: string): boolean {
     const { token, log, masterUrl } = this.options;
     if (!token) return true;
-    if (proofMatches(message.proof, linkProof(token, "master", workerNonce, message.nonce))) return true;
+    if (proofMatches(message.proof, linkProof(linkKey(token).key, "master", workerNonce, message.nonce)))
+      return true;
     log.error(
       { master: masterUrl },
       message.proof === null
@@ -193,6 +199,11 @@ export class MasterConnection {
         : "cannot join the master: it does not know the token (is --master the right address?)",
     );
     return false;
+  }
+
+  private tokenIdHeader(): Record<string, string> {
+    const tokenId = this.options.token ? linkKey(this.options.token).tokenId : null;
+    return tokenId ? { [WORKER_TOKEN_ID_HEADER]: tokenId } : {};
   }
 
   private scheduleReconnect(): void {

@@ -6,7 +6,8 @@ import { handleWorkerSocket } from "../../ws/worker-socket.js";
 
 /**
  * WS /ws/worker: worker nodes. With a token set, an upgrade with neither the token nor a nonce
- * gets 401; a nonce socket proves the token inside (see handleWorkerSocket).
+ * gets 401, as does one naming a join token that is unknown, revoked or expired; a nonce socket
+ * proves the token (or the join token) inside (see handleWorkerSocket).
  */
 export async function workerSocketRoutes(app: FastifyInstance): Promise<void> {
   const { config } = app.services;
@@ -23,7 +24,9 @@ export async function workerSocketRoutes(app: FastifyInstance): Promise<void> {
         heartbeatIntervalMs: config.heartbeatIntervalMs,
         redisUrlForWorkers: config.redisUrlForWorkers,
         queuePrefix: config.queuePrefix,
-        token: config.token,
+        // The key both ends prove: the master's token, or the join token the guard found.
+        token: request.joinToken?.key ?? config.token,
+        joinTokenId: request.joinToken?.id ?? null,
       },
       // The guard let a nonce through only in its form; a Bearer socket has none.
       typeof nonce === "string" && NONCE_RE.test(nonce) ? nonce : null,

@@ -2,11 +2,13 @@ import { createTokenSchema, parseWith, VolleyError } from "@volley/protocol";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { TokenKind } from "../../access/token-store.js";
 import { tokenView } from "../../access/token-store.js";
-import { VIEWER_ROUTE } from "../../plugins/route-access.js";
+import { ADMIN_ROUTE, VIEWER_ROUTE } from "../../plugins/route-access.js";
 
 /**
  * Personal API tokens (`/api/tokens`): any user makes them for themself and revokes their own; an
- * admin sees and revokes all. The secret is answered once and stored hashed.
+ * admin sees and revokes all. Worker join tokens (`/api/worker-tokens`, admins): what a worker
+ * joins with instead of the master's token; revoking one disconnects its workers. Secrets are
+ * answered once and stored hashed.
  */
 export async function tokenRoutes(app: FastifyInstance): Promise<void> {
   const { db, tokens, audit } = app.services;
@@ -41,6 +43,42 @@ export async function tokenRoutes(app: FastifyInstance): Promise<void> {
     return reply.code(204).send();
   });
 
+  app.post("/worker-tokens", { config: ADMIN_ROUTE }, async (request, reply) => {
+    const body = parseWith(createTokenSchema, request.body ?? {}, "request body");
+    const made = await tokens.create({
+      kind: "worker",
+      name: body.name,
+      userName: null,
+      createdBy: request.actor.name,
+      expiresInMs: body.expiresIn,
+    });
+    await audit.record(request.actor, "worker-token.create", made.id, body.name);
+    return reply.code(201).send({ ...tokenView(made.row), token: made.token });
+  });
+
+  app.get("/worker-tokens", { config: ADMIN_ROUTE }, async () =>
+    (await db.tokens.list("worker")).map(tokenView),
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    "/worker-tokens/:id",
+    { config: ADMIN_ROUTE },
+    async (request, reply) => {
+      await revoke(request, "worker", request.params.id);
+      // Its workers leave now, not at their next reconnect (which the guard refuses).
+      const names = app.services.registry.disconnectJoinedWith(
+        request.params.id,
+        "its join token was revoked",
+      );
+      if (names.length)
+        request.log.info(
+          { tokenId: request.params.id, workers: names },
+          "workers of a revoked join token disconnected",
+        );
+      return reply.code(204).send();
+    },
+  );
+
   /** Revokes a token of `kind` the caller may revoke (their own; any, for an admin). */
   async function revoke(request: FastifyRequest, kind: TokenKind, id: string): Promise<void> {
     const row = id.length <= 40 ? await db.tokens.get(id) : null;
@@ -49,7 +87,12 @@ export async function tokenRoutes(app: FastifyInstance): Promise<void> {
     if (!row || !allowed) throw new VolleyError("VOL_ERR_NOT_FOUND", `no token ${id}`);
     if (row.revokedAt === null) {
       await tokens.revoke(row.id);
-      await audit.record(request.actor, "token.revoke", row.id, row.name);
+      await audit.record(
+        request.actor,
+        kind === "user" ? "token.revoke" : "worker-token.revoke",
+        row.id,
+        row.name,
+      );
     }
   }
 }
