@@ -53,7 +53,7 @@ export class TokenStore {
   async check(kind: TokenKind, secret: string): Promise<ApiTokenRow | undefined> {
     if (!secret.startsWith(PREFIX[kind]) || secret.length > 200) return undefined;
     const row = await this.db.tokens.byHash(secretHash(secret));
-    if (!row || row.kind !== kind || !this.live(row)) return undefined;
+    if (row?.kind !== kind || !this.live(row)) return undefined;
     await this.touch(row);
     return row;
   }
@@ -61,7 +61,7 @@ export class TokenStore {
   /** The live join token of id `id` (its hash is the key its workers prove). */
   async joinToken(id: string): Promise<ApiTokenRow | undefined> {
     const row = id.length <= 40 ? await this.db.tokens.get(id) : null;
-    if (!row || row.kind !== "worker" || !this.live(row)) return undefined;
+    if (row?.kind !== "worker" || !this.live(row)) return undefined;
     await this.touch(row);
     return row;
   }
