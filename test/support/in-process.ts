@@ -20,7 +20,13 @@ export async function startTestMaster(options: MasterOptions = {}): Promise<Runn
 /** A worker node in this process, resolved once the master lists it as ready. */
 export async function startTestWorker(
   master: RunningMaster,
-  options: { name?: string; threads?: number; token?: string; threadStallMs?: number } = {},
+  options: {
+    name?: string;
+    threads?: number;
+    token?: string;
+    threadStallMs?: number;
+    labels?: Record<string, string>;
+  } = {},
 ): Promise<WorkerNode> {
   const name = options.name ?? `iw-${Math.random().toString(36).slice(2, 8)}`;
   const node = startWorker({
@@ -29,6 +35,7 @@ export async function startTestWorker(
     threads: options.threads ?? 1,
     token: options.token,
     threadStallMs: options.threadStallMs,
+    labels: options.labels,
     logLevel: "error",
   });
   await waitFor(() => master.services.registry.list().some((w) => w.name === name && w.state === "ready"), {

@@ -112,11 +112,14 @@ export async function startWorkerProcess(
     token?: string;
     env?: Record<string, string>;
     prefix?: string[];
+    /** Extra flags (`--label pool=eu`). */
+    args?: string[];
   } = {},
 ): Promise<WorkerProcess> {
   const name = options.name ?? `w-${randomBytes(3).toString("hex")}`;
   const args = ["worker", "--master", masterUrl, "--name", name, "--threads", String(options.threads ?? 1)];
   if (options.token) args.push("--token", options.token);
+  args.push(...(options.args ?? []));
   const cli = spawnCli(args, options.env, ROOT, options.prefix);
   await waitFor(
     async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { availableParallelism, hostname } from "node:os";
-import { ConfigError, type LogFormat, logFormatOf } from "@volley/protocol";
+import { ConfigError, type LogFormat, logFormatOf, parseLabel, workerLabelsSchema } from "@volley/protocol";
 import type { MasterTls } from "./connection/master-connection.js";
 
 export interface WorkerOptions {
@@ -26,6 +26,8 @@ export interface WorkerOptions {
   threadStallMs?: number;
   /** An `https://` master's CA (PEM) or pinned certificate fingerprint. @defaultValue the system's CAs */
   masterTls?: MasterTls;
+  /** Labels scenarios pick workers by (`--label pool=eu`). @defaultValue VOLLEY_LABELS ("pool=eu,tier=big"), else none */
+  labels?: Record<string, string>;
 }
 
 export interface ResolvedWorkerOptions
@@ -60,6 +62,13 @@ export function resolveWorkerOptions(options: WorkerOptions, env = process.env):
   if (tls?.ca !== undefined && !tls.ca.includes("-----BEGIN CERTIFICATE-----")) {
     throw new ConfigError("--master-ca: expected a PEM certificate (-----BEGIN CERTIFICATE-----)");
   }
+  const labels = options.labels ?? labelsFromEnv(env.VOLLEY_LABELS);
+  const checked = workerLabelsSchema.safeParse(labels);
+  if (!checked.success) {
+    throw new ConfigError(
+      `--label: ${checked.error.issues.map((i) => `${String(i.path[0] ?? "")} ${i.message}`.trim()).join("; ")}`,
+    );
+  }
   const cores = availableParallelism();
   const threads = options.threads ?? cores;
   if (!Number.isInteger(threads) || threads < 1 || threads > 1024) {
@@ -78,8 +87,20 @@ export function resolveWorkerOptions(options: WorkerOptions, env = process.env):
     logFormat: logFormatOf(options.logFormat, env),
     threadStallMs: options.threadStallMs ?? 10_000,
     masterTls: tls,
+    labels,
     workerId: randomUUID(),
     host: hostname(),
     cores,
   };
+}
+
+/** VOLLEY_LABELS: "pool=eu,tier=big" (commas or spaces between pairs). */
+export function labelsFromEnv(text: string | undefined): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const item of (text ?? "").split(/[\s,]+/).filter(Boolean)) {
+    const pair = parseLabel(item);
+    if (typeof pair === "string") throw new ConfigError(`VOLLEY_LABELS: ${pair}`);
+    labels[pair[0]] = pair[1];
+  }
+  return labels;
 }

@@ -114,6 +114,7 @@ export class WorkerNode {
       pid: process.pid,
       local: this.options.local,
       activeRunId: this.run?.runId ?? null,
+      labels: this.options.labels,
     });
   }
 

@@ -5,6 +5,7 @@ export * from "./api/run-metrics.js";
 export * from "./api/runs.js";
 export * from "./api/timeseries.js";
 export * from "./api/worker-info.js";
+export * from "./api/worker-labels.js";
 export * from "./axis-steps.js";
 export * from "./chart-colours.js";
 export * from "./duration.js";

@@ -1,3 +1,4 @@
+import { MAX_WORKER_LABELS, parseLabel } from "@volley/protocol";
 import { startWorker } from "@volley/worker";
 import { intFlag, parseFlags, readFlagFile, TOKEN_FLAGS, tokenFlag } from "../args.js";
 import { UsageError } from "../cli-error.js";
@@ -17,6 +18,8 @@ Options:
                  (default VOLLEY_MASTER_FINGERPRINT)
   --threads N    engine threads (default: cores)
   --name NAME    name shown on the dashboard (default: hostname-pid)
+  --label K=V    a label scenarios pick workers by (workers: { selector: { K: V } });
+                 repeat for more (default VOLLEY_LABELS, e.g. "pool=eu,tier=big")
   -h, --help     this help
 
 Environment: REDIS_URL (where stats go; by default the one the master names, else 127.0.0.1:6379).`;
@@ -29,6 +32,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     "master-ca": { type: "string" },
     "master-fingerprint": { type: "string" },
     name: { type: "string" },
+    label: { type: "string", multiple: true },
     local: { type: "boolean" },
     help: { type: "boolean", short: "h" },
   });
@@ -46,6 +50,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     ),
     threads: intFlag("threads", values.threads, 1, 1024),
     name: values.name,
+    labels: values.label ? labelFlags(values.label) : undefined,
     local: values.local,
   });
   const signal = waitForSignal().then(() => node.shutdown());
@@ -55,6 +60,19 @@ export async function workerCommand(argv: string[]): Promise<number> {
   });
   await Promise.race([signal, orphaned, node.whenStopped()]);
   return 0;
+}
+
+/** `--label K=V`, repeated: the labels, or exit 2 naming the bad one. */
+function labelFlags(flags: string[]): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const flag of flags) {
+    const pair = parseLabel(flag);
+    if (typeof pair === "string") throw new UsageError(`--label: ${pair}`);
+    labels[pair[0]] = pair[1];
+  }
+  if (Object.keys(labels).length > MAX_WORKER_LABELS)
+    throw new UsageError(`--label: at most ${MAX_WORKER_LABELS} labels`);
+  return labels;
 }
 
 /** The TLS of an https:// master's link, from the flags; the CA file read here (exit 2 when it cannot be). */

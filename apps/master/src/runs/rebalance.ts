@@ -2,12 +2,14 @@ import type { Database } from "@volley/db";
 import {
   EXECUTOR_CAPABILITIES,
   type LoadChangeRecord,
+  labelsMatch,
   Partition,
   type RowRange,
   recordedAt,
   runPeakVus,
   runPlannedMs,
   runVuCeiling,
+  selectorText,
   ValidationError,
   VolleyError,
   type WorkerInfo,
@@ -111,16 +113,19 @@ export async function rebalanceRun(
     );
   }
   let atMs = switchMoment(active, now);
+  // Only workers its selector would have chosen join it (a run on pool=eu stays on pool=eu).
+  const selector = active.scenario.workers?.selector ?? {};
   const readyOutside = () =>
     deps.registry
       .ready()
       .map((e) => e.info)
-      .filter((w) => !active.aggregator.hasWorker(w.id));
+      .filter((w) => !active.aggregator.hasWorker(w.id) && labelsMatch(w.labels, selector));
   let joining = readyOutside();
   if (joining.length === 0) {
+    const which = Object.keys(selector).length ? ` matching ${selectorText(selector)}` : "";
     throw new VolleyError(
       "VOL_ERR_NO_WORKERS",
-      "no ready worker outside the run: start one with `volley worker --master URL`, then rebalance",
+      `no ready worker${which} outside the run: start one with \`volley worker --master URL\`, then rebalance`,
     );
   }
   if (launch.rebalancing) {

@@ -4,7 +4,6 @@ import {
   runExecutorLabel,
   runPlannedMs,
   type Scenario,
-  VolleyError,
   type WorkerInfo,
 } from "@volley/protocol";
 import { type LiveAggregators, routeFields, routeWorkers } from "../pipeline/aggregator-directory.js";
@@ -23,6 +22,7 @@ import { type PlannedWorker, planRun } from "./run-plan.js";
 import type { QueuedRun } from "./run-queue.js";
 import { runSetups } from "./run-scripts.js";
 import type { RunSchedulerOptions } from "./scheduler-options.js";
+import { selectRunWorkers } from "./worker-selection.js";
 
 export interface LaunchedRun {
   id: string;
@@ -54,13 +54,7 @@ export async function openRun(
     scripts: inputs.scripts,
     setupData,
   });
-  const ready = await options.registry.readySoon(options.finishingWaitMs ?? 10_000);
-  if (ready.length === 0) {
-    throw new VolleyError(
-      "VOL_ERR_NO_WORKERS",
-      "no worker is ready: start one with `volley worker --master URL`",
-    );
-  }
+  const ready = await selectRunWorkers(options.registry, scenario, options.finishingWaitMs ?? 10_000);
   const { launched, aggregator } = await recordNewRun(
     options,
     run,

@@ -99,6 +99,7 @@ export class WorkerRegistry {
       runId: hello.activeRunId,
       saturated: false,
       aggregator: null,
+      labels: hello.labels ?? {},
     };
     const entry: WorkerEntry = {
       info,
@@ -222,15 +223,18 @@ export class WorkerRegistry {
   }
 
   /**
-   * The workers free for a new run. Workers still winding down a run that has ended (their
+   * The workers free for a new run (of those `wanted`). Workers still winding down a run that has ended (their
    * heartbeat has not caught up) are waited for up to `maxWaitMs`, so a run posted right after
    * another ends is not refused.
    */
-  async readySoon(maxWaitMs: number): Promise<WorkerEntry[]> {
+  async readySoon(
+    maxWaitMs: number,
+    wanted: (info: WorkerInfo) => boolean = () => true,
+  ): Promise<WorkerEntry[]> {
     const deadline = Date.now() + maxWaitMs;
     for (;;) {
-      const ready = this.ready();
-      const finishing = this.connected().some((e) => e.info.state !== "ready");
+      const ready = this.ready().filter((e) => wanted(e.info));
+      const finishing = this.connected().some((e) => e.info.state !== "ready" && wanted(e.info));
       if (ready.length > 0 || !finishing || Date.now() >= deadline) return ready;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

@@ -27,6 +27,8 @@ export interface WorkerInfo {
   saturated: boolean;
   /** The aggregator partition the run's statistics go through (null: straight to the master). */
   aggregator: string | null;
+  /** What it was started with (`--label pool=eu`, VOLLEY_LABELS): scenarios pick workers by them. */
+  labels: Record<string, string>;
 }
 
 export const localWorkersBodySchema = z.strictObject({

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { workerLabelsSchema } from "../api/worker-labels.js";
 
 /** First message of a worker on `/ws/worker`: who it is, and the run it is in (after a reconnect). */
 export const workerHelloSchema = z.strictObject({
@@ -12,6 +13,8 @@ export const workerHelloSchema = z.strictObject({
   pid: z.int().min(0),
   local: z.boolean(),
   activeRunId: z.string().max(64).nullable(),
+  /** Its labels (absent from workers of earlier versions: none). */
+  labels: workerLabelsSchema.optional(),
   /** The worker's proof that it knows the token (see `auth`), on a socket opened with a nonce. */
   proof: z
     .string()

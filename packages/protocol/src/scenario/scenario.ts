@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { workerSelectionSchema } from "../api/worker-labels.js";
 import { positiveDurationSchema } from "../duration.js";
 import { crossFieldContext } from "./cross-field.js";
 import { dataSchema } from "./data.js";
@@ -105,6 +106,8 @@ export const scenarioSchema = z
       .max(100)
       .default([]),
     http: httpSettingsSchema,
+    /** Which workers run it: those whose labels match `selector`, `count` of them (default: every free one). */
+    workers: workerSelectionSchema.optional(),
   })
   .transform((written, ctx) => {
     const issue = (path: Array<string | number>, message: string) =>
