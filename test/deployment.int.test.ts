@@ -97,6 +97,7 @@ describe("docker/compose.yaml", () => {
     );
     expect(master.environment?.REDIS_URL).toBe("redis://redis:6379");
     expect(worker.environment?.VOLLEY_TOKEN).toBe(`\${VOLLEY_TOKEN}`);
+    expect(worker.environment?.VOLLEY_LABELS).toBe(`\${VOLLEY_WORKER_LABELS:-}`);
   });
 
   it("uses only variables the code reads, and .env.example names every one it needs", () => {
@@ -153,6 +154,9 @@ describe("docker/k8s", () => {
     expect(workerContainer.args).toEqual(
       expect.arrayContaining(["worker", "--master", "http://volley-master:8089"]),
     );
+    // Their labels, as VOLLEY_LABELS (a variable the worker reads).
+    expect(workerContainer.env).toContainEqual({ name: "VOLLEY_LABELS", value: "pool=k8s" });
+    expect(variablesTheCodeReads()).toContain("VOLLEY_LABELS");
     for (const deployment of [master, workers]) {
       expect(deployment.spec.template.spec.containers[0].envFrom).toEqual([
         { secretRef: { name: "volley" } },
@@ -207,8 +211,10 @@ describe("docker/k8s", () => {
         expect(args[args.indexOf("--threads") + 1]).toBe(pod.containers[0].resources.limits.cpu);
       }
       expect(pod.terminationGracePeriodSeconds, role).toBe(seconds(service.stop_grace_period));
+      // Each variable compose sets comes from the Secret, or from the pod's own env (labels).
+      const podEnv = (pod.containers[0].env ?? []).map((e: { name: string }) => e.name);
       for (const variable of Object.keys(service.environment ?? {}))
-        expect(Object.keys(secret.stringData), variable).toContain(variable);
+        expect([...Object.keys(secret.stringData), ...podEnv], variable).toContain(variable);
     }
     const master = find("Deployment", "volley-master").spec.template.spec.containers[0];
     expect(compose.services.master.ports?.[0]).toMatch(new RegExp(`:${master.ports[0].containerPort}$`));

@@ -3,6 +3,7 @@ import { useEffect, useState } from "react";
 import { api } from "../api/client.js";
 import { useApi } from "../api/use-api.js";
 import { WorkerList } from "../components/WorkerList/WorkerList.js";
+import { labelText, workerLabelOptions } from "../components/WorkerList/worker-labels.js";
 import { useLive } from "../live/live-context.js";
 
 interface MasterConfig {
@@ -22,6 +23,9 @@ export function WorkersPage() {
   const [threads, setThreads] = useState(1);
   const [message, setMessage] = useState<Message | null>(null);
   const [copied, setCopied] = useState(false);
+  const [label, setLabel] = useState("");
+  const labelOptions = workerLabelOptions(feed.workers);
+  const shown = label ? feed.workers.filter((w) => labelText(w.labels ?? {}).includes(label)) : feed.workers;
   const addLocal = async () => {
     setMessage(null);
     try {
@@ -73,7 +77,29 @@ export function WorkersPage() {
           {message.text}
         </div>
       )}
-      <WorkerList workers={feed.workers} onRetire={retire} />
+      {labelOptions.length > 0 && (
+        <div className="filters">
+          <label>
+            Label
+            <select
+              aria-label="Show workers with the label"
+              value={label}
+              onChange={(e) => setLabel(e.target.value)}
+            >
+              <option value="">all workers</option>
+              {labelOptions.map((option) => (
+                <option key={option}>{option}</option>
+              ))}
+            </select>
+          </label>
+          {label && (
+            <span className="muted" data-testid="label-filter-count">
+              {shown.length} of {feed.workers.length} workers
+            </span>
+          )}
+        </div>
+      )}
+      <WorkerList workers={shown} onRetire={retire} />
       <div className="two-columns">
         <section className="panel">
           <h2>Add a worker machine</h2>

@@ -6,6 +6,7 @@ import { Field } from "./Field.js";
 import { LoadFields } from "./LoadFields.js";
 import { RequestFields } from "./RequestFields.js";
 import { describeSyntaxError, type SyntaxProblem } from "./syntax-error.js";
+import { WorkerFields } from "./WorkerFields.js";
 
 type Format = "yaml" | "json";
 
@@ -95,6 +96,7 @@ export function ScenarioEditor({ draft, issues, byPath, onChange }: ScenarioEdit
             </Field>
           </div>
         </fieldset>
+        <WorkerFields draft={draft} issues={byPath} onChange={onChange} />
         {isRecord(draft.scenarios) ? (
           <p className="callout" data-testid="scenarios-note">
             {Object.keys(draft.scenarios).length} scenarios at once ({Object.keys(draft.scenarios).join(", ")}

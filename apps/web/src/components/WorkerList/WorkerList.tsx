@@ -19,6 +19,7 @@ export function WorkerList({ workers, onRetire, compact }: WorkerListProps) {
             <th>Name</th>
             <th className="left">State</th>
             {!compact && <th className="left">Host</th>}
+            {!compact && <th className="left">Labels</th>}
             <th>Threads</th>
             <th>VUs</th>
             <th>CPU</th>
@@ -48,6 +49,15 @@ export function WorkerList({ workers, onRetire, compact }: WorkerListProps) {
                 )}
               </td>
               {!compact && <td className="left">{w.host}</td>}
+              {!compact && (
+                <td className="left" data-testid="worker-labels">
+                  {Object.entries(w.labels ?? {}).map(([key, value]) => (
+                    <span key={key} className="badge label-chip">
+                      {key}={value}
+                    </span>
+                  ))}
+                </td>
+              )}
               <td>{w.threads}</td>
               <td>{formatCount(w.vus)}</td>
               <td>{Math.round(w.cpu)} %</td>
