@@ -3,18 +3,28 @@ import { z } from "zod";
 /** Most labels one worker carries. */
 export const MAX_WORKER_LABELS = 20;
 
-const labelKeySchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._/-]{0,62}$/, {
-  error: "a label name is 1 to 63 letters, digits and . _ / - (starting with a letter or digit)",
-});
+const LABEL_KEY_RE = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,62}$/;
 const labelValueSchema = z.string().regex(/^[A-Za-z0-9._-]{0,63}$/, {
   error: "a label value is up to 63 letters, digits and . _ -",
 });
 
 /** A worker's labels (`volley worker --label pool=eu`), and a scenario's selector of them. */
 export const workerLabelsSchema = z
-  .record(labelKeySchema, labelValueSchema)
-  .refine((labels) => Object.keys(labels).length <= MAX_WORKER_LABELS, {
-    error: `at most ${MAX_WORKER_LABELS} labels`,
+  .record(z.string().max(100), labelValueSchema)
+  .superRefine((labels, ctx) => {
+    // Each bad name is named (a record's own key check only says "Invalid key").
+    for (const key of Object.keys(labels)) {
+      if (!LABEL_KEY_RE.test(key)) {
+        ctx.addIssue({
+          code: "custom",
+          path: [key],
+          message: `"${key}" is not a label name: 1 to 63 letters, digits and . _ / - (starting with a letter or digit)`,
+        });
+      }
+    }
+    if (Object.keys(labels).length > MAX_WORKER_LABELS) {
+      ctx.addIssue({ code: "custom", message: `at most ${MAX_WORKER_LABELS} labels` });
+    }
   });
 export type WorkerLabels = z.infer<typeof workerLabelsSchema>;
 
