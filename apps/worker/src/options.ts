@@ -65,8 +65,7 @@ export function resolveWorkerOptions(options: WorkerOptions, env = process.env):
   const labels = options.labels ?? labelsFromEnv(env.VOLLEY_LABELS);
   const checked = workerLabelsSchema.safeParse(labels);
   if (!checked.success) {
-    throw new ConfigError(`--label: ${checked.error.issues.map((i) => i.message).join("; ")}`); ")}`,
-    );
+    throw new ConfigError(`--label: ${checked.error.issues.map((i) => i.message).join("; ")}`);
   }
   const cores = availableParallelism();
   const threads = options.threads ?? cores;
