@@ -141,6 +141,16 @@ describe("accounts in the dashboard", () => {
     await page.getByText("Signed in as").waitFor();
     await expect(page.getByTestId("user-table").count()).resolves.toBe(0);
     await screenshot(page, "access-viewer-phone");
+    // The one-time password is replaced on the Access page; then ben signs in with his own.
+    const panel = page.getByTestId("password-panel");
+    await panel.getByLabel("Current").fill(passwords.ben);
+    await panel.getByLabel("New").fill("short");
+    await panel.getByRole("button", { name: "Change password" }).click();
+    await page.getByText("next: must be at least 12 characters").waitFor();
+    await panel.getByLabel("New").fill("bens-own-long-password");
+    await panel.getByRole("button", { name: "Change password" }).click();
+    await page.getByText("Sign in with your user name and password.").waitFor();
+    await signIn(page, "ben", "bens-own-long-password");
     await page.close();
   });
 });
