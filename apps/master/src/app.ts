@@ -18,6 +18,7 @@ import { healthRoutes } from "./routes/health/index.js";
 import { metricsRoutes } from "./routes/metrics/index.js";
 import { openApiRoutes } from "./routes/openapi/index.js";
 import { runRoutes } from "./routes/runs/index.js";
+import { scheduleRoutes } from "./routes/schedules/index.js";
 import { sessionRoutes } from "./routes/session/index.js";
 import { liveSocketRoutes, workerSocketRoutes } from "./routes/sockets/index.js";
 import { tokenRoutes } from "./routes/tokens/index.js";
@@ -97,6 +98,7 @@ export async function buildApp(services: Services, workersOnly = false): Promise
   await app.register(userRoutes, { prefix: "/api/users" });
   await app.register(tokenRoutes, { prefix: "/api" });
   await app.register(auditRoutes, { prefix: "/api/audit" });
+  await app.register(scheduleRoutes, { prefix: "/api/schedules" });
   await app.register(metricsRoutes);
   await app.register(workerSocketRoutes);
   await app.register(liveSocketRoutes);

@@ -19,6 +19,7 @@ import { RunLease } from "./runs/run-lease.js";
 import { RunScheduler } from "./runs/run-scheduler.js";
 import { RunWebhooks } from "./runs/run-webhooks.js";
 import { SecondsRetention } from "./runs/seconds-retention.js";
+import { ScheduleRunner } from "./schedules/schedule-runner.js";
 import type { Services } from "./services.js";
 import { LocalWorkers } from "./workers/local-workers.js";
 import { WorkerRegistry } from "./workers/worker-registry.js";
@@ -96,6 +97,7 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     log,
   });
   const retention = new SecondsRetention(db, opts.keepSecondsDays, log);
+  const audit = new AuditLog(db, log);
   const webhooks = new RunWebhooks({
     urls: opts.webhooks,
     token: opts.token,
@@ -119,12 +121,21 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     ),
     onRunEnded: (run) => {
       webhooks.runFinished(run);
+      schedules
+        .runFinished(run)
+        .catch((error: Error) =>
+          log.warn(
+            { runId: run.id, err: error.message },
+            "the scheduled run could not be judged against its baseline",
+          ),
+        );
       void otlp?.runEnded(run.id, async () => {
         const stats = await scheduler.stats(run.id);
         return stats ? finalSource(run, stats) : null;
       });
     },
   });
+  const schedules = new ScheduleRunner({ db, scheduler, audit, webhooks, log });
   const otlp = opts.otlpUrl
     ? new OtlpPush({
         url: opts.otlpUrl,
@@ -178,7 +189,8 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     live,
     localWorkers,
     tokens: new TokenStore(db),
-    audit: new AuditLog(db, log),
+    audit,
+    schedules,
   };
 
   await scheduler.adopt();
@@ -186,6 +198,7 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
   registry.start();
   scheduler.start();
   retention.start();
+  await schedules.start();
   const workersTimer = setInterval(() => {
     if (!workersChanged) return;
     workersChanged = false;
@@ -196,6 +209,7 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
   const close = () => {
     closing ??= (async () => {
       clearInterval(workersTimer);
+      schedules.stop();
       await scheduler.stop();
       await otlp?.close();
       retention.stop();

@@ -8,6 +8,7 @@ import type { StatsConsumers } from "./pipeline/stats-consumers.js";
 import type { StatsPipeline } from "./pipeline/stats-pipeline.js";
 import type { RunScheduler } from "./runs/run-scheduler.js";
 import type { SecondsRetention } from "./runs/seconds-retention.js";
+import type { ScheduleRunner } from "./schedules/schedule-runner.js";
 import type { LocalWorkers } from "./workers/local-workers.js";
 import type { WorkerRegistry } from "./workers/worker-registry.js";
 import type { LiveHub } from "./ws/live-hub.js";
@@ -60,4 +61,6 @@ export interface Services {
   tokens: TokenStore;
   /** Who changed what (`GET /api/audit`). */
   audit: AuditLog;
+  /** Saved tests on cron expressions. */
+  schedules: ScheduleRunner;
 }

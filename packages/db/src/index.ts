@@ -23,4 +23,5 @@ export type { NewRunSecond, RunSecondRow } from "./repositories/run-seconds.js";
 export type { NewRunWorker, RunWorkerRow, RunWorkerUpdate } from "./repositories/run-workers.js";
 export type { NewRun, RunListFilter, RunRow, RunUpdate } from "./repositories/runs.js";
 export { RunNotOwnedError } from "./repositories/runs.js";
+export type { NewSchedule, ScheduleRow, ScheduleUpdate } from "./repositories/schedules.js";
 export type { NewUser, UserRow } from "./repositories/users.js";

@@ -1,36 +1,19 @@
 import {
   type CompareResult,
-  formatMs,
-  type LatencyShift,
+  parseRegressionLimits as parseLimits,
+  type RegressionLimits,
   type RunDetail,
   type RunPage,
-  type ShiftPercentile,
 } from "@volley/protocol";
 import type { ApiClient } from "../api-client.js";
 import { UsageError } from "../cli-error.js";
 
-const LATENCY = ["mean", "p50", "p75", "p90", "p95", "p99", "p999", "max"] as const;
-type Metric = (typeof LATENCY)[number] | "rps" | "errorRate";
+export { compareWithBaseline, type Regression, type RegressionLimits, SIGNIFICANT_Z } from "@volley/protocol";
 
-/** `--max-regression "p95=10%,rps=5%"`: how much worse each metric may get, in percent. */
-export type RegressionLimits = Partial<Record<Metric, number>>;
-
+/** `--max-regression "p95=10%,rps=5%"`: how much worse each metric may get; exit 2 naming the flag otherwise. */
 export function parseRegressionLimits(text: string): RegressionLimits {
-  const limits: RegressionLimits = {};
-  for (const part of text
-    .split(",")
-    .map((p) => p.trim())
-    .filter(Boolean)) {
-    const match = /^([A-Za-z0-9]+)\s*=\s*(\d+(?:\.\d+)?)\s*%$/.exec(part);
-    const metric = match?.[1] as Metric | undefined;
-    if (!match || !metric || !([...LATENCY, "rps", "errorRate"] as string[]).includes(metric)) {
-      throw new UsageError(
-        `--max-regression: "${part}" is not METRIC=N% with a metric of ${[...LATENCY, "rps", "errorRate"].join(", ")}`,
-      );
-    }
-    limits[metric] = Number(match[2]);
-  }
-  if (Object.keys(limits).length === 0) throw new UsageError("--max-regression: give at least one METRIC=N%");
+  const limits = parseLimits(text, "--max-regression");
+  if (typeof limits === "string") throw new UsageError(limits);
   return limits;
 }
 
@@ -68,64 +51,4 @@ export async function fetchShift(api: ApiClient, run: RunDetail, baseline: RunDe
   const query = new URLSearchParams({ a: baseline.id, b: run.id });
   const { status, body } = await api.request<CompareResult>("GET", `/api/compare?${query}`);
   return status === 200 ? body.shift : {};
-}
-
-/** A z above this is a shift beyond sampling noise (about 1 in 700 by chance, one-sided). */
-export const SIGNIFICANT_Z = 3;
-
-export interface Regression {
-  metric: Metric;
-  line: string;
-  regressed: boolean;
-}
-
-/**
- * Each limited metric of `run` against `baseline`. Latencies and the error rate are worse when
- * higher, throughput when lower. Latencies and rps compare relatively (`p95=10%`: at most 10 %
- * slower); the error rate compares in percentage points (`errorRate=1%`: at most one point more),
- * as a relative change from 0 % would be infinite. A percentile that moved more than allowed is
- * a regression only when the whole distribution moved with it (`shift`: more of this run's requests
- * are slower than the baseline's value, beyond sampling noise); otherwise the line says "noise".
- */
-export function compareWithBaseline(
-  run: RunDetail,
-  baseline: RunDetail,
-  limits: RegressionLimits,
-  shift: Partial<Record<ShiftPercentile, LatencyShift>> = {},
-): Regression[] {
-  const out: Regression[] = [];
-  for (const [metric, allowed] of Object.entries(limits) as Array<[Metric, number]>) {
-    if (metric === "errorRate") {
-      const rate = (r: RunDetail) =>
-        r.summary.total.requests ? r.summary.total.failures / r.summary.total.requests : 0;
-      const points = (rate(run) - rate(baseline)) * 100;
-      out.push({
-        metric,
-        regressed: points > allowed,
-        line: `errorRate ${(rate(run) * 100).toFixed(2)} % vs ${(rate(baseline) * 100).toFixed(2)} % (${points >= 0 ? "+" : ""}${points.toFixed(2)} points, allowed +${allowed})`,
-      });
-      continue;
-    }
-    const value = (r: RunDetail) =>
-      metric === "rps" ? r.summary.total.rps : r.summary.total.latencyMs[metric];
-    const now = value(run);
-    const before = value(baseline);
-    const change = before > 0 ? ((now - before) / before) * 100 : 0;
-    const worse = metric === "rps" ? -change : change;
-    const show = (v: number) => (metric === "rps" ? `${v.toFixed(1)} req/s` : formatMs(v));
-    const line = `${metric} ${show(now)} vs ${show(before)} (${change >= 0 ? "+" : ""}${change.toFixed(1)} %, allowed ${metric === "rps" ? "-" : "+"}${allowed} %)`;
-    const moved = shift[metric as ShiftPercentile];
-    if (!moved) {
-      out.push({ metric, regressed: worse > allowed, line });
-      continue;
-    }
-    const pct = (share: number) => `${(share * 100).toFixed(share < 0.01 ? 2 : 1)} %`;
-    const noise = worse > allowed && moved.z <= SIGNIFICANT_Z;
-    out.push({
-      metric,
-      regressed: worse > allowed && !noise,
-      line: `${line}; ${pct(moved.bShare)} of requests slower than the baseline's ${metric}, it had ${pct(moved.aShare)}${noise ? ` — within sampling noise (z ${moved.z.toFixed(1)} ≤ ${SIGNIFICANT_Z}), not judged a regression` : ""}`,
-    });
-  }
-  return out;
 }

@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import type { RunDetail } from "@volley/protocol";
+import type { Regression, RunDetail } from "@volley/protocol";
 import type { Logger } from "pino";
 
 export interface RunWebhooksOptions {
@@ -34,8 +34,19 @@ export function runFinishedEvent(run: RunDetail) {
   };
 }
 
+/** What a `run.regressed` webhook carries: the run as `run.finished` does, its baseline, and what regressed. */
+export function runRegressedEvent(run: RunDetail, baselineId: string, regressions: Regression[]) {
+  return {
+    ...runFinishedEvent(run),
+    event: "run.regressed",
+    baseline: { id: baselineId },
+    regressions: regressions.map((r) => ({ metric: r.metric, line: r.line })),
+  };
+}
+
 /**
- * POSTs `run.finished` to each configured URL when a run ends: in the background (never
+ * POSTs `run.finished` to each configured URL when a run ends (and `run.regressed` when a
+ * scheduled run is worse than its baseline): in the background (never
  * blocking the run or the next one), retried with exponential backoff on a network error or a
  * non-2xx answer, given up after the last attempt with an error in the log.
  */
@@ -45,10 +56,18 @@ export class RunWebhooks {
   constructor(private readonly options: RunWebhooksOptions) {}
 
   runFinished(run: RunDetail): void {
+    this.send(runFinishedEvent(run), run.id);
+  }
+
+  runRegressed(run: RunDetail, baselineId: string, regressions: Regression[]): void {
+    this.send(runRegressedEvent(run, baselineId, regressions), run.id);
+  }
+
+  private send(event: object, runId: string): void {
     if (this.options.urls.length === 0) return;
-    const body = JSON.stringify(runFinishedEvent(run));
+    const body = JSON.stringify(event);
     for (const url of this.options.urls) {
-      const delivery = this.deliver(url, body, run.id).finally(() => this.pending.delete(delivery));
+      const delivery = this.deliver(url, body, runId).finally(() => this.pending.delete(delivery));
       this.pending.add(delivery);
     }
   }

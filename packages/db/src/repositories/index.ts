@@ -6,6 +6,7 @@ import { RunFileRepository } from "./run-files.js";
 import { RunSecondRepository } from "./run-seconds.js";
 import { RunWorkerRepository } from "./run-workers.js";
 import { RunRepository } from "./runs.js";
+import { ScheduleRepository } from "./schedules.js";
 import { UserRepository } from "./users.js";
 
 export type { DatabaseProvider, DbClient } from "./db-client.js";
@@ -19,6 +20,7 @@ export interface Repositories {
   users: UserRepository;
   tokens: ApiTokenRepository;
   audit: AuditRepository;
+  schedules: ScheduleRepository;
 }
 
 /** The repositories over a client; `decorate` wraps each (e.g. to retry while SQLite is busy). */
@@ -36,5 +38,6 @@ export function createRepositories(
     users: decorate(new UserRepository(client)),
     tokens: decorate(new ApiTokenRepository(client)),
     audit: decorate(new AuditRepository(client)),
+    schedules: decorate(new ScheduleRepository(client)),
   };
 }
