@@ -13,6 +13,7 @@ import { NotFoundPage } from "./pages/NotFoundPage.js";
 import { OverviewPage } from "./pages/OverviewPage.js";
 import { RunPage } from "./pages/RunPage.js";
 import { RunsPage } from "./pages/RunsPage.js";
+import { SchedulesPage } from "./pages/SchedulesPage.js";
 import { TrendsPage } from "./pages/TrendsPage.js";
 import { WorkersPage } from "./pages/WorkersPage.js";
 import { SessionContext } from "./session/session-context.js";
@@ -26,6 +27,7 @@ const ROUTES = [
   { path: "/workers", element: <WorkersPage /> },
   { path: "/compare", element: <ComparePage /> },
   { path: "/trends", element: <TrendsPage /> },
+  { path: "/schedules", element: <SchedulesPage /> },
   { path: "/access", element: <AccessPage /> },
   { path: "/audit", element: <AuditPage /> },
 ];

@@ -35,6 +35,7 @@ export function Layout({ children, onLogout }: { children: ReactNode; onLogout?:
           <NavLink to="/runs">History</NavLink>
           <NavLink to="/trends">Trends</NavLink>
           <NavLink to="/workers">Workers</NavLink>
+          <NavLink to="/schedules">Schedules</NavLink>
           {session.via !== "open" && <NavLink to="/access">Access</NavLink>}
           {session.role === "admin" && <NavLink to="/audit">Audit</NavLink>}
         </nav>
