@@ -340,6 +340,9 @@ describe("HTTP API", () => {
       "/api/tokens",
       "/api/tokens/{id}",
       "/api/audit",
+      "/api/worker-tokens",
+      "/api/schedules",
+      "/api/schedules/{id}",
     ]) {
       expect(openapi.paths).toHaveProperty([path]);
     }

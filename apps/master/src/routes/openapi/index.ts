@@ -7,7 +7,7 @@ import {
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { VIEWER_ROUTE } from "../../plugins/route-access.js";
-import { accountPaths } from "./account-paths.js";
+import { teamPaths } from "./team-paths.js";
 
 const json = (schema: z.ZodType) => z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
 const errorBody = {
@@ -274,7 +274,7 @@ export function buildOpenApi(): Record<string, unknown> {
           responses: { 200: answer("{ files: { path: source } }"), 404: failure("no such run") },
         },
       },
-      ...accountPaths(),
+      ...teamPaths(),
     },
   };
 }

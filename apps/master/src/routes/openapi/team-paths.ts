@@ -1,9 +1,11 @@
 import {
   auditQuerySchema,
   changePasswordSchema,
+  createScheduleSchema,
   createTokenSchema,
   createUserSchema,
   signInSchema,
+  updateScheduleSchema,
   updateUserSchema,
 } from "@volley/protocol";
 import { z } from "zod";
@@ -17,8 +19,11 @@ const answer = (description: string) => ({ description, content: { "application/
 const nameParam = [{ name: "name", in: "path", required: true, schema: { type: "string" } }];
 const idParam = [{ name: "id", in: "path", required: true, schema: { type: "string" } }];
 
-/** Sign-in, users, personal tokens and the audit log (docs/accounts.md); each summary names its role. */
-export function accountPaths(): Record<string, unknown> {
+/**
+ * Sign-in, users, tokens, the audit log (docs/accounts.md) and schedules (docs/schedules.md);
+ * each summary names its role.
+ */
+export function teamPaths(): Record<string, unknown> {
   const auditQuery = json(auditQuerySchema) as { properties: Record<string, unknown> };
   return {
     "/api/session": {
@@ -81,6 +86,52 @@ export function accountPaths(): Record<string, unknown> {
         summary: "Revoke a personal token: your own, or any for an admin",
         parameters: idParam,
         responses: { 204: { description: "revoked" }, 404: answer("no such token") },
+      },
+    },
+    "/api/worker-tokens": {
+      get: {
+        summary: "Worker join tokens (admin); never the secrets",
+        responses: { 200: answer("[token]") },
+      },
+      post: {
+        summary: "Make a worker join token (admin); the secret is answered once",
+        requestBody: body(createTokenSchema),
+        responses: { 201: answer("{ id, token, name, expiresAt, … }") },
+      },
+    },
+    "/api/worker-tokens/{id}": {
+      delete: {
+        summary: "Revoke a join token (admin): its workers are disconnected at once",
+        parameters: idParam,
+        responses: { 204: { description: "revoked" }, 404: answer("no such token") },
+      },
+    },
+    "/api/schedules": {
+      get: {
+        summary: "Schedules with their next and last firing (viewer)",
+        responses: { 200: answer("[schedule]") },
+      },
+      post: {
+        summary: "Make a schedule (tester)",
+        requestBody: body(createScheduleSchema),
+        responses: {
+          201: answer("the schedule"),
+          400: answer("a bad cron, time zone, scenario or limit"),
+          409: answer("the name is taken"),
+        },
+      },
+    },
+    "/api/schedules/{id}": {
+      patch: {
+        summary: "Change a schedule's cron, time zone, baseline, limits, or pause it (tester)",
+        parameters: idParam,
+        requestBody: body(updateScheduleSchema),
+        responses: { 200: answer("the schedule"), 404: answer("no such schedule") },
+      },
+      delete: {
+        summary: "Delete a schedule (tester)",
+        parameters: idParam,
+        responses: { 204: { description: "deleted" }, 404: answer("no such schedule") },
       },
     },
     "/api/audit": {
