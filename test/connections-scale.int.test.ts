@@ -55,7 +55,11 @@ function peakRssMb(pid: number): number {
 }
 
 describe("38,000 connections to one target from one machine", () => {
-  it("two workers of 19,000 VUs over four source addresses: every VU its own connection, 0 errors, exact, none left open", async () => {
+  // One retry: 38,000 sockets on a 2-core machine depend on what else the machine does (a second
+  // failure is a failure; each attempt asserts everything).
+  it("two workers of 19,000 VUs over four source addresses: every VU its own connection, 0 errors, exact, none left open", {
+    retry: 1,
+  }, async () => {
     const master = await startMasterProcess(isolatedSetup());
     const workers = await Promise.all(
       ["conn-a", "conn-b"].map((name) => startWorkerProcess(master.url, { name, threads: 2 })),

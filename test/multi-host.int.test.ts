@@ -72,20 +72,24 @@ describe.runIf(canRun)("multi-host run across network namespaces", () => {
       what: `the master (${master.output.join("")})`,
       timeoutMs: 20_000,
     });
-    for (const name of ["w1", "w2"]) {
+    const workers = ["w1", "w2"].map((name) =>
       spawnCli(
         ["worker", "--master", masterUrl, "--token", token, "--name", name, "--threads", "1"],
         {},
         ROOT,
         net.on(name, []),
-      );
-    }
+      ),
+    );
+    // Generous on a loaded machine; a failure shows what the master and workers said.
     await waitFor(
       async () =>
         (await getJson<WorkerInfo[]>(`${masterUrl}/api/workers`, token)).filter((w) => w.state === "ready")
           .length === 2,
-      { what: "both workers to join across the network", timeoutMs: 20_000 },
-    );
+      { what: "both workers to join across the network", timeoutMs: 40_000 },
+    ).catch((error: Error) => {
+      const said = [master, ...workers].map((p) => p.output.join("").slice(-1500)).join("\n---\n");
+      throw new Error(`${error.message}\n${said}`);
+    });
     await waitFor(async () => (await fetch(`${targetUrl}/__counts`)).ok, { what: "the target" });
   });
 

@@ -37,7 +37,13 @@ async function run(scenario: Record<string, unknown>, scripts?: Record<string, s
     ...(scripts && { scripts }),
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return waitForRunEnd<RunDetail>(fleet.master.url, created.body.id as string, 60_000);
+  const report = await waitForRunEnd<RunDetail>(fleet.master.url, created.body.id as string, 60_000);
+  // A run that ended otherwise says why (in CI one once ended with no request sent).
+  expect(
+    report.status,
+    `${report.stopReason ?? ""} ${report.error ?? ""} ${JSON.stringify(report.warnings)}`,
+  ).toBe("finished");
+  return report;
 }
 
 describe("request phases", () => {

@@ -7,6 +7,11 @@ import cluster from "node:cluster";
 import { createServer } from "node:http";
 
 if (cluster.isPrimary) {
+  // Each process accepts its own connections from the one shared socket. Round-robin would have
+  // the primary accept every connection and hand it over one at a time: under load it held
+  // thousands at once, reached its file limit, and libuv closed the connections it could not
+  // keep (the clients read "other side closed").
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
   const workers = Number(process.argv[2] ?? 4);
   const children = Array.from({ length: workers }, () => cluster.fork());
   let asked = 0;

@@ -76,6 +76,19 @@ export class ScheduleRunner {
     try {
       const row = await db.schedules.get(id);
       if (!row?.enabled || !(await db.schedules.claim(id, tick))) return;
+      // A firing whose previous run still waits for its turn adds none: a schedule faster than
+      // its runs would otherwise grow the queue without end.
+      const previous = row.lastRunId ? await db.runs.get(row.lastRunId) : null;
+      if (previous?.status === "queued") {
+        await db.schedules.update(id, {
+          lastError: `skipped: the previous run ${previous.id} still waits in the queue`,
+        });
+        log.info(
+          { schedule: row.name, runId: previous.id },
+          "schedule firing skipped: its previous run is still queued",
+        );
+        return;
+      }
       try {
         const { input, extras } = await scheduledInputs(db, row);
         const created = await scheduler.create(input, {
