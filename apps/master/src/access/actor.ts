@@ -14,3 +14,8 @@ export interface Actor {
 export const LOCAL_ACTOR: Actor = { name: "local", role: "admin", via: "open" };
 /** The master's `--token`: an admin credential, as in earlier rounds. */
 export const MASTER_TOKEN_ACTOR: Actor = { name: "token", role: "admin", via: "master-token" };
+
+/** Who a run records as starting, stopping or changing it: nobody on a master that asks no credentials (there is only "local"). */
+export function recordedActor(actor: Actor): string | undefined {
+  return actor.via === "open" ? undefined : actor.name;
+}

@@ -200,7 +200,7 @@ export interface RunDetail {
   passed: boolean | null;
   error: string | null;
   stopReason: string | null;
-  /** Who started the run and who stopped it by hand ("token": the master's token; "local": a master that asks no credentials). */
+  /** Who started the run and who stopped it by hand (a user, "token" for the master's token, "schedule:NAME"; null on a master that asks no credentials). */
   startedBy: string | null;
   stoppedBy: string | null;
   warnings: SaturationWarning[];

@@ -10,6 +10,7 @@ import {
   VolleyError,
 } from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
+import { recordedActor } from "../../access/actor.js";
 import { TESTER_ROUTE, VIEWER_ROUTE } from "../../plugins/route-access.js";
 import { runColumns } from "../../runs/run-columns.js";
 import { scenarioTimeseries, toListItem, toTimeseries } from "../../runs/run-views.js";
@@ -36,7 +37,7 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
         scripts: body.scripts,
         queue: body.queue,
         typecheck: body.typecheck,
-        startedBy: request.actor.name,
+        startedBy: recordedActor(request.actor),
       });
       await app.services.audit.record(request.actor, "run.start", created.id, created.status);
       return reply.code(201).send(created);
@@ -122,19 +123,30 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
 
   app.patch<{ Params: { id: string } }>("/:id/load", { config: TESTER_ROUTE }, async (request) => {
     const patch = parseWith(loadPatchSchema, request.body, "request body");
-    const loadChanges = await app.services.scheduler.changeLoad(request.params.id, patch, request.actor.name);
+    const loadChanges = await app.services.scheduler.changeLoad(
+      request.params.id,
+      patch,
+      recordedActor(request.actor),
+    );
     await app.services.audit.record(request.actor, "run.load", request.params.id, JSON.stringify(patch));
     return { id: request.params.id, loadChanges };
   });
 
   app.post<{ Params: { id: string } }>("/:id/rebalance", { config: TESTER_ROUTE }, async (request) => {
-    const loadChanges = await app.services.scheduler.rebalance(request.params.id, request.actor.name);
+    const loadChanges = await app.services.scheduler.rebalance(
+      request.params.id,
+      recordedActor(request.actor),
+    );
     await app.services.audit.record(request.actor, "run.rebalance", request.params.id);
     return { id: request.params.id, loadChanges };
   });
 
   app.post<{ Params: { id: string } }>("/:id/stop", { config: TESTER_ROUTE }, async (request, reply) => {
-    const status = await app.services.scheduler.stopRun(request.params.id, "user", request.actor.name);
+    const status = await app.services.scheduler.stopRun(
+      request.params.id,
+      "user",
+      recordedActor(request.actor),
+    );
     await app.services.audit.record(request.actor, "run.stop", request.params.id, status);
     return reply.code(202).send({ id: request.params.id, status });
   });
