@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { WORKER_TOKEN_PREFIX } from "@volley/protocol";
-import { tokenHash } from "@volley/protocol/worker-auth";
 
 /**
  * Token secrets: a prefix that says what the token is (so a leaked one is recognised by secret
@@ -19,8 +18,6 @@ export function newPersonalSecret(): string {
 export function newJoinSecret(id: string): string {
   return `${WORKER_TOKEN_PREFIX}${id}.${randomBytes(32).toString("base64url")}`;
 }
-
-export const secretHash = tokenHash;
 
 /** A token's id: short, random, safe in a URL (and without the "." a join token splits on). */
 export function newTokenId(): string {

@@ -1,11 +1,11 @@
 import type { ApiTokenRow, Database } from "@volley/db";
 import type { TokenView } from "@volley/protocol";
+import { tokenHash } from "@volley/protocol/worker-auth";
 import {
   newJoinSecret,
   newPersonalSecret,
   newTokenId,
   PERSONAL_TOKEN_PREFIX,
-  secretHash,
   WORKER_TOKEN_PREFIX,
 } from "./secrets.js";
 
@@ -41,7 +41,7 @@ export class TokenStore {
       id,
       kind: input.kind,
       name: input.name,
-      hash: secretHash(token),
+      hash: tokenHash(token),
       userName: input.userName,
       createdBy: input.createdBy,
       expiresAt: input.expiresInMs !== undefined ? new Date(this.now() + input.expiresInMs) : null,
@@ -52,7 +52,7 @@ export class TokenStore {
   /** The live token of `kind` whose secret is `secret`: not revoked, not expired. */
   async check(kind: TokenKind, secret: string): Promise<ApiTokenRow | undefined> {
     if (!secret.startsWith(PREFIX[kind]) || secret.length > 200) return undefined;
-    const row = await this.db.tokens.byHash(secretHash(secret));
+    const row = await this.db.tokens.byHash(tokenHash(secret));
     if (row?.kind !== kind || !this.live(row)) return undefined;
     await this.touch(row);
     return row;

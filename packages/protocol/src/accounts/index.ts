@@ -62,6 +62,8 @@ export const createTokenSchema = z.strictObject({
     .optional(),
 });
 
+export type CreateToken = z.output<typeof createTokenSchema>;
+
 /** `GET /api/audit` query: newest first, paged by `before` (an entry's id). */
 export const auditQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(100),

@@ -1,8 +1,11 @@
-import { createTokenSchema, parseWith, VolleyError } from "@volley/protocol";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import { type CreateToken, createTokenSchema, parseWith, VolleyError } from "@volley/protocol";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { TokenKind } from "../../access/token-store.js";
 import { tokenView } from "../../access/token-store.js";
 import { ADMIN_ROUTE, VIEWER_ROUTE } from "../../plugins/route-access.js";
+
+/** Each kind's name in the audit log's actions (`token.create`, `worker-token.revoke`). */
+const AUDITED_AS: Record<TokenKind, string> = { user: "token", worker: "worker-token" };
 
 /**
  * Personal API tokens (`/api/tokens`): any user makes them for themself and revokes their own; an
@@ -22,15 +25,7 @@ export async function tokenRoutes(app: FastifyInstance): Promise<void> {
         `${request.actor.name} is not a user: sign in as a user to make a personal token (the master's token already is one)`,
       );
     }
-    const made = await tokens.create({
-      kind: "user",
-      name: body.name,
-      userName: user,
-      createdBy: request.actor.name,
-      expiresInMs: body.expiresIn,
-    });
-    await audit.record(request.actor, "token.create", made.id, body.name);
-    return reply.code(201).send({ ...tokenView(made.row), token: made.token });
+    return make(request, reply, "user", user, body);
   });
 
   app.get("/tokens", { config: VIEWER_ROUTE }, async (request) => {
@@ -43,18 +38,9 @@ export async function tokenRoutes(app: FastifyInstance): Promise<void> {
     return reply.code(204).send();
   });
 
-  app.post("/worker-tokens", { config: ADMIN_ROUTE }, async (request, reply) => {
-    const body = parseWith(createTokenSchema, request.body ?? {}, "request body");
-    const made = await tokens.create({
-      kind: "worker",
-      name: body.name,
-      userName: null,
-      createdBy: request.actor.name,
-      expiresInMs: body.expiresIn,
-    });
-    await audit.record(request.actor, "worker-token.create", made.id, body.name);
-    return reply.code(201).send({ ...tokenView(made.row), token: made.token });
-  });
+  app.post("/worker-tokens", { config: ADMIN_ROUTE }, (request, reply) =>
+    make(request, reply, "worker", null, parseWith(createTokenSchema, request.body ?? {}, "request body")),
+  );
 
   app.get("/worker-tokens", { config: ADMIN_ROUTE }, async () =>
     (await db.tokens.list("worker")).map(tokenView),
@@ -79,6 +65,25 @@ export async function tokenRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
+  /** Makes a token of `kind`; its secret is in this answer only. */
+  async function make(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    kind: TokenKind,
+    userName: string | null,
+    body: CreateToken,
+  ) {
+    const made = await tokens.create({
+      kind,
+      name: body.name,
+      userName,
+      createdBy: request.actor.name,
+      expiresInMs: body.expiresIn,
+    });
+    await audit.record(request.actor, `${AUDITED_AS[kind]}.create`, made.id, body.name);
+    return reply.code(201).send({ ...tokenView(made.row), token: made.token });
+  }
+
   /** Revokes a token of `kind` the caller may revoke (their own; any, for an admin). */
   async function revoke(request: FastifyRequest, kind: TokenKind, id: string): Promise<void> {
     const row = id.length <= 40 ? await db.tokens.get(id) : null;
@@ -87,12 +92,7 @@ export async function tokenRoutes(app: FastifyInstance): Promise<void> {
     if (!row || !allowed) throw new VolleyError("VOL_ERR_NOT_FOUND", `no token ${id}`);
     if (row.revokedAt === null) {
       await tokens.revoke(row.id);
-      await audit.record(
-        request.actor,
-        kind === "user" ? "token.revoke" : "worker-token.revoke",
-        row.id,
-        row.name,
-      );
+      await audit.record(request.actor, `${AUDITED_AS[kind]}.revoke`, row.id, row.name);
     }
   }
 }
