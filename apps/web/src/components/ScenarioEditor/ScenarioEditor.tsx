@@ -1,7 +1,7 @@
 import type { ValidationIssue } from "@volley/protocol";
 import { useEffect, useState } from "react";
 import { parse as parseYaml, stringify as toYaml } from "yaml";
-import { type Draft, getAt, linesToRecord, recordToLines, setAt } from "./draft.js";
+import { type Draft, getAt, isRecord, linesToRecord, recordToLines, setAt } from "./draft.js";
 import { Field } from "./Field.js";
 import { LoadFields } from "./LoadFields.js";
 import { RequestFields } from "./RequestFields.js";
@@ -269,8 +269,4 @@ function hasObjectValues(record: unknown): boolean {
     typeof record === "object" &&
     Object.values(record).some((v) => v !== null && typeof v === "object")
   );
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -1,6 +1,6 @@
 import { useLive } from "../../live/live-context.js";
 import { workerLabelOptions } from "../WorkerList/worker-labels.js";
-import type { Draft } from "./draft.js";
+import { type Draft, isRecord } from "./draft.js";
 import { Field } from "./Field.js";
 
 interface WorkerFieldsProps {
@@ -79,8 +79,4 @@ export function WorkerFields({ draft, issues, onChange }: WorkerFieldsProps) {
       </div>
     </fieldset>
   );
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -62,3 +62,8 @@ export function numberOrText(text: string): number | string | undefined {
   const number = Number(text);
   return Number.isFinite(number) ? number : text;
 }
+
+/** A plain object (not null, not an array): the parts of a draft that are records. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
