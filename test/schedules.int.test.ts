@@ -144,6 +144,35 @@ describe("schedules", () => {
     expect(runs).toBeGreaterThanOrEqual(1);
   });
 
+  it("runs the newest run of a name again when scheduled by that name", async () => {
+    const before = served.get("/every-two") ?? 0;
+    const made = await sendJson("POST", `${master.url}/api/schedules`, {
+      name: "by-name",
+      cron: "* * * * * *",
+      scenario: "every-two",
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const fired = await waitFor(
+      async () => {
+        const [row] = (await getJson<ScheduleView[]>(`${master.url}/api/schedules`)).filter(
+          (s) => s.name === "by-name",
+        );
+        return row.lastRunId ?? undefined;
+      },
+      { what: "the schedule by name to fire", timeoutMs: 10_000 },
+    );
+    expect(
+      (await sendJson("PATCH", `${master.url}/api/schedules/${made.body.id}`, { enabled: false })).status,
+    ).toBe(200);
+    const run = await waitForRunEnd<RunDetail>(master.url, fired, 30_000);
+    expect(run.status).toBe("finished");
+    expect(run.name).toBe("every-two");
+    expect(run.startedBy).toBe("schedule:by-name");
+    for (const r of await runsNamed("every-two")) await waitForRunEnd(master.url, r.id, 30_000);
+    const started = (await runsNamed("every-two")).filter((r) => r.id === fired || r.id > fired).length;
+    expect((served.get("/every-two") ?? 0) - before).toBe(20 * started);
+  });
+
   it("queues a firing behind a busy worker, and fires run.regressed when a run is worse than the last", async () => {
     const busy = await sendJson("POST", `${master.url}/api/runs`, {
       scenario: {

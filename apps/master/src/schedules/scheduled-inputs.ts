@@ -18,12 +18,6 @@ export async function scheduledInputs(
   const runs = await db.runs.list({ limit: 50, name });
   const newest = runs.find((r) => r.name === name && r.status !== "queued");
   if (!newest) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run named "${name}" to take the scenario from`);
-  const kept = await db.files.contents(newest.id);
-  const scripts = Object.fromEntries(
-    kept.filter((f) => f.kind === "script").map((f) => [f.name, f.content.toString("utf8")]),
-  );
-  return {
-    input: JSON.parse(newest.scenario),
-    extras: { filesFrom: newest.id, ...(Object.keys(scripts).length ? { scripts } : {}) },
-  };
+  // filesFrom brings its kept feeders, attachments and scripts (withKeptFiles).
+  return { input: JSON.parse(newest.scenario), extras: { filesFrom: newest.id } };
 }
