@@ -1,5 +1,5 @@
 import type { RunningMaster } from "@volley/master";
-import type { RunDetail } from "@volley/protocol";
+import { type RunDetail, withTimeout } from "@volley/protocol";
 import type { WorkerNode } from "@volley/worker";
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
@@ -49,10 +49,11 @@ describe("database outages", () => {
     target = await startTargetServer();
   });
   afterAll(() => target.close());
+  // Each step bounded on its own, so a step that hangs is named rather than the whole hook.
   afterEach(async () => {
-    await worker?.shutdown(3000);
-    await master?.close();
-    await database?.drop();
+    await withTimeout(worker?.shutdown(3000) ?? Promise.resolve(), 30_000, "the worker did not shut down");
+    await withTimeout(master?.close() ?? Promise.resolve(), 40_000, "the master did not close");
+    await withTimeout(database?.drop() ?? Promise.resolve(), 30_000, "the database was not dropped");
     target.reset();
   });
 

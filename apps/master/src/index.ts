@@ -1,3 +1,4 @@
+export { type OidcOptions, parseRoleMap } from "./access/oidc-config.js";
 export { buildApp } from "./app.js";
 export { type RunningMaster, startMaster } from "./master.js";
 export { isLoopback, type MasterOptions, resolveMasterOptions } from "./options.js";

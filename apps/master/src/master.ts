@@ -27,6 +27,11 @@ import { LiveHub } from "./ws/live-hub.js";
 
 /** Longest the last checkpoint may take at shutdown. */
 const SHUTDOWN_FLUSH_MS = 10_000;
+/**
+ * Longest any other shutdown step may take. A stuck step (a pg pool whose client was stranded by a
+ * terminated backend never ends) is logged by name and left behind: SIGTERM must end the master.
+ */
+const SHUTDOWN_STEP_MS = 10_000;
 
 export interface RunningMaster {
   /** Base URL of the API and dashboard. */
@@ -176,6 +181,7 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
       webRoot: opts.webRoot,
       bodyLimit: opts.bodyLimit,
       keepSecondsDays: opts.keepSecondsDays,
+      oidc: opts.oidc,
     },
     log,
     db,
@@ -215,9 +221,13 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
       retention.stop();
       registry.stop();
       live.closeAll();
-      await Promise.all(apps.map((app) => app.close()));
+      const bounded = (step: string, work: Promise<unknown>) =>
+        withTimeout(work, SHUTDOWN_STEP_MS).catch((error: Error) =>
+          log.error({ err: error.message, step }, "a shutdown step did not finish; going on without it"),
+        );
+      await bounded("listeners", Promise.all(apps.map((app) => app.close())));
       await localWorkers.stopAll();
-      await consumers.closeAll();
+      await bounded("stats consumers", consumers.closeAll());
       // Bounded: a database that does not take the last checkpoint must not keep the master up.
       // What was not written stays in Redis (its jobs were never completed) for the next start.
       await withTimeout(pipeline.stop(), SHUTDOWN_FLUSH_MS).catch((error: Error) =>
@@ -226,7 +236,7 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
           "the last checkpoint was not written; the next start resumes from Redis",
         ),
       );
-      await db.close();
+      await bounded("database", db.close());
       redis.disconnect();
       log.info("master stopped");
       log.flush();

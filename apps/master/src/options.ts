@@ -1,6 +1,8 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { cpus } from "node:os";
 import { ConfigError, type LogFormat, logFormatOf, REDIS_PREFIX, redisUrlOf } from "@volley/protocol";
+import { type OidcOptions, type ResolvedOidc, resolveOidc } from "./access/oidc-config.js";
+import { isLoopback } from "./loopback.js";
 import type { WorkerCommand } from "./workers/local-workers.js";
 
 export interface MasterOptions {
@@ -100,24 +102,26 @@ export interface MasterOptions {
    * time series stay. 0 keeps them forever. @defaultValue VOLLEY_KEEP_SECONDS_DAYS or 0
    */
   keepSecondsDays?: number;
+  /**
+   * Sign-in through an OpenID Connect provider (needs `token`: a master that asks no credentials
+   * has nobody to sign in). @defaultValue VOLLEY_OIDC_ISSUER, _CLIENT_ID, _CLIENT_SECRET, or none
+   */
+  oidc?: OidcOptions;
 }
 
-export type ResolvedMasterOptions = Required<
-  Omit<
-    MasterOptions,
-    "workerListener" | "token" | "workerCommand" | "logDestination" | "instanceId" | "otlpUrl" | "tls"
-  >
-> &
-  Pick<
-    MasterOptions,
-    "workerListener" | "token" | "workerCommand" | "logDestination" | "instanceId" | "otlpUrl" | "tls"
-  >;
+type OptionalOptions =
+  | "workerListener"
+  | "token"
+  | "workerCommand"
+  | "logDestination"
+  | "instanceId"
+  | "otlpUrl"
+  | "tls"
+  | "oidc";
+export type ResolvedMasterOptions = Required<Omit<MasterOptions, OptionalOptions>> &
+  Pick<MasterOptions, Exclude<OptionalOptions, "oidc">> & { oidc?: ResolvedOidc };
 
-const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
-
-export function isLoopback(host: string): boolean {
-  return LOOPBACK.has(host) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
+export { isLoopback };
 
 export function resolveMasterOptions(options: MasterOptions, env = process.env): ResolvedMasterOptions {
   const resolved: ResolvedMasterOptions = {
@@ -166,7 +170,11 @@ export function resolveMasterOptions(options: MasterOptions, env = process.env):
     otlpIntervalMs: options.otlpIntervalMs ?? 10_000,
     keepSecondsDays:
       options.keepSecondsDays ?? (env.VOLLEY_KEEP_SECONDS_DAYS ? Number(env.VOLLEY_KEEP_SECONDS_DAYS) : 0),
+    oidc: resolveOidc(options.oidc, env),
   };
+  if (resolved.oidc && !resolved.token) {
+    throw new ConfigError("OIDC sign-in needs --token (a master without one asks nobody to sign in)");
+  }
   if (!(resolved.keepSecondsDays >= 0 && resolved.keepSecondsDays <= 36_500)) {
     throw new ConfigError(`--keep-seconds-days: expected 0 to 36500 days, got ${resolved.keepSecondsDays}`);
   }

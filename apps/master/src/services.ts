@@ -2,6 +2,7 @@ import type { Database } from "@volley/db";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { AuditLog } from "./access/audit-log.js";
+import type { ResolvedOidc } from "./access/oidc-config.js";
 import type { TokenStore } from "./access/token-store.js";
 import type { BatchIntake } from "./pipeline/batch-intake.js";
 import type { StatsConsumers } from "./pipeline/stats-consumers.js";
@@ -40,6 +41,8 @@ export interface MasterConfig {
   tls: { cert: string; key: string } | undefined;
   /** Days per-second statistics of finished runs are kept (0: forever). */
   keepSecondsDays: number;
+  /** Sign-in through an OpenID provider, when configured. */
+  oidc: ResolvedOidc | undefined;
 }
 
 /** Everything the HTTP and WebSocket layer uses, built once by startMaster. */

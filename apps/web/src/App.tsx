@@ -36,19 +36,23 @@ export function App() {
   // undefined: still asking; null: signed out.
   const [session, setSession] = useState<SessionInfo | null | undefined>(undefined);
   const [authRequired, setAuthRequired] = useState(false);
+  const [oidcProvider, setOidcProvider] = useState<string | null>(null);
   const check = useCallback(() => {
     api<SessionInfo | null>("/api/session").then(setSession, () => setSession(null));
   }, []);
   useEffect(() => {
     setUnauthorizedHandler(() => setSession(null));
-    api<{ authRequired: boolean }>("/api/config").then(
-      (config) => setAuthRequired(config.authRequired),
+    api<{ authRequired: boolean; oidcProvider: string | null }>("/api/config").then(
+      (config) => {
+        setAuthRequired(config.authRequired);
+        setOidcProvider(config.oidcProvider);
+      },
       () => undefined,
     );
     check();
   }, [check]);
   if (session === undefined) return null;
-  if (session === null) return <LoginPage onLogin={check} />;
+  if (session === null) return <LoginPage onLogin={check} oidcProvider={oidcProvider} />;
   const logout = async () => {
     await api("/api/logout", { method: "POST" }).catch(() => undefined);
     setSession(null);

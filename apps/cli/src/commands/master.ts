@@ -1,4 +1,4 @@
-import { startMaster } from "@volley/master";
+import { type OidcOptions, parseRoleMap, startMaster } from "@volley/master";
 import { intFlag, parseFlags, readFlagFile, TOKEN_FLAGS, tokenFlag } from "../args.js";
 import { UsageError } from "../cli-error.js";
 import { localWorkerCommand } from "../worker-command.js";
@@ -34,10 +34,21 @@ Options:
                          x-volley-signature: sha256=HMAC(token, body) when a token is set
   --otlp URL             push the running run's metrics over OTLP/HTTP every 10 s
                          (http://collector:4318 or a full .../v1/metrics URL)
+  --oidc-issuer URL      sign-in through this OpenID Connect provider (authorization code +
+  --oidc-client-id ID      PKCE), with --oidc-client-secret; needs --token. Register
+  --oidc-client-secret S   <master URL>/api/session/oidc/callback as the redirect URI
+  --oidc-client-secret-file F  read the client secret from F's first line
+  --oidc-role-claim NAME the claim holding the role(s) (default roles; a.b reaches into
+                         an object claim, as Keycloak's realm_access.roles)
+  --oidc-role VALUE=ROLE a claim value and the role it gives (repeatable; default: the
+                         values viewer, tester, admin); a user with none is refused
+  --oidc-redirect-url U  the callback URL as the provider knows it (behind a proxy)
   -h, --help             this help
 
 Environment: REDIS_URL, DATABASE_URL (file:... SQLite, postgresql://... PostgreSQL), VOLLEY_TOKEN,
-VOLLEY_OTLP_URL (as --otlp; OTEL_EXPORTER_OTLP_HEADERS adds headers to the push).`;
+VOLLEY_OTLP_URL (as --otlp; OTEL_EXPORTER_OTLP_HEADERS adds headers to the push), VOLLEY_OIDC_ISSUER,
+VOLLEY_OIDC_CLIENT_ID, VOLLEY_OIDC_CLIENT_SECRET, VOLLEY_OIDC_ROLE_CLAIM, VOLLEY_OIDC_ROLES (as --oidc-role,
+comma-separated), VOLLEY_OIDC_REDIRECT_URL.`;
 
 export async function masterCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, {
@@ -57,6 +68,13 @@ export async function masterCommand(argv: string[]): Promise<number> {
     "tls-key": { type: "string" },
     otlp: { type: "string" },
     "keep-seconds-days": { type: "string" },
+    "oidc-issuer": { type: "string" },
+    "oidc-client-id": { type: "string" },
+    "oidc-client-secret": { type: "string" },
+    "oidc-client-secret-file": { type: "string" },
+    "oidc-role-claim": { type: "string" },
+    "oidc-role": { type: "string", multiple: true },
+    "oidc-redirect-url": { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -88,11 +106,35 @@ export async function masterCommand(argv: string[]): Promise<number> {
     tls: tlsFiles(values["tls-cert"], values["tls-key"]),
     otlpUrl: values.otlp,
     keepSecondsDays: intFlag("keep-seconds-days", values["keep-seconds-days"], 0, 36_500),
+    oidc: oidcFlags(values),
   });
   console.log(`Volley master on ${master.url}`);
   await waitForSignal();
   await master.close();
   return 0;
+}
+
+/** The `--oidc-*` flags; what they leave out comes from `VOLLEY_OIDC_*` (resolveOidc). */
+function oidcFlags(values: Record<string, string | string[] | boolean | undefined>): OidcOptions | undefined {
+  const flag = (name: string) => values[`oidc-${name}`] as string | undefined;
+  if (flag("client-secret") !== undefined && flag("client-secret-file") !== undefined) {
+    throw new UsageError("--oidc-client-secret and --oidc-client-secret-file: give one");
+  }
+  const file = flag("client-secret-file");
+  const secret =
+    file === undefined
+      ? flag("client-secret")
+      : readFlagFile("oidc-client-secret-file", file).split("\n")[0].trim();
+  const roles = values["oidc-role"] as string[] | undefined;
+  const given = {
+    issuer: flag("issuer"),
+    clientId: flag("client-id"),
+    clientSecret: secret,
+    roleClaim: flag("role-claim"),
+    roles: roles ? parseRoleMap(roles) : undefined,
+    redirectUrl: flag("redirect-url"),
+  };
+  return Object.values(given).some((value) => value !== undefined) ? (given as OidcOptions) : undefined;
 }
 
 /** The master's certificate and key files, read (exit 2 when either is missing or unreadable). */

@@ -33,6 +33,9 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
 
+/** The stored "hash" of a user who signs in through the identity provider: no password matches it. */
+export const OIDC_PASSWORD_HASH = "oidc";
+
 let decoy: Promise<string> | undefined;
 /** A hash of a random password: checked when the user does not exist, so the answer takes as long. */
 export function decoyHash(): Promise<string> {

@@ -54,11 +54,16 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 
 /** The session id of the dashboard's cookie, if one was sent. */
 export function sessionCookie(request: FastifyRequest): string | undefined {
+  return cookieValue(request, SESSION_COOKIE);
+}
+
+/** One cookie of the request, decoded; undefined when absent or malformed. */
+export function cookieValue(request: FastifyRequest, cookie: string): string | undefined {
   const cookies = request.headers.cookie ?? "";
   if (cookies.length > 8192) return undefined;
   for (const part of cookies.split(";")) {
     const [name, ...value] = part.trim().split("=");
-    if (name === SESSION_COOKIE) {
+    if (name === cookie) {
       try {
         return decodeURIComponent(value.join("="));
       } catch {

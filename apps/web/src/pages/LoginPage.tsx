@@ -1,14 +1,26 @@
 import type { SessionInfo } from "@volley/protocol";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useEffect, useState } from "react";
 import { api } from "../api/client.js";
 
-/** Shown when the master asks for credentials: a user's name and password, or the master's token. */
-export function LoginPage({ onLogin }: { onLogin: () => void }) {
+/**
+ * Shown when the master asks for credentials: a user's name and password, the master's token,
+ * or (when configured) the identity provider, whose refusals come back as `?signin-error=`.
+ */
+export function LoginPage({ onLogin, oidcProvider }: { onLogin: () => void; oidcProvider: string | null }) {
   const [mode, setMode] = useState<"password" | "token">("password");
   const [user, setUser] = useState("");
   const [password, setPassword] = useState("");
   const [token, setToken] = useState("");
   const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    const params = new URLSearchParams(window.location.search);
+    const refused = params.get("signin-error");
+    if (refused === null) return;
+    setError(refused);
+    params.delete("signin-error");
+    const rest = params.toString();
+    window.history.replaceState(null, "", `${window.location.pathname}${rest ? `?${rest}` : ""}`);
+  }, []);
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setError(null);
@@ -24,6 +36,15 @@ export function LoginPage({ onLogin }: { onLogin: () => void }) {
   return (
     <form className="login panel" onSubmit={submit}>
       <h1>Volley</h1>
+      {oidcProvider && (
+        <>
+          {/* A full navigation: the provider's page, then back through the master's callback. */}
+          <a className="button primary" href="/api/session/oidc">
+            Sign in with {oidcProvider}
+          </a>
+          <p className="muted or">or</p>
+        </>
+      )}
       <p className="muted">
         {mode === "password"
           ? "Sign in with your user name and password."

@@ -2,7 +2,8 @@ import type { User } from "../generated/sqlite/client.js";
 import type { DbClient } from "./db-client.js";
 
 export type UserRow = User;
-export type NewUser = Pick<User, "name" | "role" | "passwordHash" | "createdBy">;
+export type NewUser = Pick<User, "name" | "role" | "passwordHash" | "createdBy"> &
+  Partial<Pick<User, "oidcSubject">>;
 
 export class UserRepository {
   constructor(private readonly client: DbClient) {}
@@ -13,6 +14,11 @@ export class UserRepository {
 
   get(name: string): Promise<UserRow | null> {
     return this.client.user.findUnique({ where: { name } });
+  }
+
+  /** The user an identity provider's subject signed in as before. */
+  getBySubject(oidcSubject: string): Promise<UserRow | null> {
+    return this.client.user.findUnique({ where: { oidcSubject } });
   }
 
   list(): Promise<UserRow[]> {

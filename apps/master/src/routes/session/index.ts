@@ -6,6 +6,7 @@ import { isLoopback } from "../../options.js";
 import { sessionCookie, tokensEqual } from "../../plugins/auth.js";
 import { PUBLIC_ROUTE } from "../../plugins/route-access.js";
 import { clearSessionCookie, setSessionCookie } from "./cookie.js";
+import { oidcRoutes } from "./oidc.js";
 import { signInRoutes } from "./sign-in.js";
 
 const loginSchema = z.strictObject({ token: z.string().min(1).max(500) });
@@ -24,6 +25,8 @@ export async function sessionRoutes(app: FastifyInstance): Promise<void> {
       workersLocalOnly: isLoopback(config.workerListenHost ?? config.listenHost),
       workerCommand: `pnpm volley worker --master ${config.workerUrl}${config.token ? " --token <token>" : ""}`,
       maxLocalWorkers: app.services.localWorkers.max,
+      // The sign-in page's "Sign in with …" button, when an identity provider is configured.
+      oidcProvider: config.oidc ? new URL(config.oidc.issuer).host : null,
     };
   });
 
@@ -47,4 +50,6 @@ export async function sessionRoutes(app: FastifyInstance): Promise<void> {
   });
 
   await app.register(signInRoutes);
+  const { oidc } = app.services.config;
+  if (oidc) await app.register(oidcRoutes, { oidc });
 }

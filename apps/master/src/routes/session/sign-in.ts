@@ -27,8 +27,10 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
     app.loginThrottle.check(`user:${body.user}`, request.log);
     const user = await app.services.db.users.get(body.user);
     // A missing user costs the same scrypt as a wrong password: the timing tells no names.
-    const matches = await verifyPassword(body.password, user?.passwordHash ?? (await decoyHash()));
-    if (!user || !matches) {
+    // So does a user of the identity provider, who has no password here.
+    const stored = user && user.oidcSubject === null ? user.passwordHash : await decoyHash();
+    const matches = await verifyPassword(body.password, stored);
+    if (!user || !matches || user.oidcSubject !== null) {
       app.loginThrottle.failed(request.ip);
       app.loginThrottle.failed(`user:${body.user}`);
       request.log.warn({ ip: request.ip, user: body.user }, "sign-in failed: wrong user or password");
@@ -56,6 +58,12 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
     }
     app.loginThrottle.check(`user:${name}`, request.log);
     const user = await app.services.db.users.get(name);
+    if (user?.oidcSubject != null) {
+      throw new VolleyError(
+        "VOL_ERR_VALIDATION",
+        `${name} signs in through the identity provider: it has no password here`,
+      );
+    }
     if (!user || !(await verifyPassword(body.current, user.passwordHash))) {
       app.loginThrottle.failed(`user:${name}`);
       throw new VolleyError("VOL_ERR_UNAUTHORIZED", "the current password is wrong");

@@ -29,6 +29,12 @@ export async function userRoutes(app: FastifyInstance): Promise<void> {
   app.patch<{ Params: { name: string } }>("/:name", { config: ADMIN_ROUTE }, async (request) => {
     const body = parseWith(updateUserSchema, request.body ?? {}, "request body");
     const user = await existing(app, request.params.name);
+    if (body.resetPassword && user.oidcSubject !== null) {
+      throw new VolleyError(
+        "VOL_ERR_VALIDATION",
+        `resetPassword: ${user.name} signs in through the identity provider and has no password here`,
+      );
+    }
     const password = body.resetPassword ? generatePassword() : undefined;
     await db.users.update(user.name, {
       ...(body.role ? { role: body.role } : {}),
@@ -58,11 +64,13 @@ async function existing(app: FastifyInstance, name: string): Promise<UserRow> {
   return user;
 }
 
-function userView(user: Pick<UserRow, "name" | "role" | "createdAt" | "createdBy">) {
+function userView(user: Pick<UserRow, "name" | "role" | "createdAt" | "createdBy" | "oidcSubject">) {
   return {
     name: user.name,
     role: user.role,
     createdAt: user.createdAt.toISOString(),
     createdBy: user.createdBy,
+    // How they sign in: their password here, or the identity provider (which also sets the role).
+    signIn: user.oidcSubject === null ? "password" : "oidc",
   };
 }

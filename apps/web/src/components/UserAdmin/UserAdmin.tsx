@@ -10,6 +10,8 @@ interface UserView {
   role: Role;
   createdAt: string;
   createdBy: string;
+  /** "oidc": signs in through the identity provider, which also sets the role at each sign-in. */
+  signIn: "password" | "oidc";
 }
 
 /** Admins: add users, change their role, reset their password, delete them. */
@@ -73,41 +75,49 @@ export function UserAdmin({ onMessage }: { onMessage: (message: AccessMessage) =
               <tr key={user.name}>
                 <td className="left">{user.name}</td>
                 <td className="left">
-                  <select
-                    aria-label={`Role of ${user.name}`}
-                    value={user.role}
-                    onChange={(e) =>
-                      act(`${user.name} is now a ${e.target.value}.`, () =>
-                        api(`/api/users/${encodeURIComponent(user.name)}`, {
-                          method: "PATCH",
-                          body: { role: e.target.value },
-                        }),
-                      )
-                    }
-                  >
-                    {ROLES.map((r) => (
-                      <option key={r}>{r}</option>
-                    ))}
-                  </select>
+                  {user.signIn === "oidc" ? (
+                    <span title="Set by the identity provider at each sign-in">
+                      {user.role} <span className="muted">(single sign-on)</span>
+                    </span>
+                  ) : (
+                    <select
+                      aria-label={`Role of ${user.name}`}
+                      value={user.role}
+                      onChange={(e) =>
+                        act(`${user.name} is now a ${e.target.value}.`, () =>
+                          api(`/api/users/${encodeURIComponent(user.name)}`, {
+                            method: "PATCH",
+                            body: { role: e.target.value },
+                          }),
+                        )
+                      }
+                    >
+                      {ROLES.map((r) => (
+                        <option key={r}>{r}</option>
+                      ))}
+                    </select>
+                  )}
                 </td>
                 <td className="left">
                   <When iso={user.createdAt} /> by {user.createdBy}
                 </td>
                 <td className="left">
-                  <button
-                    type="button"
-                    className="small"
-                    onClick={() =>
-                      act(`Password of ${user.name} reset.`, () =>
-                        api(`/api/users/${encodeURIComponent(user.name)}`, {
-                          method: "PATCH",
-                          body: { resetPassword: true },
-                        }),
-                      )
-                    }
-                  >
-                    Reset password
-                  </button>{" "}
+                  {user.signIn === "password" && (
+                    <button
+                      type="button"
+                      className="small"
+                      onClick={() =>
+                        act(`Password of ${user.name} reset.`, () =>
+                          api(`/api/users/${encodeURIComponent(user.name)}`, {
+                            method: "PATCH",
+                            body: { resetPassword: true },
+                          }),
+                        )
+                      }
+                    >
+                      Reset password
+                    </button>
+                  )}{" "}
                   <button
                     type="button"
                     className="small"
