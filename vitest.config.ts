@@ -42,7 +42,6 @@ const PAIRED = [
   "access",
   "accounts",
   "aggregators",
-  "api",
   "bad-input",
   "cli",
   "cli-master",

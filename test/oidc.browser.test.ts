@@ -54,6 +54,8 @@ describe("single sign-on in the dashboard", () => {
       const row = page.getByTestId("user-table").locator("tr", { hasText: "grace" });
       await row.getByText("(single sign-on)").waitFor();
       expect(await row.getByRole("button", { name: "Reset password" }).count()).toBe(0);
+      // No password of grace's own to change here either.
+      expect(await page.getByTestId("password-panel").count()).toBe(0);
       await screenshot(page, `access-oidc-${name}`);
       expect(errors).toEqual([]);
       await page.close();

@@ -95,7 +95,7 @@ describe("OIDC sign-in", () => {
     expect(request?.get("nonce")).toBeTruthy();
     expect(page).toContain('http-equiv="refresh"');
     expect(browser.cookies.has("volley_oidc")).toBe(false);
-    expect(await session(browser)).toEqual({ user: "ada", role: "tester", via: "session" });
+    expect(await session(browser)).toEqual({ user: "ada", role: "tester", via: "oidc" });
 
     // A tester: runs yes, users no.
     const cookie = browser.cookieHeader();
@@ -116,10 +116,10 @@ describe("OIDC sign-in", () => {
 
   it("gives the highest mapped role, and follows the provider when it changes", async () => {
     const { browser } = await signInThroughProvider("root-sub");
-    expect(await session(browser)).toEqual({ user: "root", role: "admin", via: "session" });
+    expect(await session(browser)).toEqual({ user: "root", role: "admin", via: "oidc" });
     ACCOUNTS["root-sub"].groups = ["perf-testers"];
     const again = await signInThroughProvider("root-sub");
-    expect(await session(again.browser)).toEqual({ user: "root", role: "tester", via: "session" });
+    expect(await session(again.browser)).toEqual({ user: "root", role: "tester", via: "oidc" });
   });
 
   it("refuses an account whose claim maps to no role, saying why on the sign-in page", async () => {
@@ -147,7 +147,7 @@ describe("OIDC sign-in", () => {
     expect(await session(browser)).toEqual({
       user: expect.stringMatching(/^local-admin-[0-9a-f]{8}$/),
       role: "tester",
-      via: "session",
+      via: "oidc",
     });
     const local = await fetch(`${master.url}/api/session`, {
       method: "POST",

@@ -25,7 +25,7 @@ export function AccessPage() {
         </div>
       )}
       {session.via === "session" && <PasswordPanel onMessage={setMessage} />}
-      {session.via === "session" || session.via === "personal-token" ? (
+      {session.via === "session" || session.via === "oidc" || session.via === "personal-token" ? (
         <PersonalTokens onMessage={setMessage} />
       ) : (
         <p className="panel muted">

@@ -77,8 +77,11 @@ export interface SessionInfo {
   /** A user's name; "token" for the master's token; "local" when this master asks no credentials. */
   user: string;
   role: Role;
-  /** How the caller proved it: a sign-in cookie, a personal token, the master's token, or nothing needed. */
-  via: "session" | "personal-token" | "master-token" | "open";
+  /**
+   * How the caller proved it: a sign-in cookie (after a password, or through the identity
+   * provider: "oidc"), a personal token, the master's token, or nothing needed.
+   */
+  via: "session" | "oidc" | "personal-token" | "master-token" | "open";
 }
 
 /** One line of `GET /api/audit`. */

@@ -49,8 +49,26 @@ export function teamPaths(): Record<string, unknown> {
         responses: { 204: { description: "changed" }, 401: answer("the current password is wrong") },
       },
     },
+    "/api/session/oidc": {
+      get: {
+        summary: "Single sign-on (public; only with --oidc-issuer): to the OpenID provider with PKCE",
+        responses: { 302: { description: "to the provider's authorization endpoint" } },
+      },
+    },
+    "/api/session/oidc/callback": {
+      get: {
+        summary: "Back from the provider (public): sets the session cookie, or to /?signin-error=…",
+        responses: {
+          200: { description: "signed in: a page that opens the dashboard" },
+          302: { description: "refused: to the sign-in page with the reason" },
+        },
+      },
+    },
     "/api/users": {
-      get: { summary: "Users (admin)", responses: { 200: answer("[{ name, role, createdAt, createdBy }]") } },
+      get: {
+        summary: "Users (admin)",
+        responses: { 200: answer('[{ name, role, createdAt, createdBy, signIn: "password" | "oidc" }]') },
+      },
       post: {
         summary: "Make a user (admin); answers their one-time password once",
         requestBody: body(createUserSchema),

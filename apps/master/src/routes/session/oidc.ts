@@ -1,7 +1,7 @@
 import type { UserRow } from "@volley/db";
 import type { Role } from "@volley/protocol";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Actor } from "../../access/actor.js";
+import { type Actor, OIDC_ACTOR } from "../../access/actor.js";
 import { proposedUserName, roleFromClaims, subjectTag } from "../../access/oidc-claims.js";
 import { OIDC_LOGIN_TTL_MS, OidcClient, OidcError } from "../../access/oidc-client.js";
 import { OIDC_CALLBACK_PATH, type ResolvedOidc } from "../../access/oidc-config.js";
@@ -52,7 +52,7 @@ export async function oidcRoutes(app: FastifyInstance, options: { oidc: Resolved
         );
       }
       const user = await signedInUser(app, subject, proposedUserName(claims), role);
-      const actor: Actor = { name: user.name, user: user.name, role, via: "session" };
+      const actor: Actor = { name: user.name, user: user.name, role, via: "oidc" };
       await app.services.audit.record(actor, "session.sign-in", user.name, `oidc, role ${role}`);
       setSessionCookie(reply, app.sessions.create(actor));
       // A page, not a redirect: the browser arrived from the provider's site, and a redirect in
@@ -77,7 +77,7 @@ async function signedInUser(
     if (known.role !== role) {
       await db.users.update(known.name, { role });
       await audit.record(
-        { name: "oidc", role: "admin", via: "session" },
+        OIDC_ACTOR,
         "user.update",
         known.name,
         `role ${known.role} → ${role} (from the provider)`,
@@ -93,10 +93,10 @@ async function signedInUser(
     role,
     passwordHash: OIDC_PASSWORD_HASH,
     oidcSubject: subject,
-    createdBy: "oidc",
+    createdBy: OIDC_ACTOR.name,
   });
   await audit.record(
-    { name: "oidc", role: "admin", via: "session" },
+    OIDC_ACTOR,
     "user.create",
     name,
     `role ${role} (first sign-in through the identity provider)`,
