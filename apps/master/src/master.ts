@@ -1,13 +1,13 @@
-import { randomBytes, X509Certificate } from "node:crypto";
+import { X509Certificate } from "node:crypto";
 import { hostname } from "node:os";
 import { openDatabase, redact } from "@volley/db";
 import { ConfigError, humanLogStream, VOLLEY_VERSION, withTimeout } from "@volley/protocol";
 import type { FastifyInstance } from "fastify";
-import { Redis } from "ioredis";
 import { pino } from "pino";
 import { AuditLog } from "./access/audit-log.js";
 import { TokenStore } from "./access/token-store.js";
 import { buildApp } from "./app.js";
+import { boundPort, instanceId, isWildcard, urlHost } from "./listen-addresses.js";
 import { OtlpPush } from "./metrics/otlp-push.js";
 import { finalSource, liveSource } from "./metrics/run-samples.js";
 import { isLoopback, type MasterOptions, resolveMasterOptions } from "./options.js";
@@ -15,6 +15,7 @@ import { BatchIntake } from "./pipeline/batch-intake.js";
 import { StatsConsumers } from "./pipeline/stats-consumers.js";
 import { StatsPipeline } from "./pipeline/stats-pipeline.js";
 import type { RouteEntry } from "./plugins/route-access.js";
+import { connectRedis } from "./redis-connection.js";
 import { RunLease } from "./runs/run-lease.js";
 import { RunScheduler } from "./runs/run-scheduler.js";
 import { RunWebhooks } from "./runs/run-webhooks.js";
@@ -278,48 +279,4 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
   );
 
   return { url, services, close, routeTable: () => apps[0].routeTable() };
-}
-
-/**
- * The name a master's runs are owned by: stable across restarts of the same master (host and
- * port), so a restarted master resumes its runs at once; random for an ephemeral port.
- */
-function instanceId(configured: string | undefined, port: number): string {
-  if (configured) return configured;
-  return `${hostname()}:${port === 0 ? `ephemeral-${randomBytes(4).toString("hex")}` : port}`;
-}
-
-function boundPort(app: FastifyInstance): number {
-  const address = app.server.address();
-  return typeof address === "object" && address ? address.port : 0;
-}
-
-function isWildcard(host: string): boolean {
-  return host === "0.0.0.0" || host === "::";
-}
-
-function urlHost(host: string): string {
-  return host.includes(":") ? `[${host}]` : host;
-}
-
-async function connectRedis(url: string, log: pino.Logger): Promise<Redis> {
-  const redis = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: true, enableReadyCheck: true });
-  redis.on("error", (error) => log.warn({ err: error.message }, "redis connection error"));
-  try {
-    await redis.connect();
-    await redis.ping();
-  } catch (error) {
-    redis.disconnect();
-    throw new ConfigError(
-      `Redis at ${redact(url)} does not answer (${(error as Error).message}); set REDIS_URL`,
-    );
-  }
-  const policy = await redis.config("GET", "maxmemory-policy").catch(() => null);
-  if (Array.isArray(policy) && policy[1] && policy[1] !== "noeviction") {
-    log.warn(
-      { policy: policy[1] },
-      "Redis evicts keys under memory pressure; set maxmemory-policy noeviction so no batch is lost",
-    );
-  }
-  return redis;
 }

@@ -3,7 +3,6 @@ import {
   parseRegressionLimits as parseLimits,
   type RegressionLimits,
   type RunDetail,
-  type RunPage,
 } from "@volley/protocol";
 import type { ApiClient } from "../api-client.js";
 import { UsageError } from "../cli-error.js";
@@ -23,20 +22,17 @@ export function parseRegressionLimits(text: string): RegressionLimits {
  * the same name.
  */
 export async function findBaseline(api: ApiClient, run: RunDetail, which: string): Promise<RunDetail> {
-  if (which === "pinned") {
-    const query = new URLSearchParams({ name: run.name, status: "finished", limit: "200" });
-    const page = await api.request<RunPage>("GET", `/api/runs?${query}`);
-    const pinned = page.body?.runs?.find((r) => r.pinned && r.name === run.name);
-    if (!pinned)
-      throw new UsageError(`--baseline pinned: no run named "${run.name}" is pinned (pin one on /trends)`);
-    return api.run(pinned.id);
-  }
-  if (which === "last") {
-    const query = new URLSearchParams({ name: run.name, status: "finished", limit: "20" });
-    const page = await api.request<RunPage>("GET", `/api/runs?${query}`);
-    const previous = page.body?.runs?.find((r) => r.id !== run.id && r.name === run.name);
-    if (!previous) throw new UsageError(`--baseline last: no earlier finished run named "${run.name}"`);
-    return api.run(previous.id);
+  if (which === "last" || which === "pinned") {
+    // The master's rule (the one scheduled runs are judged by), not a copy of it here.
+    const query = new URLSearchParams({ which });
+    const answer = await api.request<{ id?: string; error?: string }>(
+      "GET",
+      `/api/runs/${encodeURIComponent(run.id)}/baseline?${query}`,
+    );
+    if (answer.status !== 200 || !answer.body.id) {
+      throw new UsageError(`--baseline ${which}: ${answer.body.error ?? `HTTP ${answer.status}`}`);
+    }
+    return api.run(answer.body.id);
   }
   const found = await api.request<RunDetail>("GET", `/api/runs/${encodeURIComponent(which)}`);
   if (found.status !== 200) throw new UsageError(`--baseline: no run ${which}`);

@@ -10,9 +10,9 @@ import { Cron } from "croner";
 import type { Logger } from "pino";
 import type { Actor } from "../access/actor.js";
 import type { AuditLog } from "../access/audit-log.js";
+import { findBaselineRun } from "../runs/baseline-run.js";
 import type { RunScheduler } from "../runs/run-scheduler.js";
 import type { RunWebhooks } from "../runs/run-webhooks.js";
-import { findBaselineRun } from "./baseline-run.js";
 import { scheduledInputs } from "./scheduled-inputs.js";
 
 /** The limits a scheduled run with a baseline and no `maxRegression` is judged by (as `volley run --baseline`). */

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { formatMs } from "../format.js";
 import type { LatencyShift, RunDetail, ShiftPercentile } from "./runs.js";
 
@@ -87,3 +88,9 @@ export function compareWithBaseline(
   }
   return out;
 }
+
+/**
+ * `GET /api/runs/:id/baseline?which=last|pinned`: the finished run a run is judged against (the
+ * newest other finished run of its name, or the one pinned for its name) → `{ id }`, 404 when none.
+ */
+export const baselineQuerySchema = z.strictObject({ which: z.enum(["last", "pinned"]).default("last") });

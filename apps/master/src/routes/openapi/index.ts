@@ -227,6 +227,21 @@ export function buildOpenApi(): Record<string, unknown> {
           },
         },
       },
+      "/api/runs/{id}/baseline": {
+        get: {
+          summary:
+            "The finished run this one is judged against: the newest other of its name, or the pinned one",
+          parameters: [
+            ...idParam,
+            {
+              name: "which",
+              in: "query",
+              schema: { type: "string", enum: ["last", "pinned"], default: "last" },
+            },
+          ],
+          responses: { 200: answer("{ id }"), 404: failure("no such run, or no baseline for it") },
+        },
+      },
       "/api/runs/{id}/distribution": {
         get: {
           summary:

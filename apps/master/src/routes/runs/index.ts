@@ -14,6 +14,7 @@ import { recordedActor } from "../../access/actor.js";
 import { TESTER_ROUTE, VIEWER_ROUTE } from "../../plugins/route-access.js";
 import { runColumns } from "../../runs/run-columns.js";
 import { scenarioTimeseries, toListItem, toTimeseries } from "../../runs/run-views.js";
+import { baselineRoutes } from "./baseline.js";
 import { distributionRoutes } from "./distribution.js";
 import { heatmapRoutes } from "./heatmap.js";
 import { reportRoutes } from "./reports.js";
@@ -155,4 +156,5 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
   await app.register(windowRoutes);
   await app.register(distributionRoutes);
   await app.register(heatmapRoutes);
+  await app.register(baselineRoutes);
 }
