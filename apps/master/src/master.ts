@@ -148,11 +148,11 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
         intervalMs: opts.otlpIntervalMs,
         version: VOLLEY_VERSION,
         log,
-        live: () => {
-          const runId = scheduler.activeRunId;
-          const run = runId ? pipeline.active(runId) : undefined;
-          return run ? liveSource(run) : null;
-        },
+        live: () =>
+          scheduler.activeRunIds.flatMap((runId) => {
+            const run = pipeline.active(runId);
+            return run ? [liveSource(run)] : [];
+          }),
       })
     : null;
   let localWorkerUrl = "";

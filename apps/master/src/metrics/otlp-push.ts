@@ -9,12 +9,12 @@ export interface OtlpPushOptions {
   intervalMs: number;
   version: string;
   log: Logger;
-  /** The running run's metrics, or null between runs. */
-  live: () => RunMetricsSource | null;
+  /** The metrics of each run in progress (none between runs). */
+  live: () => RunMetricsSource[];
 }
 
 /**
- * Pushes the running run's metrics over OTLP/HTTP (JSON) every interval, from the same samples
+ * Pushes the metrics of each run in progress over OTLP/HTTP (JSON) every interval, from the same samples
  * `/metrics` serves (traced series with their exemplar), and the run's final counters once when
  * it ends. The SDK models the metrics; the request is its OTLP/JSON serialisation, posted here. Each run gets its own
  * meter provider, dropped after the final push: the SDK keeps every attribute set it has seen
@@ -26,18 +26,18 @@ export class OtlpPush {
   private readonly url: string;
   private readonly headers: Record<string, string>;
   private readonly timer: NodeJS.Timeout;
-  private meters: RunMeters | null = null;
+  /** Each run's meter provider, until its final push. */
+  private readonly meters = new Map<string, RunMeters>();
   private pushing: Promise<void> = Promise.resolve();
   private failing = false;
-  /** The run whose final push was made: a periodic push queued behind it says nothing more of it. */
-  private ended: string | null = null;
+  /** Runs whose final push was made: a periodic push queued behind one says nothing more of it. */
+  private readonly ended = new Set<string>();
 
   constructor(private readonly options: OtlpPushOptions) {
     this.url = metricsUrl(options.url);
     this.headers = { ...otlpHeaders(), "content-type": "application/json" };
     this.timer = setInterval(() => {
-      const source = options.live();
-      if (source) void this.push(source, false);
+      for (const source of options.live()) void this.push(source, false);
     }, options.intervalMs);
     this.timer.unref();
   }
@@ -48,7 +48,9 @@ export class OtlpPush {
    * later run can come before it.
    */
   runEnded(runId: string, final: () => Promise<RunMetricsSource | null>): Promise<void> {
-    this.ended = runId;
+    // Kept for the pushes queued now; a run's id never comes back, so only the latest few matter.
+    if (this.ended.size >= 100) this.ended.delete(this.ended.values().next().value as string);
+    this.ended.add(runId);
     this.pushing = this.pushing.then(async () => {
       const source = await final().catch(() => null);
       if (source) await this.pushNow(source, true);
@@ -60,7 +62,7 @@ export class OtlpPush {
   async close(): Promise<void> {
     clearInterval(this.timer);
     await this.pushing;
-    await this.meters?.provider.shutdown().catch(() => {});
+    for (const meters of this.meters.values()) await meters.provider.shutdown().catch(() => {});
   }
 
   /** One push at a time, in order: a final push waits for a periodic one under way. */
@@ -70,12 +72,12 @@ export class OtlpPush {
   }
 
   private async pushNow(source: RunMetricsSource, last: boolean): Promise<void> {
-    if (!last && source.runId === this.ended) return;
-    if (this.meters?.runId !== source.runId) {
-      await this.meters?.provider.shutdown().catch(() => {});
-      this.meters = runMeters(source.runId, this.options.version, new ManualReader());
+    if (!last && this.ended.has(source.runId)) return;
+    let meters = this.meters.get(source.runId);
+    if (!meters) {
+      meters = runMeters(source.runId, this.options.version, new ManualReader());
+      this.meters.set(source.runId, meters);
     }
-    const meters = this.meters;
     meters.observe(source);
     try {
       const { resourceMetrics } = await meters.reader.collect();
@@ -83,7 +85,7 @@ export class OtlpPush {
     } finally {
       meters.observe(null);
       if (last) {
-        this.meters = null;
+        this.meters.delete(source.runId);
         await meters.provider.shutdown().catch(() => {});
       }
     }

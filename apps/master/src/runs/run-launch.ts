@@ -38,12 +38,14 @@ export interface LaunchedRun {
 /**
  * Everything of a new run's start but telling the workers (`sendSlices`, which the scheduler
  * does once the run is its active one): each script's setup() (its result reaches every VU as
- * vu.setupData), the run's files packed once, the plan over the ready workers, the run written,
+ * vu.setupData), the run's files packed once, the plan over the ready workers no other run
+ * `held`, the run written,
  * its pipeline opened, and the run as the scheduler keeps it. 409 when no worker is ready.
  */
 export async function openRun(
   options: RunSchedulerOptions,
   run: Omit<QueuedRun, "id"> & { queuedId?: string },
+  held: (info: WorkerInfo) => boolean = () => false,
 ): Promise<{ active: ActiveRun; launched: LaunchedRun; packedFiles: string | null }> {
   const { scenario, inputs } = run;
   const hooks = { bundles: inputs.scripts, hooks: inputs.hooks, env: inputs.env };
@@ -54,7 +56,7 @@ export async function openRun(
     scripts: inputs.scripts,
     setupData,
   });
-  const ready = await selectRunWorkers(options.registry, scenario, options.finishingWaitMs ?? 10_000);
+  const ready = await selectRunWorkers(options.registry, scenario, options.finishingWaitMs ?? 10_000, held);
   const { launched, aggregator } = await recordNewRun(
     options,
     run,

@@ -18,9 +18,10 @@ export interface QueuedRun {
 }
 
 /**
- * The runs this master accepted while another was active, in the order they came. Each has a row
+ * The runs this master accepted while their workers were held, in the order they came. Each has a row
  * (status `queued`, owned by this master, its files kept) so the history shows it and another
- * master leaves it alone while this one renews its lease. Started in order by the scheduler;
+ * master leaves it alone while this one renews its lease. Started by the scheduler as their workers
+ * come free (in order among runs that want the same workers);
  * cancelled runs end `aborted` with reason `cancelled`.
  */
 export class RunQueue {
@@ -61,9 +62,15 @@ export class RunQueue {
     return queued;
   }
 
-  /** The first in line, taken out of the queue (its row stays `queued` until it starts or fails). */
-  next(): QueuedRun | undefined {
-    return this.runs.shift();
+  /** The runs in line, first first. */
+  list(): readonly QueuedRun[] {
+    return this.runs;
+  }
+
+  /** A run taken out of line to start (its row stays `queued` until it starts or fails). */
+  take(id: string): QueuedRun | undefined {
+    const index = this.runs.findIndex((r) => r.id === id);
+    return index < 0 ? undefined : this.runs.splice(index, 1)[0];
   }
 
   /** Takes a queued run out of line and records it cancelled; false when it is not queued here. */
@@ -94,12 +101,4 @@ export class RunQueue {
         .catch(() => undefined);
     }
   }
-}
-
-/** Why a run cannot start now, and how to wait: for the 409 of a run posted without `queue`. */
-export function busyMessage(active: { id: string; name: string } | null, queued: number): string {
-  const run = active ? `run "${active.name}" (${active.id}) is in progress` : "";
-  const waiting = queued ? `${queued} run(s) are queued` : "";
-  const what = [run, waiting].filter(Boolean).join(" and ") || "another run is starting";
-  return `${what}: stop it, wait for it to end, or queue this run behind it ("queue": true)`;
 }

@@ -12,11 +12,11 @@ import { orphanedRuns, takeOver } from "./orphaned-runs.js";
 import { prepareRun, type RunExtras } from "./prepare-run.js";
 import { runDetail, runDetailAndStats, runStats } from "./run-details.js";
 import { finalizeRun } from "./run-finalizer.js";
-import { openRun, sendSlices } from "./run-launch.js";
 import { RunLifecycle, type StopReason } from "./run-lifecycle.js";
 import { addWorkersToRun, changeRunLoad } from "./run-load.js";
-import { busyMessage, type QueuedRun, RunQueue } from "./run-queue.js";
+import { RunQueue } from "./run-queue.js";
 import { runTeardowns } from "./run-scripts.js";
+import { RunStarts } from "./run-starts.js";
 import { sendStop, superviseRun } from "./run-supervision.js";
 import { toListItem } from "./run-views.js";
 import { RunWorkerEvents } from "./run-worker-events.js";
@@ -26,38 +26,62 @@ export type { RunIngest, RunSchedulerOptions } from "./scheduler-options.js";
 
 /**
  * Runs from creation to report: plans and starts them across workers, follows their workers,
- * stops them, and writes the final status once every batch is merged. One run at a time; runs
- * asked to wait queue behind it and start in order.
+ * stops them, and writes the final status once every batch is merged. Runs on workers that do not
+ * overlap run at the same time; a run whose workers are held waits in the queue for them only
+ * (run-starts.ts, run-admission.ts). Launches and takeovers happen one at a time, each seeing the
+ * workers the one before took.
  */
 export class RunScheduler {
-  private active: ActiveRun | null = null;
+  /** The runs in progress on this master, by id. */
+  private readonly runs = new Map<string, ActiveRun>();
+  /** When each run's lease was last renewed. */
+  private readonly renewedAt = new Map<string, number>();
   private readonly queue: RunQueue;
   /** Every move of a run's status after it was written (see run-lifecycle.ts). */
   private readonly lifecycle: RunLifecycle;
-  private creating = false;
+  private readonly starts: RunStarts;
   private adopting: Promise<void> | null = null;
+  /** A watch under way: the next second's is skipped rather than run beside it. */
+  private watching = false;
   private timer: NodeJS.Timeout | null = null;
-  private lastRenewal = 0;
+  private lastQueueRenewal = 0;
   private lastAdoption = 0;
   private readonly gap = new LoopGap(1000);
 
   private readonly liveAggregators = () => this.options.ingest.liveAggregators();
-  /** What the workers' messages mean for the active run. */
+  /** What the workers' messages mean for the runs in progress. */
   readonly workers: RunWorkerEvents;
 
   constructor(private readonly options: RunSchedulerOptions) {
     this.lifecycle = new RunLifecycle(options.db.runs, (runId) => this.publishStatus(runId));
     this.queue = new RunQueue({ ...options, lifecycle: this.lifecycle });
+    this.starts = new RunStarts({
+      options,
+      queue: this.queue,
+      lifecycle: this.lifecycle,
+      runs: this.runs,
+      started: (active) => {
+        this.runs.set(active.id, active);
+        this.renewedAt.set(active.id, Date.now());
+      },
+      publishStatus: (runId) => this.publishStatus(runId),
+    });
     this.workers = new RunWorkerEvents({
       ...options,
-      active: () => this.active,
+      run: (id) => this.runs.get(id),
+      runs: () => [...this.runs.values()],
       adopt: () => this.adopt(),
       stopRun: (id, reason) => this.stopRun(id, reason),
     });
   }
 
-  get activeRunId(): string | null {
-    return this.active?.id ?? null;
+  /** The runs in progress on this master, oldest first. */
+  get activeRunIds(): string[] {
+    return [...this.runs.keys()];
+  }
+
+  isActive(runId: string): boolean {
+    return this.runs.has(runId);
   }
 
   start(): void {
@@ -78,7 +102,7 @@ export class RunScheduler {
 
   /**
    * Validates and starts a run; throws VolleyError (400/409) before writing anything. With
-   * `queue`, a run that cannot start now because another is active (or queued) waits its turn.
+   * `queue`, a run that cannot start now because its workers are held waits for them.
    */
   async create(input: unknown, extras: RunExtras = {}): Promise<{ id: string; status: string }> {
     const { scenario, inputs } = await prepareRun(
@@ -87,60 +111,10 @@ export class RunScheduler {
       extras,
       this.options.masterEnv ?? {},
     );
-    if (this.active || this.creating || this.queue.size > 0) {
-      if (extras.queue) {
-        const queued = await this.queue.add({ input, scenario, inputs, startedBy: extras.startedBy });
-        this.options.log.info({ runId: queued.id, position: this.queue.size }, "run queued");
-        await this.publishStatus(queued.id);
-        return { id: queued.id, status: "queued" };
-      }
-      throw new VolleyError("VOL_ERR_RUN_ACTIVE", this.busyMessage());
-    }
-    return this.launch({ input, scenario, inputs, startedBy: extras.startedBy });
-  }
-
-  private busyMessage(): string {
-    return busyMessage(
-      this.active && { id: this.active.id, name: this.active.scenario.name },
-      this.queue.size,
+    return this.starts.create(
+      { input, scenario, inputs, startedBy: extras.startedBy },
+      extras.queue === true,
     );
-  }
-
-  /** Plans the run over the workers ready now and starts it; throws 409 when there are none. */
-  private async launch(
-    run: Omit<QueuedRun, "id"> & { queuedId?: string },
-  ): Promise<{ id: string; status: string }> {
-    this.creating = true;
-    try {
-      const { active, launched, packedFiles } = await openRun(this.options, run);
-      this.active = active;
-      this.lastRenewal = Date.now();
-      const live = await this.options.ingest.liveAggregators();
-      active.routes = sendSlices(this.options.registry, launched, run.inputs, packedFiles, live);
-      this.options.log.info(
-        { runId: active.id, workers: launched.plan.length, startAt: active.startAt },
-        "run started",
-      );
-      await this.publishStatus(active.id);
-      return { id: active.id, status: "running" };
-    } finally {
-      this.creating = false;
-    }
-  }
-
-  /** The next queued run, once no run is active: started, or failed when no worker is ready. */
-  private async startQueued(): Promise<void> {
-    const next = this.queue.next();
-    if (!next) return;
-    try {
-      await this.launch({ ...next, queuedId: next.id });
-    } catch (error) {
-      const message = error instanceof VolleyError ? error.message : (error as Error).message;
-      this.options.log.error({ runId: next.id, err: message }, "the queued run could not start");
-      await this.lifecycle
-        .apply({ id: next.id, status: "queued" }, "fail", { error: `could not start: ${message}` })
-        .catch(() => undefined);
-    }
   }
 
   /**
@@ -154,7 +128,8 @@ export class RunScheduler {
       this.options.log.info({ runId: id }, "queued run cancelled");
       return "aborted";
     }
-    if (!this.active || this.active.id !== id) {
+    const active = this.runs.get(id);
+    if (!active) {
       const elsewhere = isActiveRunStatus(run.status) && run.owner;
       throw new VolleyError(
         "VOL_ERR_RUN_NOT_ACTIVE",
@@ -163,8 +138,7 @@ export class RunScheduler {
           : `run ${id} is ${run.status}; only an active run can be stopped`,
       );
     }
-    this.active.stopReason ??= reason;
-    const active = this.active;
+    active.stopReason ??= reason;
     const status = await this.lifecycle.apply(run, "stop", {
       stopReason: active.stopReason,
       ...(by !== undefined ? { stoppedBy: by } : {}),
@@ -174,38 +148,32 @@ export class RunScheduler {
   }
 
   /**
-   * Takes over runs left active by a master that stopped: at start, then every few seconds while
-   * this master is free. A run whose owner still renews its lease is never touched; one that never
-   * started is failed. Runs are taken one at a time, like runs are created.
+   * Takes over runs left active by a master that stopped: at start, then every few seconds. A run
+   * whose owner still renews its lease is never touched; one that never started is failed.
    */
   adopt(): Promise<void> {
-    this.adopting ??= this.adoptOrphans().finally(() => {
-      this.adopting = null;
-    });
+    this.adopting ??= this.starts
+      .exclusive(() => this.adoptOrphans())
+      .finally(() => {
+        this.adopting = null;
+      });
     return this.adopting;
   }
 
   private async adoptOrphans(): Promise<void> {
     this.lastAdoption = Date.now();
-    // A queued run being started is out of the queue and not active yet: it is no orphan.
-    if (this.creating) return;
-    const mine = [...(this.active ? [this.active.id] : []), ...this.queue.ids()];
+    const mine = [...this.runs.keys(), ...this.queue.ids()];
     for (const run of await orphanedRuns(this.options.db, this.options.lease, mine)) {
-      if (this.active || this.creating) continue;
       const taken = await takeOver(run, this.options);
       if (!taken) continue;
-      if (this.active) {
-        await this.options.ingest.close(run.id, false);
-        continue;
-      }
-      this.active = taken;
-      this.lastRenewal = Date.now();
+      this.runs.set(taken.id, taken);
+      this.renewedAt.set(taken.id, Date.now());
     }
   }
 
   /** Called by the pipeline once every worker finished and every batch is merged. */
   async runComplete(runId: string): Promise<void> {
-    const active = this.active?.id === runId ? this.active : null;
+    const active = this.runs.get(runId);
     if (!active || active.finishing) return;
     active.finishing = true;
     if (await batchesStillQueued(active, this.options.ingest)) {
@@ -220,14 +188,15 @@ export class RunScheduler {
       ended = await finalizeRun({ ...this.options, lifecycle: this.lifecycle }, runId, active);
     } catch (error) {
       this.options.log.error({ err: error, runId }, "could not finalize the run");
-      if (this.active === active) {
+      if (this.runs.get(runId) === active) {
         active.finishing = false;
         this.options.ingest.open(runId);
       }
       return;
     }
     // Free before anything else is awaited: a run posted as soon as this one reads as ended is taken.
-    this.active = null;
+    this.runs.delete(runId);
+    this.renewedAt.delete(runId);
     if (active.scripts) void runTeardowns(active.scripts, runId, this.options.log);
     await this.options.ingest.close(runId, true);
     if (ended) await this.lifecycle.published(runId);
@@ -235,13 +204,14 @@ export class RunScheduler {
       const report = await this.detail(runId).catch(() => null);
       if (report) this.options.onRunEnded(report);
     }
-    if (!this.active && !this.creating) await this.startQueued();
+    if (this.queue.size > 0) await this.starts.startQueued();
   }
 
   /** Another master took the run over (this one could not renew its lease in time): let it go. */
   private async runLost(active: ActiveRun): Promise<void> {
-    if (this.active !== active) return;
-    this.active = null;
+    if (this.runs.get(active.id) !== active) return;
+    this.runs.delete(active.id);
+    this.renewedAt.delete(active.id);
     this.options.log.error(
       { runId: active.id },
       "another master took the run over (its lease ran out); this master stops following it",
@@ -250,34 +220,52 @@ export class RunScheduler {
     this.options.pipeline.drop(active.id);
   }
 
-  /** Once a second: workers gone too long are lost; a run past its deadline is stopped, then given up. */
+  /** Once a second, for each run: workers gone too long are lost; past its deadline it is stopped, then given up. */
   private async watch(): Promise<void> {
-    const active = this.active;
-    const now = Date.now();
+    if (this.watching) return;
+    this.watching = true;
+    try {
+      await this.watchAll(Date.now());
+    } finally {
+      this.watching = false;
+    }
+  }
+
+  private async watchAll(now: number): Promise<void> {
     const blind = this.gap.tick(now);
-    if (active && blind > 0) {
-      creditStall(active, blind);
+    const { renewEveryMs } = this.options.lease;
+    if (blind > 0 && this.runs.size > 0) {
+      for (const active of this.runs.values()) creditStall(active, blind);
       this.options.log.warn(
-        { runId: active.id, stalledMs: blind },
+        { runs: this.activeRunIds, stalledMs: blind },
         "this master's event loop stalled: silence during the stall is not held against the workers",
       );
     }
-    if (now - this.lastRenewal >= this.options.lease.renewEveryMs && this.queue.size > 0) {
+    if (this.queue.size > 0 && now - this.lastQueueRenewal >= renewEveryMs) {
       await this.queue.renew(now);
-      if (!active) this.lastRenewal = now;
+      this.lastQueueRenewal = now;
     }
-    if (!active) {
-      if (this.queue.size > 0 && !this.creating) await this.startQueued();
-      else if (now - this.lastAdoption >= this.options.lease.renewEveryMs) await this.adopt();
-      return;
+    for (const active of [...this.runs.values()]) {
+      // One run's failure this second must not keep the others from being watched.
+      await this.watchRun(active, now).catch((error: Error) =>
+        this.options.log.warn({ err: error.message, runId: active.id }, "run supervision failed this second"),
+      );
     }
-    if (now - this.lastRenewal >= this.options.lease.renewEveryMs) {
+    // Not awaited: a launch may wait for finishing workers, and the runs in progress are watched meanwhile.
+    const log = (what: string) => (error: Error) => this.options.log.warn({ err: error.message }, what);
+    if (this.queue.size > 0) void this.starts.startQueued().catch(log("queued runs could not be started"));
+    if (now - this.lastAdoption >= renewEveryMs)
+      void this.adopt().catch(log("orphaned runs could not be adopted"));
+  }
+
+  private async watchRun(active: ActiveRun, now: number): Promise<void> {
+    if (now - (this.renewedAt.get(active.id) ?? 0) >= this.options.lease.renewEveryMs) {
       const held = await this.options.lease.renew(active.id, now).catch((error: Error) => {
         this.options.log.warn({ err: error.message, runId: active.id }, "could not renew the run's lease");
         return true;
       });
       if (!held) return this.runLost(active);
-      this.lastRenewal = now;
+      this.renewedAt.set(active.id, now);
     }
     if (active.finishing) return;
     await superviseRun(
@@ -309,8 +297,8 @@ export class RunScheduler {
 
   /** The active run by id, or 404/409. */
   private async runningRun(id: string): Promise<ActiveRun> {
-    const active = this.active;
-    if (active && active.id === id && !active.stopReason && !active.finishing) return active;
+    const active = this.runs.get(id);
+    if (active && !active.stopReason && !active.finishing) return active;
     const run = await this.options.db.runs.get(id);
     if (!run) throw new VolleyError("VOL_ERR_NOT_FOUND", `no run ${id}`);
     throw new VolleyError(
@@ -321,17 +309,17 @@ export class RunScheduler {
 
   /** A run's report: from the live aggregator while it runs, from the database after. */
   detail(runId: string): Promise<RunDetail | null> {
-    return runDetail(this.options.db, runId, this.active?.id === runId ? this.active : null);
+    return runDetail(this.options.db, runId, this.runs.get(runId) ?? null);
   }
 
   /** A run's report and the merged histograms it was made from, read once (null for an unknown run). */
   detailAndStats(runId: string): Promise<{ detail: RunDetail; stats: StatsAggregate } | null> {
-    return runDetailAndStats(this.options.db, runId, this.active?.id === runId ? this.active : null);
+    return runDetailAndStats(this.options.db, runId, this.runs.get(runId) ?? null);
   }
 
   /** A run's merged histograms (null for an unknown run). */
   stats(runId: string): Promise<StatsAggregate | null> {
-    return runStats(this.options.db, runId, this.active?.id === runId ? this.active : null);
+    return runStats(this.options.db, runId, this.runs.get(runId) ?? null);
   }
 
   private async publishStatus(runId: string): Promise<void> {

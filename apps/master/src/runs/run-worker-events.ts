@@ -9,8 +9,10 @@ export interface RunWorkerEventsDeps {
   db: Database;
   registry: WorkerRegistry;
   log: Logger;
-  /** The run this master runs now, if any. */
-  active: () => ActiveRun | null;
+  /** A run in progress on this master, by id. */
+  run: (id: string) => ActiveRun | undefined;
+  /** The runs in progress on this master. */
+  runs: () => ActiveRun[];
   /** Takes over runs left active by a master that stopped (see RunScheduler.adopt). */
   adopt: () => Promise<void>;
   stopRun: (id: string, reason: StopReason) => Promise<string>;
@@ -18,24 +20,25 @@ export interface RunWorkerEventsDeps {
 
 /**
  * What the workers' messages mean for the run they are part of: a worker that comes back, beats,
- * is lost, refuses its part or hands rows over. Messages about another run change nothing here.
+ * is lost, refuses its part or hands rows over. Each message is applied to the run it names (runs
+ * on disjoint workers run at once); messages about a run not in progress here change nothing.
  */
 export class RunWorkerEvents {
   constructor(private readonly deps: RunWorkerEventsDeps) {}
 
-  /** Whether the run in progress has this worker (lost or not). */
+  /** Whether a run in progress has this worker (lost or not). */
   inActiveRun(workerId: string): boolean {
-    return this.deps.active()?.aggregator.hasWorker(workerId) ?? false;
+    return this.deps.runs().some((run) => run.aggregator.hasWorker(workerId));
   }
 
   /** A worker connected; `activeRunId` is the run it is still running, if any. */
   connected(workerId: string, activeRunId: string | null): void {
-    const active = this.deps.active();
-    if (activeRunId && (!active || active.id !== activeRunId)) {
+    const active = activeRunId ? this.deps.run(activeRunId) : undefined;
+    if (activeRunId && !active) {
       void this.unknownRunReported(workerId, activeRunId);
       return;
     }
-    if (active && activeRunId === active.id && active.aggregator.hasWorker(workerId)) {
+    if (active?.aggregator.hasWorker(workerId)) {
       active.seen.set(workerId, Date.now());
       active.aggregator.markLost(workerId, false);
       if (active.stopReason) this.deps.registry.send(workerId, { type: "stop-run", runId: active.id });
@@ -52,15 +55,15 @@ export class RunWorkerEvents {
     if (run === undefined) return; // the database does not answer: decide at the next connection
     if (run && isLiveRunStatus(run.status)) {
       await this.deps.adopt();
-      if (this.deps.active()?.id === runId) this.connected(workerId, runId);
+      if (this.deps.run(runId)) this.connected(workerId, runId);
       return;
     }
-    if (this.deps.active()?.id !== runId) this.deps.registry.send(workerId, { type: "stop-run", runId });
+    if (!this.deps.run(runId)) this.deps.registry.send(workerId, { type: "stop-run", runId });
   }
 
   heartbeat(workerId: string, heartbeat: WorkerHeartbeat, saturated: boolean): void {
-    const active = this.deps.active();
-    if (!active || heartbeat.runId !== active.id || !active.aggregator.hasWorker(workerId)) return;
+    const active = heartbeat.runId === null ? undefined : this.deps.run(heartbeat.runId);
+    if (!active?.aggregator.hasWorker(workerId)) return;
     const name = this.deps.registry.get(workerId)?.info.name ?? workerId;
     if (!recordHeartbeat(active, workerId, name, heartbeat, saturated)) return;
     // A script that never awaits: the figures stop being true; the run stops, saying why.
@@ -72,16 +75,16 @@ export class RunWorkerEvents {
   }
 
   lost(workerId: string): void {
-    const active = this.deps.active();
-    if (active?.aggregator.hasWorker(workerId)) {
+    for (const active of this.deps.runs()) {
+      if (!active.aggregator.hasWorker(workerId)) continue;
       active.aggregator.markLost(workerId);
       this.deps.log.warn({ runId: active.id, workerId }, "worker lost during the run");
     }
   }
 
   rejected(workerId: string, runId: string, message: string): void {
-    const active = this.deps.active();
-    if (!active || active.id !== runId) return;
+    const active = this.deps.run(runId);
+    if (!active) return;
     active.rejected.set(workerId, message);
     active.aggregator.markLost(workerId);
     this.deps.log.error({ runId, workerId, message }, "worker could not start its part of the run");
@@ -89,8 +92,7 @@ export class RunWorkerEvents {
 
   /** A worker's answer to a row handover (see `RowHandover.receive`); why it was not taken, if not. */
   rowsReleased(workerId: string, message: RowsReleased): string | null {
-    const active = this.deps.active();
-    const rows = active?.id === message.runId ? active.launch?.rows : null;
+    const rows = this.deps.run(message.runId)?.launch?.rows;
     return rows ? rows.receive(workerId, message) : "no handover in that run";
   }
 }

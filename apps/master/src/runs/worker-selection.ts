@@ -2,19 +2,21 @@ import { labelsMatch, type Scenario, selectorText, VolleyError, type WorkerInfo 
 import type { WorkerEntry, WorkerRegistry } from "../workers/worker-registry.js";
 
 /**
- * The workers a new run gets: the free ones whose labels match its `workers.selector`, `count`
- * of them when it says (by name, so the choice is stable), every one otherwise. Throws 409
- * naming the selector when too few are free.
+ * The workers a new run gets: the free ones (not `held` by another run) whose labels match its
+ * `workers.selector`, `count` of them when it says (by name, so the choice is stable), every one
+ * otherwise. Throws 409 naming the selector when too few are free.
  */
 export async function selectRunWorkers(
   registry: WorkerRegistry,
   scenario: Pick<Scenario, "workers">,
   finishingWaitMs: number,
+  held: (info: WorkerInfo) => boolean = () => false,
 ): Promise<WorkerEntry[]> {
   const selector = scenario.workers?.selector ?? {};
   const count = scenario.workers?.count;
   const matches = (info: WorkerInfo) => labelsMatch(info.labels, selector);
-  const ready = await registry.readySoon(finishingWaitMs, matches);
+  // Workers another run holds are not finishing: waiting for them would only delay the refusal.
+  const ready = await registry.readySoon(finishingWaitMs, (info) => matches(info) && !held(info));
   const wanted = count ?? 1;
   if (ready.length < wanted) {
     const all = registry.list().filter((w) => w.state !== "lost");

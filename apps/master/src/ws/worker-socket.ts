@@ -163,7 +163,7 @@ export function handleWorkerSocket(
       }
       case "run-ended":
         log.info({ workerId, runId: message.runId, lastSeq: message.lastSeq }, "worker finished its part");
-        if (scheduler.activeRunId !== message.runId) registry.release(workerId, message.runId);
+        if (!scheduler.isActive(message.runId)) registry.release(workerId, message.runId);
         return;
     }
   });

@@ -9,6 +9,7 @@ import {
 import { useEffect, useMemo } from "react";
 import { useApi } from "../api/use-api.js";
 import { useLive } from "../live/live-context.js";
+import { liveSeries } from "../live/use-live-feed.js";
 
 export const ACTIVE_STATUSES = new Set<string>(ACTIVE_RUN_STATUSES);
 
@@ -51,41 +52,41 @@ export function useRunData(id: string | null): RunData {
     if (feed.runLoad?.runId === id && feed.runLoad.loadChanges.at(-1)?.workers !== undefined) reloadDetail();
   }, [feed.runLoad, id, reloadDetail]);
 
-  const livePoints = feed.liveRunId === id ? feed.points : [];
+  // This run's own series: another run in progress at the same time has its own.
+  const pushed = liveSeries(feed, id);
   const points = useMemo(
-    () => mergePoints(series.data?.overall ?? [], livePoints),
-    [series.data, livePoints],
+    () => mergePoints(series.data?.overall ?? [], pushed.points),
+    [series.data, pushed.points],
   );
-  const liveRun = feed.liveRunId === id;
   const requestPoints = useMemo(
-    () => mergeSeries(series.data?.requests, liveRun ? feed.requestPoints : {}),
-    [series.data, feed.requestPoints, liveRun],
+    () => mergeSeries(series.data?.requests, pushed.requestPoints),
+    [series.data, pushed.requestPoints],
   );
   const scenarioPoints = useMemo(
-    () => mergeSeries(series.data?.scenarios, liveRun ? feed.scenarioPoints : {}),
-    [series.data, feed.scenarioPoints, liveRun],
+    () => mergeSeries(series.data?.scenarios, pushed.scenarioPoints),
+    [series.data, pushed.scenarioPoints],
   );
   const metricPoints = useMemo(
-    () => mergeSeries(series.data?.metrics, liveRun ? feed.metricPoints : {}),
-    [series.data, feed.metricPoints, liveRun],
+    () => mergeSeries(series.data?.metrics, pushed.metricPoints),
+    [series.data, pushed.metricPoints],
   );
 
-  const summary =
-    live && feed.liveRunId === id && feed.summary ? feed.summary : (detail.data?.summary ?? null);
+  const summary = live && pushed.summary ? pushed.summary : (detail.data?.summary ?? null);
+  const runWorkers = pushed.runWorkers;
   const run = useMemo(() => {
     if (!detail.data) return null;
-    const pushed = feed.runLoad?.runId === id ? feed.runLoad.loadChanges : null;
+    const changes = feed.runLoad?.runId === id ? feed.runLoad.loadChanges : null;
     const current = {
       ...detail.data,
       status: (status ?? detail.data.status) as RunDetail["status"],
       // Changes pushed live are newer than the report fetched at the page's start.
       loadChanges:
-        pushed && pushed.length > detail.data.loadChanges.length ? pushed : detail.data.loadChanges,
+        changes && changes.length > detail.data.loadChanges.length ? changes : detail.data.loadChanges,
     };
-    if (!live || feed.liveRunId !== id || !feed.runWorkers.length) return current;
+    if (!live || !runWorkers.length) return current;
     // While the run is live, each worker's requests and state come with every merged second.
-    const total = feed.runWorkers.reduce((sum, w) => sum + w.requests, 0);
-    const byId = new Map(feed.runWorkers.map((w) => [w.workerId, w]));
+    const total = runWorkers.reduce((sum, w) => sum + w.requests, 0);
+    const byId = new Map(runWorkers.map((w) => [w.workerId, w]));
     return {
       ...current,
       workers: current.workers.map((w) => {
@@ -100,7 +101,7 @@ export function useRunData(id: string | null): RunData {
           : w;
       }),
     };
-  }, [detail.data, status, live, feed.liveRunId, feed.runWorkers, feed.runLoad, id]);
+  }, [detail.data, status, live, runWorkers, feed.runLoad, id]);
   return {
     run,
     summary,

@@ -4,7 +4,6 @@ import {
   type LiveSecond,
   type LoadChangeRecord,
   type MetricPoint,
-  type RunDetail,
   type RunListItem,
   type RunSummary,
   type TimeseriesPoint,
@@ -14,29 +13,33 @@ import { useEffect, useRef, useState } from "react";
 
 export type ConnectionState = "connecting" | "open" | "lost";
 
+/** What the live feed brought of one run in progress. */
+export interface LiveRunSeries {
+  points: TimeseriesPoint[];
+  requestPoints: Record<string, TimeseriesPoint[]>;
+  /** Each of the run's `scenarios:`, as its own series. */
+  scenarioPoints: Record<string, TimeseriesPoint[]>;
+  /** The run's custom metrics, each second they were recorded. */
+  metricPoints: Record<string, MetricPoint[]>;
+  summary: RunSummary | null;
+  /** The run's workers: requests so far and state. */
+  runWorkers: LiveSecond["workers"];
+}
+
 export interface LiveFeed {
   connection: ConnectionState;
   workers: WorkerInfo[];
-  /** The active run as the master described it when the feed opened, or null. */
-  run: RunDetail | null;
-  /** The run the live series below belong to. */
-  liveRunId: string | null;
-  points: TimeseriesPoint[];
-  requestPoints: Record<string, TimeseriesPoint[]>;
-  /** Each of the live run's `scenarios:`, as its own series. */
-  scenarioPoints: Record<string, TimeseriesPoint[]>;
-  /** The live run's custom metrics, each second they were recorded. */
-  metricPoints: Record<string, MetricPoint[]>;
-  summary: RunSummary | null;
-  /** The live run's workers: requests so far and state. */
-  runWorkers: LiveSecond["workers"];
+  /** The live series of each run in progress (runs on disjoint workers run at once), by id. */
+  live: Record<string, LiveRunSeries>;
   /** The last status change of any run (for pages following a run that just ended). */
   lastStatus: RunListItem | null;
+  /** The runs in progress (running or stopping), oldest first. */
+  inProgress: Array<Pick<RunListItem, "id" | "name" | "status" | "stopReason">>;
   /** The run started last (running, stopping, or just ended), with its current status. */
   current: Pick<RunListItem, "id" | "name" | "status" | "stopReason"> | null;
-  /** Runs waiting for their turn, first in line first. */
+  /** Runs waiting for their workers, first in line first. */
   queued: RunListItem[];
-  /** The load changes of the active run, as last pushed (`PATCH /api/runs/:id/load`). */
+  /** The load changes of a run, as last pushed (`PATCH /api/runs/:id/load`). */
   runLoad: { runId: string; loadChanges: LoadChangeRecord[] } | null;
 }
 
@@ -48,19 +51,27 @@ export function isInProgress(run: { status: string } | null): boolean {
 const EMPTY: LiveFeed = {
   connection: "connecting",
   workers: [],
-  run: null,
-  liveRunId: null,
+  live: {},
+  lastStatus: null,
+  inProgress: [],
+  current: null,
+  queued: [],
+  runLoad: null,
+};
+
+const NO_SERIES: LiveRunSeries = {
   points: [],
   requestPoints: {},
   scenarioPoints: {},
   metricPoints: {},
   summary: null,
   runWorkers: [],
-  lastStatus: null,
-  current: null,
-  queued: [],
-  runLoad: null,
 };
+
+/** The live series of run `id`, empty when the feed has none of it. */
+export function liveSeries(feed: LiveFeed, id: string | null): LiveRunSeries {
+  return (id !== null && feed.live[id]) || NO_SERIES;
+}
 
 /**
  * The one subscription to `/ws/live`: the master pushes every change, nothing is polled. The
@@ -106,52 +117,55 @@ function apply(feed: LiveFeed, message: LiveMessage): LiveFeed {
         ...feed,
         connection: "open",
         workers: message.workers,
-        run: message.run,
-        liveRunId: message.run?.id ?? null,
-        points: message.points,
-        requestPoints: {},
-        scenarioPoints: {},
-        metricPoints: {},
-        summary: message.run?.summary ?? null,
-        current: message.run,
+        live: Object.fromEntries(
+          message.runs.map(({ run, points }) => [run.id, { ...NO_SERIES, points, summary: run.summary }]),
+        ),
+        inProgress: message.runs.map(({ run }) => run),
+        current: message.runs.at(-1)?.run ?? null,
         queued: message.queued ?? [],
       };
     case "workers":
       return { ...feed, workers: message.workers };
     case "run-status": {
       const changed = message.run;
-      const run = feed.run?.id === changed.id ? { ...feed.run, status: changed.status } : feed.run;
       const others = feed.queued.filter((q) => q.id !== changed.id);
       const queued = changed.status === "queued" ? [...others, changed] : others;
       const current = isInProgress(changed) || feed.current?.id === changed.id ? changed : feed.current;
-      return { ...feed, lastStatus: changed, run, queued, current };
+      const rest = feed.inProgress.filter((r) => r.id !== changed.id);
+      const inProgress = isInProgress(changed) ? [...rest, changed] : rest;
+      // A run that ended keeps its series until it is reloaded from the API; none comes for it now.
+      return { ...feed, lastStatus: changed, queued, current, inProgress };
     }
     case "run-load":
       return { ...feed, runLoad: { runId: message.runId, loadChanges: message.loadChanges } };
-    case "run-second": {
-      const fresh = feed.liveRunId !== message.runId;
-      const requestPoints = fresh ? {} : { ...feed.requestPoints };
-      for (const [name, point] of Object.entries(message.requests)) {
-        requestPoints[name] = [...(requestPoints[name] ?? []), point];
-      }
-      const scenarioPoints = fresh ? {} : { ...feed.scenarioPoints };
-      for (const [name, point] of Object.entries(message.scenarios ?? {})) {
-        scenarioPoints[name] = [...(scenarioPoints[name] ?? []), point];
-      }
-      const metricPoints = fresh ? {} : { ...feed.metricPoints };
-      for (const [name, point] of Object.entries(message.metrics ?? {})) {
-        metricPoints[name] = [...(metricPoints[name] ?? []), point];
-      }
+    case "run-second":
       return {
         ...feed,
-        liveRunId: message.runId,
-        points: fresh ? [message.point] : [...feed.points, message.point],
-        requestPoints,
-        scenarioPoints,
-        metricPoints,
-        summary: message.summary,
-        runWorkers: message.workers,
+        live: { ...feed.live, [message.runId]: addSecond(feed.live[message.runId], message) },
       };
-    }
   }
+}
+
+/** One merged second added to a run's live series. */
+function addSecond(series: LiveRunSeries = NO_SERIES, message: LiveSecond): LiveRunSeries {
+  const requestPoints = { ...series.requestPoints };
+  for (const [name, point] of Object.entries(message.requests)) {
+    requestPoints[name] = [...(requestPoints[name] ?? []), point];
+  }
+  const scenarioPoints = { ...series.scenarioPoints };
+  for (const [name, point] of Object.entries(message.scenarios ?? {})) {
+    scenarioPoints[name] = [...(scenarioPoints[name] ?? []), point];
+  }
+  const metricPoints = { ...series.metricPoints };
+  for (const [name, point] of Object.entries(message.metrics ?? {})) {
+    metricPoints[name] = [...(metricPoints[name] ?? []), point];
+  }
+  return {
+    points: [...series.points, message.point],
+    requestPoints,
+    scenarioPoints,
+    metricPoints,
+    summary: message.summary,
+    runWorkers: message.workers,
+  };
 }

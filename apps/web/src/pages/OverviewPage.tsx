@@ -7,7 +7,7 @@ import { WorkerList } from "../components/WorkerList/WorkerList.js";
 import { useRunData } from "../hooks/use-run-data.js";
 import { useLive } from "../live/live-context.js";
 
-/** / — the active run live (or the last one), and the workers at a glance. */
+/** / — the run started last, live (or the last one that ran), the others in progress, and the workers at a glance. */
 export function OverviewPage() {
   const feed = useLive();
   const latest = useApi<RunPageData>("/api/runs?limit=20");
@@ -15,6 +15,8 @@ export function OverviewPage() {
   const lastRan = latest.data?.runs.find((r) => r.status !== "queued" && r.stopReason !== "cancelled");
   const id = feed.current?.id ?? lastRan?.id ?? null;
   const data = useRunData(id);
+  // Runs on other workers at the same time: each a link to its own live page.
+  const others = feed.inProgress.filter((r) => r.id !== id);
   const counts = feed.workers.reduce<Record<string, number>>((acc, w) => {
     acc[w.state] = (acc[w.state] ?? 0) + 1;
     return acc;
@@ -44,6 +46,17 @@ export function OverviewPage() {
             <Link to={`/runs/${data.run.id}`}>{data.run.name}</Link>{" "}
             <span className={`badge state-${statusLabel(data.run)}`}>{statusLabel(data.run)}</span>
           </h2>
+          {others.length > 0 && (
+            <p className="muted" data-testid="also-in-progress">
+              Also in progress on other workers:{" "}
+              {others.map((run, index) => (
+                <span key={run.id}>
+                  {index > 0 && ", "}
+                  <Link to={`/runs/${run.id}`}>{run.name}</Link>
+                </span>
+              ))}
+            </p>
+          )}
           <RunView
             run={data.run}
             summary={data.summary}

@@ -1,4 +1,4 @@
-import { statusLabel } from "@volley/protocol";
+import { labelsMatch, statusLabel } from "@volley/protocol";
 import { useState } from "react";
 import { Link, useParams } from "react-router-dom";
 import { api } from "../api/client.js";
@@ -8,7 +8,6 @@ import { When } from "../components/When/When.js";
 import { useRunData } from "../hooks/use-run-data.js";
 import { useLive } from "../live/live-context.js";
 import { trustNow } from "../live/live-trust.js";
-import { isInProgress } from "../live/use-live-feed.js";
 
 /** /runs/:id — one run, live while it runs, the full report after. */
 export function RunPage() {
@@ -29,7 +28,11 @@ export function RunPage() {
   const trust = trustNow(run, data.summary, Boolean(data.live));
   const queued = run.status === "queued";
   const position = feed.queued.findIndex((q) => q.id === run.id) + 1;
-  const ahead = isInProgress(feed.current) ? feed.current : null;
+  // The runs holding the workers this one waits for (runs on other workers do not hold it up).
+  const selector = run.scenario.workers?.selector ?? {};
+  const holders = feed.inProgress.filter((r) =>
+    feed.workers.some((w) => w.runId === r.id && labelsMatch(w.labels, selector)),
+  );
   const stop = async () => {
     setStopping(true);
     setStopError(null);
@@ -140,14 +143,23 @@ export function RunPage() {
       {stopError && <div className="callout bad">{stopError}</div>}
       {queued ? (
         <div className="callout" data-testid="queued-note">
-          Queued{position > 0 ? ` (number ${position} in line)` : ""}: it starts on the ready workers when{" "}
-          {ahead ? (
+          Queued{position > 0 ? ` (number ${position} in line)` : ""}: it starts on its workers when{" "}
+          {holders.length > 0 ? (
             <>
-              <Link to={`/runs/${ahead.id}`}>{ahead.name}</Link>
-              {position > 1 ? " and the runs queued before it end" : " ends"}
+              {holders.map((holder, index) => (
+                <span key={holder.id}>
+                  {index > 0 && " and "}
+                  <Link to={`/runs/${holder.id}`}>{holder.name}</Link>
+                </span>
+              ))}
+              {position > 1
+                ? " and the runs queued before it for them end"
+                : holders.length > 1
+                  ? " end"
+                  : " ends"}
             </>
           ) : (
-            "the runs before it end"
+            "the runs before it on the same workers end"
           )}
           . Cancel takes it out of line.
         </div>

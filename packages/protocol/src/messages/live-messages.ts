@@ -4,7 +4,7 @@ import type { MetricPoint } from "../stats/custom-metrics.js";
 import type { RunSummary } from "../stats/summary.js";
 import type { LoadChangeRecord } from "./change-load.js";
 
-/** One merged second of the active run, as `/ws/live` pushes it. */
+/** One merged second of a run in progress, as `/ws/live` pushes it (each names its run). */
 export interface LiveSecond {
   type: "run-second";
   runId: string;
@@ -24,12 +24,10 @@ export interface LiveSecond {
 export interface LiveState {
   type: "state";
   workers: WorkerInfo[];
-  /** The active run, or null. */
-  run: RunDetail | null;
-  /** Runs waiting for their turn, first in line first. */
+  /** The runs in progress (runs on disjoint workers run at once), oldest first, each with its seconds merged so far. */
+  runs: Array<{ run: RunDetail; points: TimeseriesPoint[] }>;
+  /** Runs waiting for their workers, first in line first. */
   queued: RunListItem[];
-  /** Seconds merged so far for the active run. */
-  points: TimeseriesPoint[];
   serverTime: number;
 }
 
@@ -43,7 +41,7 @@ export interface LiveRunStatus {
   run: RunListItem;
 }
 
-/** The active run's load was changed (`PATCH /api/runs/:id/load`): every change so far. */
+/** A run's load was changed (`PATCH /api/runs/:id/load`): every change so far. */
 export interface LiveRunLoad {
   type: "run-load";
   runId: string;

@@ -16,10 +16,10 @@ export function createMetricsRegistry(
   registry.setContentType(openMetrics ? Registry.OPENMETRICS_CONTENT_TYPE : Registry.PROMETHEUS_CONTENT_TYPE);
   new Gauge({
     name: "volley_active_run",
-    help: "1 while a run is active",
+    help: "Runs in progress on this master (runs on disjoint workers run at once)",
     registers: [registry],
     collect() {
-      this.set(services.scheduler.activeRunId ? 1 : 0);
+      this.set(services.scheduler.activeRunIds.length);
     },
   });
   new Gauge({
@@ -81,14 +81,17 @@ export function createMetricsRegistry(
   );
   new Gauge({
     name: "volley_persistence_lag_seconds",
-    help: "How far the merged time series trails the active run's clock",
+    help: "How far the merged time series trails the clock of the run in progress (the most behind)",
     registers: [registry],
     collect() {
-      const runId = services.scheduler.activeRunId;
-      const aggregator = runId ? services.pipeline.active(runId) : undefined;
-      if (!aggregator?.startAt) return this.set(0);
-      const elapsed = (Date.now() - aggregator.startAt) / 1000;
-      this.set(Math.max(0, elapsed - (aggregator.closedThrough + 1)));
+      let lag = 0;
+      for (const runId of services.scheduler.activeRunIds) {
+        const aggregator = services.pipeline.active(runId);
+        if (!aggregator?.startAt) continue;
+        const elapsed = (Date.now() - aggregator.startAt) / 1000;
+        lag = Math.max(lag, elapsed - (aggregator.closedThrough + 1));
+      }
+      this.set(lag);
     },
   });
   new Gauge({

@@ -18,21 +18,22 @@ import {
 import type { Services } from "../../services.js";
 
 /**
- * The running run's figures for Prometheus, read from its merged statistics at scrape time:
+ * The figures of each run in progress for Prometheus, read from its merged statistics at scrape time:
  * requests by status, failures, latency quantiles over the last 10 closed seconds, a script's
- * custom metrics, VUs. Empty
- * when no run is active on this master.
+ * custom metrics, VUs, each labelled
+ * with its run. Empty when no run is in progress on this master.
  */
 export function addRunMetrics(
   registry: Registry<RegistryContentType>,
   services: Services,
   openMetrics: boolean,
 ): void {
-  const source = (): RunMetricsSource | null => {
-    const runId = services.scheduler.activeRunId;
-    const run = runId ? services.pipeline.active(runId) : undefined;
-    return run ? liveSource(run) : null;
-  };
+  // Every run in progress: each sample carries its run's id in the `run` label.
+  const sources = (): RunMetricsSource[] =>
+    services.scheduler.activeRunIds.flatMap((runId) => {
+      const run = services.pipeline.active(runId);
+      return run ? [liveSource(run)] : [];
+    });
   const family = (metric: RunMetric, read: (source: RunMetricsSource) => Sample[]) => {
     const options = {
       name: metric.prometheus,
@@ -41,8 +42,7 @@ export function addRunMetrics(
       registers: [registry],
     };
     const fill = (set: (sample: Sample) => void) => {
-      const current = source();
-      if (current) for (const sample of read(current)) set(sample);
+      for (const current of sources()) for (const sample of read(current)) set(sample);
     };
     if (metric.kind === "counter") {
       new Counter({

@@ -38,18 +38,20 @@ export async function workerSocketRoutes(app: FastifyInstance): Promise<void> {
 export async function liveSocketRoutes(app: FastifyInstance): Promise<void> {
   app.get("/ws/live", { websocket: true, config: VIEWER_ROUTE }, async (socket) => {
     const { registry, scheduler, live, db } = app.services;
-    const runId = scheduler.activeRunId;
-    const [run, seconds, queued] = await Promise.all([
-      runId ? scheduler.detail(runId) : null,
-      runId ? db.seconds.list(runId) : [],
+    const [runs, queued] = await Promise.all([
+      Promise.all(
+        scheduler.activeRunIds.map(async (runId) => {
+          const [run, seconds] = await Promise.all([scheduler.detail(runId), db.seconds.list(runId)]);
+          return run ? [{ run, points: toTimeseries(seconds).overall }] : [];
+        }),
+      ),
       db.runs.list({ status: "queued", limit: 200 }),
     ]);
     live.add(socket, {
       type: "state",
       workers: registry.list(),
-      run,
+      runs: runs.flat(),
       queued: queued.reverse().map(toListItem),
-      points: toTimeseries(seconds).overall,
       serverTime: Date.now(),
     });
   });

@@ -29,8 +29,8 @@ export async function workerRoutes(app: FastifyInstance): Promise<void> {
     const { registry, scheduler } = app.services;
     const entry = registry.get(request.params.id);
     if (!entry) throw new VolleyError("VOL_ERR_NOT_FOUND", `no worker ${request.params.id}`);
-    const runId = scheduler.activeRunId;
-    if (runId && entry.info.runId === runId && entry.info.state !== "lost") {
+    const runId = entry.info.runId;
+    if (runId && scheduler.isActive(runId) && entry.info.state !== "lost") {
       throw new VolleyError(
         "VOL_ERR_WORKER_BUSY",
         `worker ${entry.info.name} is in run ${runId}; stop the run first`,

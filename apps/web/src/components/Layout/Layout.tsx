@@ -45,6 +45,11 @@ export function Layout({ children, onLogout }: { children: ReactNode; onLogout?:
               ● {activeRun.name}
             </NavLink>
           )}
+          {live.inProgress.length > 1 && (
+            <NavLink to="/" className="badge state-running" data-testid="in-progress-count">
+              {live.inProgress.length} running
+            </NavLink>
+          )}
           {live.queued.length > 0 && (
             <NavLink to="/runs?status=queued" className="badge state-queued" data-testid="queued-count">
               {live.queued.length} queued
