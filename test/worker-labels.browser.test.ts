@@ -6,11 +6,11 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, screenshot, VIEWPORTS, watchConsole } from "./support/browser.js";
 import { startTestMaster, startTestWorker } from "./support/in-process.js";
-import { getJson, ROOT, waitFor, waitForRunEnd } from "./support/processes.js";
+import { getJson, ROOT, sendJson, waitFor, waitForRunEnd } from "./support/processes.js";
 import { startTargetServer, type TargetServer } from "./support/target-server.js";
 
-// Worker labels in the dashboard: the Workers page shows and filters by them, and the New run
-// form offers them as the run's worker selector.
+// Worker labels in the dashboard: the Workers page shows and filters by them, the New run form
+// offers them as the run's worker selector, and runs on disjoint pools are shown at once.
 let master: RunningMaster;
 let target: TargetServer;
 let browser: Browser;
@@ -74,5 +74,43 @@ describe("worker labels in the dashboard", () => {
     const end = await waitForRunEnd(master.url, id, 30_000);
     expect(end.status).toBe("finished");
     await page.close();
+  });
+
+  it("two runs on disjoint pools at once: the overview names the other, each run page charts its own", async () => {
+    const start = async (name: string, pool: string) => {
+      const created = await sendJson("POST", `${master.url}/api/runs`, {
+        scenario: {
+          name,
+          target: target.url,
+          workers: { selector: { pool } },
+          load: { executor: "constant-vus", vus: 1, duration: "60s" },
+          thinkTime: "50ms",
+          requests: [{ path: "/hello" }],
+        },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      return created.body.id as string;
+    };
+    const eu = await start("eu-run", "eu");
+    const us = await start("us-run", "us");
+    try {
+      for (const [name, viewport, scheme] of VIEWPORTS) {
+        const page = await browser.newPage({ viewport, colorScheme: scheme });
+        const errors = watchConsole(page);
+        await page.goto(`${master.url}/`);
+        await page.getByTestId("in-progress-count").getByText("2 running").waitFor();
+        // The overview follows the run started last and names the other.
+        await page.getByTestId("also-in-progress").getByRole("link", { name: "eu-run" }).waitFor();
+        await screenshot(page, `overview-two-runs-${name}`);
+        await page.goto(`${master.url}/runs/${eu}`);
+        await page.getByTestId("run-status").getByText("running").waitFor();
+        await screenshot(page, `run-beside-another-${name}`);
+        expect(errors).toEqual([]);
+        await page.close();
+      }
+    } finally {
+      for (const id of [eu, us]) await sendJson("POST", `${master.url}/api/runs/${id}/stop`);
+    }
+    for (const id of [eu, us]) expect((await waitForRunEnd(master.url, id, 30_000)).status).toBe("aborted");
   });
 });
