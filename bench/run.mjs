@@ -14,6 +14,7 @@ const BENCHES = {
   storage: "what a run stores per hour (per-second statistics for exact windows) on SQLite",
   script: "scripted VUs (await vu.http.get) vs the same declarative load, one pinned thread",
   ws: "WebSocket round trips: scripted VUs (vu.ws) vs a tight loop of the ws library, one pinned core",
+  intake: "the master's intake of stats batches alone (parse, schema, check, merge), plain vs with extras",
   grpc: "unary gRPC calls: a scenario's grpc: request vs a tight loop of grpc-js, one pinned core",
 };
 

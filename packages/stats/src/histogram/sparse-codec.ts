@@ -1,3 +1,4 @@
+import { Float64Histogram } from "hdr-histogram-js";
 import { createMergeHistogram, type LatencyHistogram } from "./latency-histogram.js";
 
 /**
@@ -68,14 +69,14 @@ export class DecodedHistograms {
     let total = 0;
     if (encoded !== "") {
       bucketCount ||= createMergeHistogram().countsArrayLength;
-      const used = readPairs(encoded, length ?? bucketCount);
-      if (offset + used > this.buffer.length) {
-        const grown = new Float64Array(Math.max(this.buffer.length * 2, offset + used));
+      // Read straight into the buffer: room for as many numbers as the text could hold.
+      const room = offset + maxNumbers(encoded);
+      if (room > this.buffer.length) {
+        const grown = new Float64Array(Math.max(this.buffer.length * 2, room));
         grown.set(this.buffer.subarray(0, offset));
         this.buffer = grown;
       }
-      this.buffer.set(pairs.subarray(0, used), offset);
-      end = offset + used;
+      end = offset + readPairs(encoded, length ?? bucketCount, this.buffer, offset);
       total = lastTotal;
     }
     this.starts.push(end);
@@ -104,8 +105,7 @@ export class DecodedHistograms {
 
   /** Adds the `index`th histogram read into `target`, as addEncodedHistogram would. */
   addTo(target: LatencyHistogram, index: number): void {
-    const start = this.starts[index];
-    addPairs(target, this.buffer.subarray(start, this.starts[index + 1]), this.totals[index]);
+    addPairs(target, this.buffer, this.starts[index], this.starts[index + 1], this.totals[index]);
   }
 }
 
@@ -118,73 +118,129 @@ let bucketCount = 0;
 export function forEachEncodedBucket(encoded: string, visit: (index: number, count: number) => void): void {
   if (encoded === "") return;
   bucketCount ||= createMergeHistogram().countsArrayLength;
-  const used = readPairs(encoded, bucketCount);
+  const used = readPairs(encoded, bucketCount, scratchPairs(encoded), 0);
   for (let i = 0; i < used; i += 2) visit(pairs[i], pairs[i + 1]);
 }
 
 /** Adds an encoded histogram into `target` without building an intermediate histogram. */
 export function addEncodedHistogram(target: LatencyHistogram, encoded: string): void {
   if (encoded === "") return;
-  const used = readPairs(encoded, target.countsArrayLength);
-  addPairs(target, pairs.subarray(0, used), lastTotal);
+  const used = readPairs(encoded, target.countsArrayLength, scratchPairs(encoded), 0);
+  addPairs(target, pairs, 0, used, lastTotal);
 }
 
-function addPairs(target: LatencyHistogram, from: Float64Array, total: number): void {
-  const used = from.length;
-  if (used === 0) return;
-  for (let i = 0; i < used; i += 2) target.addToCountAtIndex(from[i], from[i + 1]);
+/** Adds the pairs `from[start..end)` (bucket, count) holding `total` values into `target`. */
+function addPairs(
+  target: LatencyHistogram,
+  from: Float64Array,
+  start: number,
+  end: number,
+  total: number,
+): void {
+  if (end === start) return;
+  const counts = countsOf(target);
+  if (counts) {
+    // No count can pass the total, so one check of the total stands for every bucket's.
+    if (target.totalCount + total > Number.MAX_SAFE_INTEGER) throw new Error("histogram count overflow");
+    for (let i = start; i < end; i += 2) counts[from[i]] += from[i + 1];
+  } else {
+    for (let i = start; i < end; i += 2) target.addToCountAtIndex(from[i], from[i + 1]);
+  }
   target.addToTotalCount(total);
-  target.updateMinAndMax(target.valueFromIndex(from[0]));
-  target.updateMinAndMax(target.valueFromIndex(from[used - 2]));
+  target.updateMinAndMax(target.valueFromIndex(from[start]));
+  target.updateMinAndMax(target.valueFromIndex(from[end - 2]));
+}
+
+/**
+ * A merge histogram's counts array, to add into without a call and a range check per bucket
+ * (the master adds millions of buckets a minute); null for any other histogram. hdr-histogram-js
+ * keeps it in `_counts` (pinned version: the checks below fall back to its methods if it moves).
+ */
+function countsOf(histogram: LatencyHistogram): Float64Array | null {
+  if (!(histogram instanceof Float64Histogram)) return null;
+  const counts = (histogram as unknown as { _counts?: unknown })._counts;
+  return counts instanceof Float64Array && counts.length === histogram.countsArrayLength ? counts : null;
 }
 
 // Reused while decoding (the master decodes thousands of histograms a second): the base64 bytes,
-// the pairs read from them, and their total. Valid until the next readPairs.
+// the pairs read from them when they have no buffer of their own, and their total. Valid until
+// the next readPairs.
 let bytes = Buffer.allocUnsafe(64 * 1024);
 let pairs = new Float64Array(8192);
 let lastTotal = 0;
 
-/** Reads every (bucket, count) pair of a non-empty encoding into `pairs`; returns how many numbers. */
-function readPairs(encoded: string, length: number): number {
-  const needed = Math.ceil((encoded.length * 3) / 4);
-  if (needed > bytes.length) bytes = Buffer.allocUnsafe(needed * 2);
-  // Each pair takes two bytes at least, so this many numbers always fit.
+/** Most numbers an encoding's pairs can take: each pair takes two bytes at least. */
+function maxNumbers(encoded: string): number {
+  return Math.ceil((encoded.length * 3) / 4);
+}
+
+/** The shared pairs buffer, grown to hold `encoded`'s pairs. */
+function scratchPairs(encoded: string): Float64Array {
+  const needed = maxNumbers(encoded);
   if (needed > pairs.length) pairs = new Float64Array(needed * 2);
+  return pairs;
+}
+
+/**
+ * Reads every (bucket, count) pair of a non-empty encoding into `out` from `at` (room for
+ * maxNumbers(encoded) numbers there); returns how many numbers.
+ */
+function readPairs(encoded: string, length: number, out: Float64Array, at: number): number {
+  const needed = maxNumbers(encoded);
+  if (needed > bytes.length) bytes = Buffer.allocUnsafe(needed * 2);
   const end = bytes.write(encoded, 0, "base64");
   if (bytes[0] !== FORMAT_VERSION) throw new HistogramFormatError(`unknown histogram format ${bytes[0]}`);
   let offset = 1;
   let index = -1;
   let total = 0;
-  let used = 0;
+  let used = at;
   while (offset < end) {
-    // Two varints: the index delta, then the count (arithmetic, as counts may pass 2^32).
-    let delta = 0;
-    let scale = 1;
-    let byte: number;
-    do {
-      if (offset >= end) throw new HistogramFormatError("truncated histogram");
-      byte = bytes[offset++];
-      delta += (byte & 0x7f) * scale;
-      scale *= 0x80;
-    } while (byte >= 0x80 && scale <= 2 ** 56);
-    if (byte >= 0x80) throw new HistogramFormatError("varint too long");
-    let count = 0;
-    scale = 1;
-    do {
-      if (offset >= end) throw new HistogramFormatError("truncated histogram");
-      byte = bytes[offset++];
-      count += (byte & 0x7f) * scale;
-      scale *= 0x80;
-    } while (byte >= 0x80 && scale <= 2 ** 56);
-    if (byte >= 0x80) throw new HistogramFormatError("varint too long");
+    // Two varints: the index delta, then the count. Most are one byte (a delta below 128, a count
+    // below 128), read without the general loop; longer ones by arithmetic (counts may pass 2^32).
+    let delta = bytes[offset++];
+    if (delta >= 0x80) {
+      const read = readLongVarint(delta, offset, end);
+      delta = varintValue;
+      offset = read;
+    }
+    if (offset >= end) throw new HistogramFormatError("truncated histogram");
+    let count = bytes[offset++];
+    if (count >= 0x80) {
+      const read = readLongVarint(count, offset, end);
+      count = varintValue;
+      offset = read;
+    }
     index += delta;
     if (index >= length) throw new HistogramFormatError(`bucket ${index} outside the histogram`);
-    pairs[used++] = index;
-    pairs[used++] = count;
+    out[used++] = index;
+    out[used++] = count;
     total += count;
   }
   lastTotal = total;
-  return used;
+  return used - at;
+}
+
+/** The value of the last varint readLongVarint read. */
+let varintValue = 0;
+
+/**
+ * Reads the rest of a varint of two bytes or more whose first byte (`first`, >= 0x80) came before
+ * `offset`; sets varintValue and returns the offset after it.
+ */
+function readLongVarint(first: number, offset: number, end: number): number {
+  let value = first & 0x7f;
+  let scale = 0x80;
+  let byte: number;
+  let at = offset;
+  do {
+    if (at >= end) throw new HistogramFormatError("truncated histogram");
+    byte = bytes[at++];
+    value += (byte & 0x7f) * scale;
+    scale *= 0x80;
+  } while (byte >= 0x80 && scale <= 2 ** 56);
+  if (byte >= 0x80) throw new HistogramFormatError("varint too long");
+  varintValue = value;
+  return at;
 }
 
 export function decodeHistogram(encoded: string): LatencyHistogram {
