@@ -30,6 +30,7 @@ export function metricSummary({ kind, aggregate: a }: MergedMetric, durationS: n
     case "trend": {
       const value = unitValue(kind);
       const has = a.requests > 0;
+      const [p50, p90, p95, p99, p999] = a.percentilesUs([50, 90, 95, 99, 99.9]);
       return {
         type: "trend",
         unit: kind.unit,
@@ -37,11 +38,11 @@ export function metricSummary({ kind, aggregate: a }: MergedMetric, durationS: n
         min: has ? value(a.minUs) : 0,
         mean: has ? value(a.sumUs / a.requests) : 0,
         max: has ? value(a.maxUs) : 0,
-        p50: value(a.percentileUs(50)),
-        p90: value(a.percentileUs(90)),
-        p95: value(a.percentileUs(95)),
-        p99: value(a.percentileUs(99)),
-        p999: value(a.percentileUs(99.9)),
+        p50: value(p50),
+        p90: value(p90),
+        p95: value(p95),
+        p99: value(p99),
+        p999: value(p999),
       };
     }
     case "counter": {
@@ -71,12 +72,8 @@ export function metricPoint(second: number, { kind, aggregate: a }: MergedMetric
   switch (kind.type) {
     case "trend": {
       const value = unitValue(kind);
-      return {
-        ...point,
-        value: value(a.percentileUs(50)),
-        p95: value(a.percentileUs(95)),
-        p99: value(a.percentileUs(99)),
-      };
+      const [p50, p95, p99] = a.percentilesUs([50, 95, 99]);
+      return { ...point, value: value(p50), p95: value(p95), p99: value(p99) };
     }
     case "counter":
       return { ...point, value: roundSum(a.sumUs) };

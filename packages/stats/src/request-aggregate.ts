@@ -12,11 +12,14 @@ import {
   slowestTopMs,
 } from "@volley/protocol";
 import { ErrorCounter } from "./error-counter.js";
-import { createMergeHistogram } from "./histogram/latency-histogram.js";
+import { addHistogram, createMergeHistogram } from "./histogram/latency-histogram.js";
+import { valuesAtPercentiles } from "./histogram/percentiles.js";
 import { PHASES, PhaseTimings } from "./histogram/phase-timings.js";
 import { addEncodedHistogram, type DecodedHistograms, encodeHistogram } from "./histogram/sparse-codec.js";
 
 export const SUMMARY_PERCENTILES = { p50: 50, p75: 75, p90: 90, p95: 95, p99: 99, p999: 99.9 } as const;
+const SUMMARY_PERCENTILE_KEYS = Object.keys(SUMMARY_PERCENTILES) as (keyof typeof SUMMARY_PERCENTILES)[];
+const SUMMARY_PERCENTILE_VALUES = Object.values(SUMMARY_PERCENTILES);
 
 /** Request statistics merged over any number of periods, threads or workers; merges are exact. */
 export class RequestAggregate {
@@ -100,7 +103,7 @@ export class RequestAggregate {
     this.errors.addAll(other.errors.list());
     if (other.gauge) this.addGauge(other.gauge);
     if (other.slowest.length) this.slowest = mergeSlowest(this.slowest, other.slowest);
-    this.histogram.add(other.histogram);
+    addHistogram(this.histogram, other.histogram);
   }
 
   /**
@@ -159,9 +162,10 @@ export class RequestAggregate {
       mean: ms(this.sumUs / this.requests),
       max: ms(this.maxUs),
     } as LatencySummary;
-    for (const [key, percentile] of Object.entries(SUMMARY_PERCENTILES)) {
-      summary[key as keyof typeof SUMMARY_PERCENTILES] = ms(this.percentileUs(percentile));
-    }
+    const values = this.percentilesUs(SUMMARY_PERCENTILE_VALUES);
+    SUMMARY_PERCENTILE_KEYS.forEach((key, k) => {
+      summary[key] = ms(values[k]);
+    });
     return summary;
   }
 
@@ -171,6 +175,20 @@ export class RequestAggregate {
     if (!phases || phases.count === 0) return undefined;
     const [connectMs, tlsMs, waitingMs] = PHASES.map((phase) => phases.percentilesMs(phase));
     return { count: phases.count, connectMs, tlsMs, waitingMs };
+  }
+
+  /**
+   * Latencies at several percentiles (ascending) in microseconds, each as percentileUs gives it,
+   * read in one pass over the histogram; `out` receives them (and is returned).
+   */
+  percentilesUs(percentiles: readonly number[], out: number[] = []): number[] {
+    if (this.requests === 0) {
+      for (let k = 0; k < percentiles.length; k++) out[k] = 0;
+      return out;
+    }
+    valuesAtPercentiles(this.histogram, percentiles, out);
+    for (let k = 0; k < percentiles.length; k++) out[k] = Math.min(Math.max(out[k], this.minUs), this.maxUs);
+    return out;
   }
 
   /** Latency at a percentile in microseconds, kept within the exact min and max. */

@@ -3,18 +3,21 @@ import type { RunSecondRow } from "@volley/db";
 import { type RequestStats, type TimeseriesPoint, withSlowestText } from "@volley/protocol";
 import type { RequestAggregate } from "@volley/stats";
 
+const POINT_PERCENTILES = [50, 95, 99];
+
 /** One closed second of one request name (or the whole run) as a time-series point. */
 export function toPoint(second: number, aggregate: RequestAggregate, vus: number): TimeseriesPoint {
   const has = aggregate.requests > 0;
-  const ms = (p: number) => (has ? Math.round(aggregate.percentileUs(p)) / 1000 : null);
+  const [p50, p95, p99] = aggregate.percentilesUs(POINT_PERCENTILES);
+  const ms = (us: number) => (has ? Math.round(us) / 1000 : null);
   return {
     t: second,
     rps: aggregate.requests,
     errorsPerSec: aggregate.failures,
     vus,
-    p50: ms(50),
-    p95: ms(95),
-    p99: ms(99),
+    p50: ms(p50),
+    p95: ms(p95),
+    p99: ms(p99),
   };
 }
 

@@ -53,8 +53,8 @@ export function slowestTopMs(text: string): number {
 /**
  * Why `value` is not a slowest list's text, or null: at most MAX_SLOWEST entries of the shape
  * above, slowest first. One pass by hand that allocates nothing and reads each latency as it
- * checks the order (1.4-2.1 µs a list of five; a regular expression of the same shape, which
- * checks no order, 1.1 µs).
+ * checks the order (about 1 µs a list of five, as fast as a regular expression of the same
+ * shape that checks no order; 1.6 µs with range tests instead of the class table).
  */
 export function slowestTextProblem(value: unknown): string | null {
   if (typeof value !== "string") return "is not text";
@@ -81,6 +81,19 @@ export const slowestTextSchema = z.string().superRefine((value, ctx) => {
 /** The latency of the entry scanEntry read last. */
 let scannedMs = 0;
 
+/** By character code: HEX for 0-9 and a-f, DIGIT for 0-9 (one lookup, no range tests). */
+const HEX = 1;
+const DIGIT = 2;
+const CHAR_CLASS = new Uint8Array(128);
+for (let c = 48; c <= 57; c++) CHAR_CLASS[c] = HEX | DIGIT;
+for (let c = 97; c <= 102; c++) CHAR_CLASS[c] = HEX;
+
+/** The class of the character at `i` (0 past the end or beyond ASCII). */
+function classAt(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  return c < 128 ? CHAR_CLASS[c] : 0;
+}
+
 /**
  * Reads the entry `TRACEID MS AT STATUS` at `start`: where it ends (a comma or the text's end),
  * or -1 when it is not one. Its latency goes to scannedMs, read as Number() reads it: at most 13
@@ -88,27 +101,24 @@ let scannedMs = 0;
  */
 function scanEntry(text: string, start: number): number {
   let i = start;
-  for (const idEnd = start + 32; i < idEnd; i++) {
-    const c = text.charCodeAt(i);
-    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return -1;
-  }
+  for (const idEnd = start + 32; i < idEnd; i++) if ((classAt(text, i) & HEX) === 0) return -1;
   if (text.charCodeAt(i++) !== SPACE) return -1;
   let digits = 0;
   let scale = 1;
-  let whole = 0;
-  for (; isDigit(text.charCodeAt(i)); i++, whole++) digits = digits * 10 + text.charCodeAt(i) - 48;
-  if (whole === 0 || whole > 10) return -1;
+  const wholeStart = i;
+  for (; classAt(text, i) & DIGIT; i++) digits = digits * 10 + text.charCodeAt(i) - 48;
+  if (i === wholeStart || i - wholeStart > 10) return -1;
   if (text.charCodeAt(i) === POINT) {
-    let fraction = 0;
-    for (i++; isDigit(text.charCodeAt(i)); i++, fraction++) {
+    const fractionStart = ++i;
+    for (; classAt(text, i) & DIGIT; i++) {
       digits = digits * 10 + text.charCodeAt(i) - 48;
       scale *= 10;
     }
-    if (fraction === 0 || fraction > 3) return -1;
+    if (i === fractionStart || i - fractionStart > 3) return -1;
   }
   if (text.charCodeAt(i++) !== SPACE) return -1;
   const atStart = i;
-  while (isDigit(text.charCodeAt(i))) i++;
+  while (classAt(text, i) & DIGIT) i++;
   if (i === atStart || i - atStart > 15 || text.charCodeAt(i++) !== SPACE) return -1;
   const statusStart = i;
   while (i < text.length && text.charCodeAt(i) !== COMMA) i++;
@@ -121,19 +131,11 @@ function scanEntry(text: string, start: number): number {
 function isStatus(text: string, start: number, end: number): boolean {
   const length = end - start;
   if (length === 1) return text.charCodeAt(start) === 48;
-  if (length === 3) {
-    return (
-      isDigit(text.charCodeAt(start)) &&
-      isDigit(text.charCodeAt(start + 1)) &&
-      isDigit(text.charCodeAt(start + 2))
-    );
-  }
+  if (length === 3)
+    return (classAt(text, start) & classAt(text, start + 1) & classAt(text, start + 2) & DIGIT) !== 0;
   return text.startsWith("grpc:", start) && GRPC_STATUSES.has(text.slice(start + 5, end));
 }
 
-function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57;
-}
 const SPACE = 32;
 const POINT = 46;
 const COMMA = 44;

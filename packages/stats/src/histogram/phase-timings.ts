@@ -1,5 +1,5 @@
 import { Float64Histogram, Int32Histogram } from "hdr-histogram-js";
-import type { LatencyHistogram } from "./latency-histogram.js";
+import { addHistogram, type LatencyHistogram } from "./latency-histogram.js";
 import {
   addEncodedHistogram,
   type DecodedHistograms,
@@ -73,7 +73,7 @@ export class PhaseTimings {
 
   addAll(other: PhaseTimings): void {
     this.count += other.count;
-    for (const phase of PHASES) this.histograms[phase].add(other.histograms[phase]);
+    for (const phase of PHASES) addHistogram(this.histograms[phase], other.histograms[phase]);
   }
 
   encode(): EncodedPhases {

@@ -1,5 +1,4 @@
-import { Float64Histogram } from "hdr-histogram-js";
-import { createMergeHistogram, type LatencyHistogram } from "./latency-histogram.js";
+import { countsOf, createMergeHistogram, type LatencyHistogram } from "./latency-histogram.js";
 
 /**
  * The one place HDR histograms are encoded and decoded. The format lists only non-empty buckets
@@ -149,17 +148,6 @@ function addPairs(
   target.addToTotalCount(total);
   target.updateMinAndMax(target.valueFromIndex(from[start]));
   target.updateMinAndMax(target.valueFromIndex(from[end - 2]));
-}
-
-/**
- * A merge histogram's counts array, to add into without a call and a range check per bucket
- * (the master adds millions of buckets a minute); null for any other histogram. hdr-histogram-js
- * keeps it in `_counts` (pinned version: the checks below fall back to its methods if it moves).
- */
-function countsOf(histogram: LatencyHistogram): Float64Array | null {
-  if (!(histogram instanceof Float64Histogram)) return null;
-  const counts = (histogram as unknown as { _counts?: unknown })._counts;
-  return counts instanceof Float64Array && counts.length === histogram.countsArrayLength ? counts : null;
 }
 
 // Reused while decoding (the master decodes thousands of histograms a second): the base64 bytes,
