@@ -43,6 +43,31 @@ export const errorCountSchema = z.strictObject({
 });
 export type ErrorCount = z.infer<typeof errorCountSchema>;
 
+/**
+ * Why `value` is not a statistic's status codes, or null: a plain object whose keys are HTTP
+ * statuses (three digits) or gRPC statuses (grpc:NAME), each a count. By hand, not z.record: the
+ * record built a copy key by key, a third of the time the master spent checking a request entry.
+ */
+function statusCodesProblem(value: unknown): string | null {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "is not an object";
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return "is not a plain object";
+  const codes = value as Record<string, unknown>;
+  for (const key in codes) {
+    if (!STATUS_KEY_RE.test(key)) return `has "${key.slice(0, 40)}", not an HTTP status or grpc:NAME`;
+    const n = codes[key];
+    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) return `"${key}" is not a count`;
+  }
+  return null;
+}
+
+function statusCodesSchema() {
+  return z.custom<Record<string, number>>().superRefine((value, ctx) => {
+    const problem = statusCodesProblem(value);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
+}
+
 /** Latency of a period: exact sum/min/max plus an HDR histogram (microseconds, sparse-encoded). */
 export const latencyStatsSchema = z.strictObject({
   sumUs: z.number().min(0),
@@ -74,7 +99,7 @@ export const requestStatsSchema = z.strictObject({
   bytesIn: count,
   bytesOut: count,
   /** By HTTP status (`"200"`) or gRPC status (`"grpc:OK"`). */
-  statusCodes: z.record(z.string().regex(STATUS_KEY_RE), count),
+  statusCodes: statusCodesSchema(),
   errors: z.array(errorCountSchema).max(200),
   latency: latencyStatsSchema,
   /**

@@ -150,12 +150,18 @@ function addPairs(
   target.updateMinAndMax(target.valueFromIndex(from[end - 2]));
 }
 
-// Reused while decoding (the master decodes thousands of histograms a second): the base64 bytes,
-// the pairs read from them when they have no buffer of their own, and their total. Valid until
-// the next readPairs.
+// Reused while decoding (the master decodes thousands of histograms a second): the base64 bytes
+// (and a plain Uint8Array view of them: element reads through a Buffer's subclass cost more), the
+// pairs read from them when they have no buffer of their own, and their total. Valid until the
+// next readPairs.
 let bytes = Buffer.allocUnsafe(64 * 1024);
+let byteView = viewOf(bytes);
 let pairs = new Float64Array(8192);
 let lastTotal = 0;
+
+function viewOf(buffer: Buffer): Uint8Array {
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.length);
+}
 
 /** Most numbers an encoding's pairs can take: each pair takes two bytes at least. */
 function maxNumbers(encoded: string): number {
@@ -172,38 +178,58 @@ function scratchPairs(encoded: string): Float64Array {
 /**
  * Reads every (bucket, count) pair of a non-empty encoding into `out` from `at` (room for
  * maxNumbers(encoded) numbers there); returns how many numbers.
+ *
+ * The loops check nothing per pair (a third of their time went to checks): indexes only grow, so
+ * the last one stands for all, and a pair cut short reads the zero bytes after the end, which the
+ * offset then shows. What they wrote before throwing is never used.
  */
 function readPairs(encoded: string, length: number, out: Float64Array, at: number): number {
-  const needed = maxNumbers(encoded);
-  if (needed > bytes.length) bytes = Buffer.allocUnsafe(needed * 2);
+  const needed = maxNumbers(encoded) + 2;
+  if (needed > bytes.length) {
+    bytes = Buffer.allocUnsafe(needed * 2);
+    byteView = viewOf(bytes);
+  }
   const end = bytes.write(encoded, 0, "base64");
-  if (bytes[0] !== FORMAT_VERSION) throw new HistogramFormatError(`unknown histogram format ${bytes[0]}`);
+  const b = byteView;
+  b[end] = 0;
+  b[end + 1] = 0;
+  if (b[0] !== FORMAT_VERSION) throw new HistogramFormatError(`unknown histogram format ${b[0]}`);
   let offset = 1;
   let index = -1;
   let total = 0;
   let used = at;
   while (offset < end) {
-    // Two varints: the index delta, then the count. Most are one byte (a delta below 128, a count
-    // below 128), read without the general loop; longer ones by arithmetic (counts may pass 2^32).
-    let delta = bytes[offset++];
-    if (delta >= 0x80) {
-      const read = readLongVarint(delta, offset, end);
-      delta = varintValue;
-      offset = read;
+    // Two varints: the index delta, then the count. Most pairs are a byte each (a delta below 128,
+    // a count below 128): the inner loop reads those and leaves at the first that is not, which
+    // the general reader below takes (a call inside the inner loop cost it a third of its speed).
+    while (offset < end) {
+      const delta = b[offset];
+      const count = b[offset + 1];
+      if ((delta | count) >= 0x80) break;
+      offset += 2;
+      index += delta;
+      out[used++] = index;
+      out[used++] = count;
+      total += count;
     }
-    if (offset >= end) throw new HistogramFormatError("truncated histogram");
-    let count = bytes[offset++];
+    if (offset >= end) break;
+    let delta = b[offset++];
+    if (delta >= 0x80) {
+      offset = readLongVarint(delta, offset, end);
+      delta = varintValue;
+    }
+    let count = b[offset++];
     if (count >= 0x80) {
-      const read = readLongVarint(count, offset, end);
+      offset = readLongVarint(count, offset, end);
       count = varintValue;
-      offset = read;
     }
     index += delta;
-    if (index >= length) throw new HistogramFormatError(`bucket ${index} outside the histogram`);
     out[used++] = index;
     out[used++] = count;
     total += count;
   }
+  if (offset > end) throw new HistogramFormatError("truncated histogram");
+  if (index >= length) throw new HistogramFormatError(`bucket ${index} outside the histogram`);
   lastTotal = total;
   return used - at;
 }
@@ -222,7 +248,7 @@ function readLongVarint(first: number, offset: number, end: number): number {
   let at = offset;
   do {
     if (at >= end) throw new HistogramFormatError("truncated histogram");
-    byte = bytes[at++];
+    byte = byteView[at++];
     value += (byte & 0x7f) * scale;
     scale *= 0x80;
   } while (byte >= 0x80 && scale <= 2 ** 56);
