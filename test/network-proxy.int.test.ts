@@ -56,20 +56,30 @@ describe("http.proxy", () => {
     expect(proxy.refused).toBe(0);
   });
 
-  it("HTTP/2 through a CONNECT tunnel, negotiated inside it by ALPN", async () => {
+  it("HTTP/2 through a CONNECT tunnel, negotiated inside it by ALPN, each request with its traceparent", async () => {
     proxy.reset();
     net.https2.seen.length = 0;
     const origin = `127.0.0.3:${net.https2.port}`;
     const report = await net.run({
       target: `https://${origin}`,
       load: { executor: "per-vu-iterations", vus: 2, iterations: 3 },
-      http: { version: 2, proxy: proxy.url, tls: { ...CLIENT_PEM, servername: "h2.volley.test" } },
+      http: {
+        version: 2,
+        proxy: proxy.url,
+        tls: { ...CLIENT_PEM, servername: "h2.volley.test" },
+        tracing: { propagate: "w3c" },
+      },
       requests: [{ name: "h2", path: "/h2-proxied" }],
     });
     expect(report.summary.total).toMatchObject({ requests: 6, failures: 0 });
     expect(
       net.https2.seen.filter((s) => s.version === "2.0" && s.servername === "h2.volley.test"),
     ).toHaveLength(6);
+    // undici's ProxyAgent takes it among the headers: the proxy path moves it there.
+    const traced = new Set(
+      net.https2.seen.map((s) => /^00-([0-9a-f]{32})-[0-9a-f]{16}-0[01]$/.exec(s.traceparent)?.[1]),
+    );
+    expect([...traced].filter(Boolean)).toHaveLength(6);
     expect(proxy.tunnels.get(origin)).toBeGreaterThanOrEqual(1);
   });
 

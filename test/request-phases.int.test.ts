@@ -1,3 +1,4 @@
+import { createSecureServer } from "node:http2";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { selfSignedCert } from "@volley/engine/test-support/self-signed";
@@ -77,6 +78,37 @@ describe("request phases", () => {
     expect(opened.length).toBeGreaterThan(0);
     // The phases leave latency room for nothing but the delay, never more than it.
     expect(slow.waitingMs.p50).toBeLessThanOrEqual(byName.slow.latencyMs.p50 * 1.01);
+  });
+
+  it("over HTTP/2 (Volley's node:http2 client) too: waiting is the server's, connect and TLS the session opener's", async () => {
+    let h2Received = 0;
+    const h2 = createSecureServer({ ...selfSignedCert(), allowHTTP1: false }, (req, res) => {
+      h2Received++;
+      const ms = Number(new URL(req.url ?? "/", "https://x").searchParams.get("ms") ?? 0);
+      setTimeout(() => res.end("ok"), ms);
+    });
+    await new Promise<void>((resolve) => h2.listen(0, "127.0.0.1", resolve));
+    try {
+      const report = await run({
+        name: "phases-h2",
+        target: `https://127.0.0.1:${(h2.address() as AddressInfo).port}`,
+        http: { insecureTls: true, version: 2 },
+        load: { executor: "per-vu-iterations", vus: 4, iterations: 10 },
+        requests: [{ name: "slow", path: `/slow?ms=${DELAY_MS}` }],
+      });
+      const slow = report.summary.requests.find((r) => r.name === "slow");
+      expect(slow?.requests).toBe(h2Received);
+      const timings = slow?.timings;
+      if (!timings) throw new Error("no timings in the report");
+      expect(timings.count).toBe(h2Received);
+      expect(timings.waitingMs.p50).toBeGreaterThanOrEqual(DELAY_MS * 0.99);
+      // One session per worker, opened by one request of its 20.
+      expect(timings.connectMs.p50).toBe(0);
+      expect(timings.tlsMs.p50).toBe(0);
+      expect(timings.tlsMs.p99).toBeGreaterThan(0);
+    } finally {
+      await new Promise((resolve) => h2.close(resolve));
+    }
   });
 
   it("give a script each answer's timings and protocol", async () => {

@@ -144,7 +144,7 @@ describe("http.tracing", () => {
     expect(JSON.stringify(refused.body)).toContain("http.tracing.linkTemplate");
   });
 
-  it("sends it over HTTP/2 too (undici's client takes it in the headers)", async () => {
+  it("sends it over HTTP/2 too, on Volley's client (beside the headers) and undici's (in them)", async () => {
     const { createServer: createH2 } = await import("node:http2");
     const received: Array<string | undefined> = [];
     const h2 = createH2((req, res) => {
@@ -153,21 +153,24 @@ describe("http.tracing", () => {
     });
     await new Promise<void>((resolve) => h2.listen(0, "127.0.0.1", resolve));
     try {
-      const report = await run({
-        name: "traced-h2c",
-        target: `http://127.0.0.1:${(h2.address() as AddressInfo).port}`,
-        load: { executor: "per-vu-iterations", vus: 2, iterations: 4 },
-        requests: [{ name: "h2", path: "/h2" }],
-        http: { version: "2c", tracing: { propagate: "w3c" } },
-      });
-      expect(report.summary.total.requests).toBe(8);
-      expect(received).toHaveLength(8);
-      const ids = received.map((tp) => TRACEPARENT_RE.exec(tp ?? "")?.[1]);
-      expect(ids.every((id) => id !== undefined)).toBe(true);
-      expect(new Set(ids).size).toBe(8);
-      const h2Slowest = report.summary.requests.find((r) => r.name === "h2")?.slowest ?? [];
-      expect(h2Slowest).toHaveLength(5);
-      expect(h2Slowest.every((s) => ids.includes(s.traceId))).toBe(true);
+      for (const client of ["volley", "undici"] as const) {
+        received.length = 0;
+        const report = await run({
+          name: "traced-h2c",
+          target: `http://127.0.0.1:${(h2.address() as AddressInfo).port}`,
+          load: { executor: "per-vu-iterations", vus: 2, iterations: 4 },
+          requests: [{ name: "h2", path: "/h2" }],
+          http: { version: "2c", client, tracing: { propagate: "w3c" } },
+        });
+        expect(report.summary.total.requests).toBe(8);
+        expect(received).toHaveLength(8);
+        const ids = received.map((tp) => TRACEPARENT_RE.exec(tp ?? "")?.[1]);
+        expect(ids.every((id) => id !== undefined)).toBe(true);
+        expect(new Set(ids).size).toBe(8);
+        const h2Slowest = report.summary.requests.find((r) => r.name === "h2")?.slowest ?? [];
+        expect(h2Slowest).toHaveLength(5);
+        expect(h2Slowest.every((s) => ids.includes(s.traceId))).toBe(true);
+      }
     } finally {
       await new Promise((resolve) => h2.close(resolve));
     }

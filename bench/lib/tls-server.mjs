@@ -1,7 +1,7 @@
-// A node TLS server for `pnpm bench h2`: `h2` (http2, ALPN h2 only) or `https` (HTTP/1.1).
-// Sends its port to the parent once listening.
+// A node server for `pnpm bench h2`: `h2` (http2 over TLS, ALPN h2 only), `h2c` (http2 over plain
+// TCP) or `https` (HTTP/1.1 over TLS). Sends its port to the parent once listening.
 import { readFileSync } from "node:fs";
-import { createSecureServer } from "node:http2";
+import { createServer as createH2cServer, createSecureServer } from "node:http2";
 import { createServer } from "node:https";
 import { join } from "node:path";
 
@@ -11,5 +11,7 @@ const answer = (_req, res) => res.end("hello world");
 const server =
   kind === "h2"
     ? createSecureServer({ ...options, allowHTTP1: false }, answer)
-    : createServer(options, answer);
+    : kind === "h2c"
+      ? createH2cServer(answer)
+      : createServer(options, answer);
 server.listen(0, "127.0.0.1", () => process.send(server.address().port));

@@ -25,6 +25,8 @@ export interface Seen {
   servername: string;
   version: string;
   path: string;
+  /** The request's W3C trace context, when it carried one (`http.tracing`). */
+  traceparent: string;
 }
 
 export interface NetworkTargets {
@@ -63,6 +65,7 @@ export function seenOf(req: {
     servername: String(socket.servername ?? ""),
     version: req.httpVersion,
     path: req.url ?? "",
+    traceparent: String(req.headers.traceparent ?? ""),
   };
 }
 

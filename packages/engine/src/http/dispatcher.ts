@@ -4,6 +4,8 @@ import type { Dispatcher } from "undici";
 import type { ServerConnectOptions } from "../network/connection-settings.js";
 import type { ProxyRoute } from "../network/proxy-route.js";
 import { Http1Pool } from "./http1-pool.js";
+import { Http2Pool } from "./http2-pool.js";
+import type { TracedDispatchOptions } from "./request-head.js";
 
 /** What a VU needs of a connection pool: undici's dispatch with the legacy handler, and close. */
 export interface RequestDispatcher {
@@ -24,9 +26,9 @@ export interface HttpPoolOptions {
   connectTimeoutMs: number;
   /** How sockets to this origin's server connect: hosts and DNS, TLS (trust, client certificate). */
   server?: ServerConnectOptions;
-  /** "1.1" (default), "2" (HTTP/2 over TLS) or "2c" (HTTP/2 over plain TCP), through undici. */
+  /** "1.1" (default), "2" (HTTP/2 over TLS) or "2c" (HTTP/2 over plain TCP). */
   version?: "1.1" | "2" | "2c";
-  /** The HTTP/1.1 client: Volley's own (default) or undici's, for comparison. */
+  /** The client: Volley's own (default: HTTP/1.1 by hand, HTTP/2 on node:http2) or undici's. */
   client?: "volley" | "undici";
 }
 
@@ -38,7 +40,7 @@ export class InvalidOptionError extends ConfigError {
   }
 }
 
-/** HTTP/2 streams per session before undici queues requests for another. */
+/** HTTP/2 streams per session before undici queues requests for another (`client: undici`, proxies). */
 const H2_STREAMS = 100;
 
 // undici is required when a thread first makes one of its pools (HTTP/2, or `client: undici`),
@@ -80,9 +82,10 @@ function undiciConnect(
 
 /**
  * One pool per origin per thread: keep-alive sockets are reused by every VU of the thread, idle
- * ones close after keepAliveTimeout, and `close()` at the end of a run closes them all. HTTP/1.1
- * goes through Volley's own client unless `client: "undici"`; HTTP/2 (over TLS, or h2c over
- * plain TCP) multiplexes the VUs over a few undici sessions (`connections` of them).
+ * ones close after keepAliveTimeout, and `close()` at the end of a run closes them all. Volley's
+ * own clients carry the requests unless `client: "undici"`: HTTP/1.1 written and parsed by hand,
+ * HTTP/2 (over TLS, or h2c over plain TCP) on node:http2, the VUs multiplexed over a few
+ * sessions (`connections` of them). A forward proxy goes through undici's ProxyAgent.
  */
 export function createHttpPool(options: HttpPoolOptions): RequestDispatcher {
   if (!Number.isInteger(options.connections) || options.connections < 1) {
@@ -93,7 +96,9 @@ export function createHttpPool(options: HttpPoolOptions): RequestDispatcher {
   }
   // h2c speaks HTTP/2 from the first byte to the server itself: no proxy carries that.
   if (options.server?.proxy && options.version !== "2c") return proxiedPool(options, options.server.proxy);
-  if (options.version === "2" || options.version === "2c") {
+  const h2 = options.version === "2" || options.version === "2c";
+  if (h2 && options.client !== "undici") return new Http2Pool(options.origin, options);
+  if (h2) {
     return new (undici().Pool)(options.origin, {
       connections: options.connections,
       allowH2: true,
@@ -139,8 +144,23 @@ function proxiedPool(options: HttpPoolOptions, proxy: ProxyRoute): RequestDispat
   } as import("undici").ProxyAgent.Options);
   const origin = options.origin;
   return {
-    dispatch: (dispatch, handler) => agent.dispatch({ ...dispatch, origin }, settledOnce(handler)),
+    dispatch: (dispatch, handler) => agent.dispatch(withTraceparent(dispatch, origin), settledOnce(handler)),
     close: () => agent.close(),
+  };
+}
+
+/** undici takes a request's `traceparent` (`http.tracing`) among its headers, not beside them. */
+function withTraceparent(dispatch: TracedDispatchOptions, origin: string): Dispatcher.DispatchOptions {
+  const { traceparent, ...rest } = dispatch;
+  if (traceparent === undefined) return { ...rest, origin };
+  const headers = rest.headers;
+  if (headers !== null && headers !== undefined && !Array.isArray(headers)) {
+    return { ...rest, origin, headers: { ...(headers as Record<string, string>), traceparent } };
+  }
+  return {
+    ...rest,
+    origin,
+    headers: [...((headers as string[] | null | undefined) ?? []), "traceparent", traceparent],
   };
 }
 

@@ -1,15 +1,13 @@
 import { connect as connectTcp, type Socket } from "node:net";
 import { performance } from "node:perf_hooks";
-import { type ConnectionOptions, connect as connectTls } from "node:tls";
 import { VolleyError } from "@volley/protocol";
 import type { Dispatcher } from "undici";
-import type { LookupFunction } from "../network/host-resolver.js";
-import type { LocalSource } from "../network/source-addresses.js";
+import { type ConnectionTarget, connectTlsSocket, tcpSource } from "./connection-target.js";
 import { InvalidRequestError, requestHead, type TracedDispatchOptions } from "./request-head.js";
 import { type HeaderSelection, type ResponseListener, ResponseParser } from "./response-parser.js";
 
 /** Errors carry undici's codes, so one classifier sorts both clients' failures. */
-function codedError(code: string, message: string): Error {
+export function codedError(code: string, message: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
@@ -19,23 +17,6 @@ export class ProtocolError extends VolleyError {
     super("VOL_ERR_PROTOCOL", message);
     this.name = "ProtocolError";
   }
-}
-
-export interface ConnectionTarget {
-  host: string;
-  port: number;
-  https: boolean;
-  /** The `host` header: host, and port unless it is the scheme's default. */
-  hostHeader: string;
-  /** SNI name (none for an IP address). */
-  servername: string | undefined;
-  /** Name resolution (`http.hosts`, the thread's DNS cache); absent: the system's. */
-  lookup: LookupFunction | undefined;
-  /** TLS options of the server (trust, client certificate, SNI override). */
-  tls: ConnectionOptions;
-  /** Each new socket's source address and port (`http.localAddresses`), or the system's choice. */
-  localAddress: (() => LocalSource) | undefined;
-  connectTimeoutMs: number;
 }
 
 /** What a connection tells its pool. */
@@ -130,23 +111,13 @@ export class Http1Connection implements ResponseListener {
     keepAliveTimeoutMs: number,
   ) {
     this.idleTimeoutMs = keepAliveTimeoutMs;
-    const source = target.localAddress?.();
     this.socket = target.https
-      ? connectTls({
-          servername: target.servername,
-          ...target.tls,
-          host: target.host,
-          port: target.port,
-          lookup: target.lookup,
-          ALPNProtocols: ["http/1.1"],
-          // tls.connect hands them to the TCP socket; Node's types leave them out.
-          ...(source && ({ localAddress: source.address, localPort: source.port } as object)),
-        })
+      ? connectTlsSocket(target, ["http/1.1"])
       : connectTcp({
           host: target.host,
           port: target.port,
           lookup: target.lookup,
-          ...(source && { localAddress: source.address, localPort: source.port }),
+          ...tcpSource(target),
           onread: {
             buffer: SHARED_READ_BUFFER,
             callback: (bytes: number, buffer: Uint8Array) => {

@@ -1,8 +1,8 @@
-import { isIP } from "node:net";
 import { performance } from "node:perf_hooks";
 import type { Dispatcher } from "undici";
 import type { ServerConnectOptions } from "../network/connection-settings.js";
-import { type ConnectionOwner, type ConnectionTarget, Http1Connection } from "./http1-connection.js";
+import { type ConnectionTarget, connectionTarget } from "./connection-target.js";
+import { type ConnectionOwner, Http1Connection } from "./http1-connection.js";
 
 export interface Http1PoolOptions {
   connections: number;
@@ -37,20 +37,7 @@ export class Http1Pool implements ConnectionOwner {
     origin: string,
     private readonly options: Http1PoolOptions,
   ) {
-    const url = new URL(origin);
-    const https = url.protocol === "https:";
-    const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
-    this.target = {
-      host,
-      port: Number(url.port) || (https ? 443 : 80),
-      https,
-      hostHeader: url.host,
-      servername: isIP(host) ? undefined : host,
-      lookup: options.server?.lookup,
-      localAddress: options.server?.localAddress,
-      tls: options.server?.tls ?? {},
-      connectTimeoutMs: options.connectTimeoutMs,
-    };
+    this.target = connectionTarget(origin, options);
     this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
     this.sweeper.unref();
   }

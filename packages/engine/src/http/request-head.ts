@@ -20,21 +20,41 @@ function headerBlock(headers: Dispatcher.DispatchOptions["headers"]): string {
   const cached = serialised.get(headers);
   if (cached !== undefined) return cached;
   let block = "";
-  const add = (name: string, value: string) => {
-    if (!TOKEN_RE.test(name)) throw new InvalidRequestError(`invalid header name ${JSON.stringify(name)}`);
-    if (!VALUE_RE.test(value)) throw new InvalidRequestError(`invalid value of header ${name}`);
+  eachHeader(headers, (name, value) => {
     block += `${name}: ${value}\r\n`;
-  };
-  if (Array.isArray(headers)) {
-    for (let i = 0; i < headers.length; i += 2) add(String(headers[i]), String(headers[i + 1]));
-  } else {
-    for (const [name, value] of Object.entries(headers as Record<string, unknown>)) {
-      if (Array.isArray(value)) for (const item of value) add(name, String(item));
-      else if (value !== undefined) add(name, String(value));
-    }
-  }
+  });
   if (Object.isFrozen(headers)) serialised.set(headers, block);
   return block;
+}
+
+/**
+ * Calls `add` with each header of a dispatch's list (flat name-value array, or an object whose
+ * values may be arrays), every name and value checked first: both clients refuse the same bytes.
+ */
+export function eachHeader(
+  headers: Dispatcher.DispatchOptions["headers"],
+  add: (name: string, value: string) => void,
+): void {
+  const checked = (name: string, value: string) => {
+    if (!TOKEN_RE.test(name)) throw new InvalidRequestError(`invalid header name ${JSON.stringify(name)}`);
+    if (!VALUE_RE.test(value)) throw new InvalidRequestError(`invalid value of header ${name}`);
+    add(name, value);
+  };
+  if (headers === null || headers === undefined) return;
+  if (Array.isArray(headers)) {
+    for (let i = 0; i < headers.length; i += 2) checked(String(headers[i]), String(headers[i + 1]));
+  } else {
+    for (const [name, value] of Object.entries(headers as Record<string, unknown>)) {
+      if (Array.isArray(value)) for (const item of value) checked(name, String(item));
+      else if (value !== undefined) checked(name, String(value));
+    }
+  }
+}
+
+/** A request path this client refuses (control characters, spaces: request-line injection). */
+export function checkPath(path: string): void {
+  if (!PATH_RE.test(path))
+    throw new InvalidRequestError(`invalid request path ${JSON.stringify(path.slice(0, 80))}`);
 }
 
 /**
@@ -53,8 +73,7 @@ export interface TracedDispatchOptions extends Dispatcher.DispatchOptions {
  */
 export function requestHead(options: TracedDispatchOptions, host: string, bodyLength: number): string {
   const path = options.path;
-  if (!PATH_RE.test(path))
-    throw new InvalidRequestError(`invalid request path ${JSON.stringify(path.slice(0, 80))}`);
+  checkPath(path);
   let head = `${options.method} ${path} HTTP/1.1\r\nhost: ${host}\r\n${headerBlock(options.headers)}`;
   if (bodyLength > 0 || (options.method !== "GET" && options.method !== "HEAD")) {
     head += `content-length: ${bodyLength}\r\n`;

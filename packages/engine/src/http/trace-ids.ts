@@ -21,8 +21,9 @@ export class TraceIds {
   constructor(
     private readonly settings: TracingSettings,
     /**
-     * Whether requests carry it in their `headers` (undici's client: HTTP/2, `client: undici`)
-     * rather than as `traceparent` of their dispatch options (Volley's client writes it itself).
+     * Whether requests carry it in their `headers` (`client: undici`) rather than as
+     * `traceparent` of their dispatch options (Volley's clients write it themselves; the proxy
+     * path moves it into the headers for undici's ProxyAgent).
      */
     readonly inHeaders: boolean,
   ) {}

@@ -130,8 +130,8 @@ export class SliceEngine {
     // The scenario's origins, in the order its compiled requests refer to them.
     const origins = requestOrigins(scenario).map((origin) => this.pools.get(origin.origin));
     // One source of trace ids per thread, shared by its declarative and scripted requests.
-    const { tracing: traced, client, version } = scenario.http;
-    const tracing = traced ? new TraceIds(traced, client === "undici" || version !== "1.1") : null;
+    const { tracing: traced, client } = scenario.http;
+    const tracing = traced ? new TraceIds(traced, client === "undici") : null;
     this.scriptMetrics = new ScriptMetrics(options.latencyHistograms ?? true);
     this.scriptRecorders = scenario.parts.map(
       (part) => new ScriptRecorders(options.latencyHistograms ?? true, part.name),

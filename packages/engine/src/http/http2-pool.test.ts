@@ -1,0 +1,306 @@
+import {
+  constants,
+  createSecureServer,
+  createServer,
+  type Http2Server,
+  type IncomingHttpHeaders,
+  type ServerHttp2Session,
+  type ServerHttp2Stream,
+} from "node:http2";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo, Server } from "node:net";
+import { createServer as createTlsServer } from "node:tls";
+import type { Dispatcher } from "undici";
+import { afterEach, describe, expect, it } from "vitest";
+import { selfSignedCert } from "../test-support/self-signed.js";
+import { classifyError } from "./classify-error.js";
+import { Http2Pool } from "./http2-pool.js";
+
+/** What one request heard from the pool. */
+interface Heard {
+  status: number;
+  headers: string[];
+  body: Buffer;
+  error: Error | null;
+  phases: number[] | null;
+}
+
+/** Dispatches one request and resolves with what its handler heard (the handler a VU is). */
+function request(
+  pool: Http2Pool,
+  options: Partial<Dispatcher.DispatchOptions> & { traceparent?: string } = {},
+) {
+  return new Promise<Heard>((resolve) => {
+    const heard: Heard = { status: 0, headers: [], body: Buffer.alloc(0), error: null, phases: null };
+    const chunks: Buffer[] = [];
+    pool.dispatch(
+      { method: "GET", path: "/", ...options } as Dispatcher.DispatchOptions,
+      {
+        onPhases: (...phases: number[]) => {
+          heard.phases = phases;
+        },
+        onHeaders: (status: number, raw: unknown) => {
+          heard.status = status;
+          heard.headers = raw as string[];
+          return true;
+        },
+        onData: (chunk: Buffer) => {
+          chunks.push(Buffer.from(chunk));
+          return true;
+        },
+        onComplete: () => {
+          heard.body = Buffer.concat(chunks);
+          resolve(heard);
+        },
+        onError: (error: Error) => {
+          heard.error = error;
+          resolve(heard);
+        },
+      } as Dispatcher.DispatchHandler,
+    );
+  });
+}
+
+const open: Array<{ close(): unknown }> = [];
+afterEach(async () => {
+  for (const item of open.splice(0)) await item.close();
+});
+
+/** An h2c server answering with `answer`; counts sessions, streams and the most streams at once. */
+async function h2cServer(
+  answer: (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => void,
+  settings = {},
+) {
+  const seen = { sessions: 0, streams: 0, atOnce: 0, mostAtOnce: 0, closedSessions: 0 };
+  const sessions = new Set<ServerHttp2Session>();
+  const server: Http2Server = createServer({ settings });
+  server.on("session", (session) => {
+    seen.sessions++;
+    sessions.add(session);
+    session.on("close", () => {
+      seen.closedSessions++;
+      sessions.delete(session);
+    });
+  });
+  server.on("stream", (stream, headers) => {
+    stream.on("error", () => {}); // a stream the test resets
+    seen.streams++;
+    seen.mostAtOnce = Math.max(seen.mostAtOnce, ++seen.atOnce);
+    stream.on("close", () => seen.atOnce--);
+    answer(stream, headers);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  open.push({
+    close: () =>
+      new Promise((resolve) => {
+        for (const session of sessions) session.destroy();
+        server.close(resolve);
+      }),
+  });
+  return { url, seen };
+}
+
+function pool(url: string, options: Partial<ConstructorParameters<typeof Http2Pool>[1]> = {}) {
+  const made = new Http2Pool(url, {
+    connections: 1,
+    keepAliveTimeoutMs: 4000,
+    connectTimeoutMs: 2000,
+    ...options,
+  });
+  open.push({ close: () => made.destroy() });
+  return made;
+}
+
+const hello = (stream: ServerHttp2Stream) => {
+  stream.respond({ ":status": 200, "x-token": "t1" });
+  stream.end("hello");
+};
+
+describe("Volley's HTTP/2 pool (node:http2)", () => {
+  it("answers many streams at once over one session, no more at once than the server allows", async () => {
+    const { url, seen } = await h2cServer((stream) => setTimeout(() => hello(stream), 5), {
+      maxConcurrentStreams: 10,
+    });
+    const client = pool(url);
+    const heard = await Promise.all(Array.from({ length: 100 }, () => request(client)));
+    expect(heard.filter((h) => h.status === 200 && h.body.toString() === "hello")).toHaveLength(100);
+    expect(seen).toMatchObject({ sessions: 1, streams: 100 });
+    expect(seen.mostAtOnce).toBeLessThanOrEqual(10);
+    expect(seen.mostAtOnce).toBeGreaterThan(1);
+  });
+
+  it("spreads streams over `connections` sessions while each is busy", async () => {
+    const { url, seen } = await h2cServer((stream) => setTimeout(() => hello(stream), 20));
+    const client = pool(url, { connections: 3 });
+    // 30 users, 5 requests each in turn.
+    const statuses = await Promise.all(
+      Array.from({ length: 30 }, async () => {
+        const each: number[] = [];
+        for (let i = 0; i < 5; i++) each.push((await request(client)).status);
+        return each;
+      }),
+    );
+    expect(statuses.flat()).toEqual(Array(150).fill(200));
+    expect(seen).toMatchObject({ sessions: 3, streams: 150 });
+    expect(client.size).toBe(3);
+  });
+
+  it("sends the request's headers as HTTP/2 allows them, and its traceparent", async () => {
+    let got: IncomingHttpHeaders = {};
+    const { url } = await h2cServer((stream, headers) => {
+      got = headers;
+      hello(stream);
+    });
+    const client = pool(url);
+    const traceparent = `00-${"a".repeat(32)}-${"b".repeat(16)}-01`;
+    const heard = await request(client, {
+      method: "POST",
+      path: "/p?q=1",
+      body: "ab\u00e9",
+      headers: Object.freeze([
+        "Accept",
+        "x/y",
+        "Connection",
+        "keep-alive",
+        "Host",
+        "example.test",
+        "accept",
+        "z/w",
+      ]) as string[],
+      traceparent,
+    });
+    expect(heard.status).toBe(200);
+    expect(heard.headers).toEqual(expect.arrayContaining(["x-token", "t1"]));
+    expect(got).toMatchObject({
+      ":method": "POST",
+      ":path": "/p?q=1",
+      ":authority": "example.test",
+      accept: "x/y, z/w",
+      "content-length": "4",
+      traceparent,
+    });
+    expect(got.connection).toBeUndefined();
+  });
+
+  it("refuses a header that would break the framing without ending the session", async () => {
+    const { url, seen } = await h2cServer(hello);
+    const client = pool(url);
+    const bad = await request(client, { headers: ["x-bad", "a\r\nb"] });
+    expect(bad.error?.message).toMatch(/invalid value of header x-bad/);
+    const good = await Promise.all([request(client), request(client)]);
+    expect(good.map((h) => h.status)).toEqual([200, 200]);
+    expect(seen).toMatchObject({ sessions: 1, streams: 2 });
+  });
+
+  it("sends a refused idempotent request again, and fails a refused POST or any other reset", async () => {
+    let refused = 0;
+    const { url, seen } = await h2cServer((stream, headers) => {
+      if (headers[":path"] === "/reset") stream.close(constants.NGHTTP2_INTERNAL_ERROR);
+      else if (headers[":method"] === "POST" || headers[":path"] === "/refused") {
+        stream.close(constants.NGHTTP2_REFUSED_STREAM);
+      } else if (refused++ === 0) stream.close(constants.NGHTTP2_REFUSED_STREAM);
+      else hello(stream);
+    });
+    const client = pool(url);
+    const first = await request(client);
+    expect(first.error).toBeNull();
+    expect(first.status).toBe(200);
+    expect(seen.streams).toBe(2);
+    // Sent again once, not twice.
+    const again = await request(client, { path: "/refused" });
+    expect(again.error?.message).toBe("the server reset the stream (HTTP/2 error code 7)");
+    expect(seen.streams).toBe(4);
+    const post = await request(client, { method: "POST", body: "x" });
+    expect(post.error?.message).toBe("the server reset the stream (HTTP/2 error code 7)");
+    expect(seen.streams).toBe(5);
+    const reset = await request(client, { path: "/reset" });
+    expect(reset.error?.message).toMatch(/error code 2\)/);
+    expect(classifyError(reset.error)).toBe("reset");
+  });
+
+  it("reads a large body whole through the flow-control windows", async () => {
+    const body = Buffer.alloc(3 << 20, 7);
+    const { url } = await h2cServer((stream) => {
+      stream.respond({ ":status": 200 });
+      stream.end(body);
+    });
+    const heard = await request(pool(url));
+    expect(heard.body.equals(body)).toBe(true);
+  });
+
+  it("times a request out whose answer does not come", async () => {
+    const { url } = await h2cServer(() => {});
+    const heard = await request(pool(url), { headersTimeout: 200 });
+    expect((heard.error as { code?: string }).code).toBe("UND_ERR_HEADERS_TIMEOUT");
+    expect(classifyError(heard.error)).toBe("timeout");
+  });
+
+  it("fails as a connect error when nothing listens", async () => {
+    const { url } = await h2cServer(hello);
+    for (const item of open.splice(0)) await item.close();
+    const heard = await request(pool(url));
+    expect(classifyError(heard.error)).toBe("connect");
+  });
+
+  it("closes an idle session after keepAliveTimeout, and every session at close", async () => {
+    const { url, seen } = await h2cServer(hello);
+    const client = pool(url, { keepAliveTimeoutMs: 150 });
+    await request(client);
+    await expect.poll(() => seen.closedSessions, { timeout: 2000 }).toBe(1);
+    expect(client.size).toBe(0);
+    await Promise.all([request(client), request(client)]);
+    expect(seen.sessions).toBe(2);
+    await client.close();
+    expect(client.size).toBe(0);
+    await expect.poll(() => seen.closedSessions, { timeout: 2000 }).toBe(2);
+  });
+
+  it("over TLS: ALPN h2, connect and TLS phases on the request that opened the session only", async () => {
+    const server = createSecureServer({ ...selfSignedCert(), allowHTTP1: false });
+    server.on("stream", hello);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    open.push({ close: () => new Promise((resolve) => server.close(resolve)) });
+    const client = pool(`https://127.0.0.1:${(server.address() as AddressInfo).port}`, {
+      server: {
+        tls: { rejectUnauthorized: false },
+        lookup: undefined as never,
+        localAddress: undefined,
+        proxy: null,
+      },
+    });
+    const first = await request(client);
+    const second = await request(client);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const [connectMs, tlsMs] = first.phases ?? [];
+    expect(connectMs).toBeGreaterThan(0);
+    expect(tlsMs).toBeGreaterThan(0);
+    expect(second.phases?.slice(0, 2)).toEqual([0, 0]);
+  });
+
+  it("refuses a TLS server that does not speak HTTP/2: one without ALPN, one that offers HTTP/1.1 only", async () => {
+    const bare = createTlsServer(selfSignedCert(), (socket) => socket.end("HTTP/1.1 200 OK\r\n\r\n"));
+    const https = createHttpsServer(selfSignedCert(), (_req, res) => res.end("http/1.1"));
+    const trustAny = {
+      tls: { rejectUnauthorized: false },
+      lookup: undefined as never,
+      localAddress: undefined,
+      proxy: null,
+    };
+    const heard: Heard[] = [];
+    for (const server of [bare, https] as Server[]) {
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      open.push({ close: () => new Promise((resolve) => server.close(resolve)) });
+      heard.push(
+        await request(
+          pool(`https://127.0.0.1:${(server.address() as AddressInfo).port}`, { server: trustAny }),
+        ),
+      );
+    }
+    expect(heard[0].error?.message).toBe("the server does not speak HTTP/2 (ALPN: none)");
+    expect(classifyError(heard[0].error)).toBe("protocol");
+    // Node's HTTPS server ends the handshake with an alert: no connection carried the request.
+    expect(heard[1].error?.message).toMatch(/no application protocol/);
+    expect(classifyError(heard[1].error)).toBe("connect");
+  });
+});
