@@ -80,7 +80,7 @@ describe("request phases", () => {
     expect(slow.waitingMs.p50).toBeLessThanOrEqual(byName.slow.latencyMs.p50 * 1.01);
   });
 
-  it("over HTTP/2 (Volley's node:http2 client) too: waiting is the server's, connect and TLS the session opener's", async () => {
+  it("over HTTP/2 (Volley's own client) too: waiting is the server's, connect and TLS the session opener's", async () => {
     let h2Received = 0;
     const h2 = createSecureServer({ ...selfSignedCert(), allowHTTP1: false }, (req, res) => {
       h2Received++;

@@ -28,7 +28,7 @@ export interface HttpPoolOptions {
   server?: ServerConnectOptions;
   /** "1.1" (default), "2" (HTTP/2 over TLS) or "2c" (HTTP/2 over plain TCP). */
   version?: "1.1" | "2" | "2c";
-  /** The client: Volley's own (default: HTTP/1.1 by hand, HTTP/2 on node:http2) or undici's. */
+  /** The client: Volley's own (default: HTTP/1.1 and HTTP/2 framed by hand) or undici's. */
   client?: "volley" | "undici";
 }
 
@@ -83,9 +83,9 @@ function undiciConnect(
 /**
  * One pool per origin per thread: keep-alive sockets are reused by every VU of the thread, idle
  * ones close after keepAliveTimeout, and `close()` at the end of a run closes them all. Volley's
- * own clients carry the requests unless `client: "undici"`: HTTP/1.1 written and parsed by hand,
- * HTTP/2 (over TLS, or h2c over plain TCP) on node:http2, the VUs multiplexed over a few
- * sessions (`connections` of them). A forward proxy goes through undici's ProxyAgent.
+ * own clients carry the requests unless `client: "undici"`: HTTP/1.1 and HTTP/2 (over TLS, or
+ * h2c over plain TCP) written and parsed by hand, HTTP/2's VUs multiplexed over a few sessions
+ * (`connections` of them). A forward proxy goes through undici's ProxyAgent.
  */
 export function createHttpPool(options: HttpPoolOptions): RequestDispatcher {
   if (!Number.isInteger(options.connections) || options.connections < 1) {

@@ -8,7 +8,7 @@ import {
   type ServerHttp2Stream,
 } from "node:http2";
 import { createServer as createHttpsServer } from "node:https";
-import type { AddressInfo, Server } from "node:net";
+import { type AddressInfo, createServer as createNetServer, type Server } from "node:net";
 import { createServer as createTlsServer } from "node:tls";
 import type { Dispatcher } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
@@ -59,6 +59,17 @@ function request(
       } as Dispatcher.DispatchHandler,
     );
   });
+}
+
+/** A seeded generator: a failing round names its seed and replays. */
+function xorshift(seed: number): () => number {
+  let state = seed >>> 0 || 1;
+  return () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 0x100000000;
+  };
 }
 
 const open: Array<{ close(): unknown }> = [];
@@ -117,7 +128,7 @@ const hello = (stream: ServerHttp2Stream) => {
   stream.end("hello");
 };
 
-describe("Volley's HTTP/2 pool (node:http2)", () => {
+describe("Volley's HTTP/2 client (frames and HPACK by hand) against node's HTTP/2 server", () => {
   it("answers many streams at once over one session, no more at once than the server allows", async () => {
     const { url, seen } = await h2cServer((stream) => setTimeout(() => hello(stream), 5), {
       maxConcurrentStreams: 10,
@@ -218,6 +229,110 @@ describe("Volley's HTTP/2 pool (node:http2)", () => {
     expect(reset.error?.message).toMatch(/error code 2\)/);
     expect(classifyError(reset.error)).toBe("reset");
   });
+
+  it("decodes every response head as node's own HPACK encoder wrote it, its dynamic table churning", async () => {
+    let n = 0;
+    const sent: string[][] = [];
+    const { url } = await h2cServer((stream) => {
+      const i = n++;
+      // New values each time: nghttp2 indexes them, and the 4 KiB table evicts as it fills.
+      const headers = {
+        ":status": i % 7 === 0 ? 404 : 200,
+        "x-seq": String(i),
+        "x-blob": `${"abcdefghij~!".repeat(1 + (i % 9))}${i}`,
+        "set-cookie": [`a=${i}`, `b=${i * 7}; Path=/`],
+      };
+      sent[i] = [
+        "x-seq",
+        headers["x-seq"],
+        "x-blob",
+        headers["x-blob"],
+        "set-cookie",
+        `a=${i}`,
+        "set-cookie",
+        `b=${i * 7}; Path=/`,
+      ];
+      stream.respond(headers);
+      stream.end(String(i));
+    });
+    const client = pool(url);
+    for (let i = 0; i < 300; i++) {
+      const heard = await request(client);
+      expect(heard.status).toBe(i % 7 === 0 ? 404 : 200);
+      expect(heard.body.toString()).toBe(String(i));
+      expect(heard.headers.filter((_, k) => k % 2 === 0 || heard.headers[k - 1] !== "date")).toEqual(
+        expect.arrayContaining(sent[i]),
+      );
+    }
+  });
+
+  it("sends a body larger than the server's window, as the server opens it", async () => {
+    const sizes: number[] = [];
+    const { url } = await h2cServer((stream) => {
+      let size = 0;
+      stream.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+      });
+      stream.on("end", () => {
+        sizes.push(size);
+        hello(stream);
+      });
+    });
+    const client = pool(url);
+    const body = Buffer.alloc(300_000, 1);
+    const heard = await Promise.all([
+      request(client, { method: "POST", body }),
+      request(client, { method: "PUT", body }),
+    ]);
+    expect(heard.map((h) => h.status)).toEqual([200, 200]);
+    expect(sizes).toEqual([300_000, 300_000]);
+  });
+
+  it("sends the streams past a GOAWAY's last stream again on a new session", async () => {
+    let first = true;
+    const { url, seen } = await h2cServer((stream) => {
+      if (first) {
+        first = false;
+        // Only stream 1 is taken: the client must send the others elsewhere.
+        stream.session?.goaway(constants.NGHTTP2_NO_ERROR, stream.id);
+      }
+      setTimeout(() => {
+        if (!stream.destroyed) hello(stream);
+      }, 10);
+    });
+    const client = pool(url);
+    const heard = await Promise.all(Array.from({ length: 20 }, () => request(client)));
+    expect(heard.map((h) => h.error?.message ?? h.status)).toEqual(Array(20).fill(200));
+    expect(seen.sessions).toBeGreaterThanOrEqual(2);
+  });
+
+  it("fuzz: a server answering garbage after the preface fails the requests, never the process", async () => {
+    let seed = 0;
+    const server = createNetServer((socket) => {
+      const next = xorshift(++seed);
+      socket.once("data", () => {
+        // A valid SETTINGS first (the session opens), then random frames and bytes.
+        socket.write(Buffer.from("000000040000000000", "hex"));
+        const junk = Buffer.from(
+          Array.from({ length: 10 + Math.floor(next() * 300) }, () => Math.floor(next() * 256)),
+        );
+        socket.end(junk);
+      });
+      socket.on("error", () => {});
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    open.push({ close: () => new Promise((resolve) => server.close(resolve)) });
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    for (let round = 0; round < 60; round++) {
+      const client = new Http2Pool(url, { connections: 1, keepAliveTimeoutMs: 1000, connectTimeoutMs: 1000 });
+      const heard = await Promise.all([
+        request(client, { headersTimeout: 2000 }),
+        request(client, { headersTimeout: 2000 }),
+      ]);
+      for (const h of heard) expect(h.error !== null || h.status >= 100).toBe(true);
+      await client.destroy();
+    }
+  }, 60_000);
 
   it("reads a large body whole through the flow-control windows", async () => {
     const body = Buffer.alloc(3 << 20, 7);

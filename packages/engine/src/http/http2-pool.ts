@@ -22,7 +22,7 @@ const SWEEP_MS = 100;
 const closedError = () => codedError("UND_ERR_CLOSED", "the pool is closed");
 
 /**
- * Volley's HTTP/2 client for one origin, on node:http2 directly: up to `connections` sessions,
+ * Volley's HTTP/2 client for one origin (framed by hand: http2-session.ts): up to `connections` sessions,
  * each carrying as many streams as its server allows. A request goes on the session with the
  * fewest streams in flight; a new session opens while every open one is busy and there is room
  * for one more (requests wait for a session's first SETTINGS, which say how many streams it takes). Idle sessions close after keepAliveTimeout, every one at `close()`. It speaks
@@ -79,13 +79,17 @@ export class Http2Pool implements SessionOwner {
   private pick(): Http2Connection | null {
     let best: Http2Connection | null = null;
     let connecting = false;
+    // A session going away finishes its streams beside its replacement: it does not count.
+    let open = 0;
     for (const session of this.sessions) {
+      if (session.draining) continue;
+      open++;
       if (session.connecting) connecting = true;
       else if (session.room > 0 && (best === null || session.inFlight.size < best.inFlight.size))
         best = session;
     }
     const more = !connecting && (best === null || best.inFlight.size > 0);
-    if (more && this.sessions.length < this.options.connections) {
+    if (more && open < this.options.connections) {
       this.sessions.push(new Http2Connection(this.target, this, this.headers));
     }
     return best;
@@ -114,7 +118,7 @@ export class Http2Pool implements SessionOwner {
     // A session that never opened: the requests waiting for one fail as it did (as undici's do),
     // rather than open session after session against a server that refuses them.
     const waiting = this.queue.splice(0);
-    if (failure !== null && !this.sessions.some((other) => !other.connecting)) {
+    if (failure !== null && !this.sessions.some((other) => !other.draining && !other.connecting)) {
       for (const request of waiting) request.fail(failure);
     } else if (!this.closing) {
       // The queued requests may now have room on another session, or a new one.

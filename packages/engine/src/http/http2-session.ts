@@ -1,65 +1,94 @@
-import { type ClientHttp2Session, connect as connectHttp2 } from "node:http2";
 import { connect as connectTcp, type Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import type { TLSSocket } from "node:tls";
 import { type ConnectionTarget, connectTlsSocket, tcpSource } from "./connection-target.js";
 import { codedError, ProtocolError } from "./http1-connection.js";
+import { type FrameListener, FrameReader } from "./http2-frame-reader.js";
+import {
+  clientPreface,
+  DEFAULT_WINDOW,
+  ERROR_CODE,
+  FLAG,
+  FRAME,
+  FRAME_HEADER_BYTES,
+  frame,
+  MAX_WINDOW,
+  rstStream,
+  windowUpdate,
+  writeFrameHeader,
+} from "./http2-frames.js";
 import { bodyLength, type Http2Headers } from "./http2-headers.js";
 import type { Http2Request, StreamCarrier } from "./http2-request.js";
+import { Http2Streams } from "./http2-streams.js";
 
 /** What a session tells its pool. */
 export interface SessionOwner {
   /** A stream slot came free (or the session became ready): it can carry a queued request. */
   slotFree(session: Http2Connection): void;
-  /** The request object is free for another dispatch. */
   recycle(request: Http2Request): void;
   /** Send it again on any session. */
   retry(request: Http2Request): void;
   /**
-   * The session is gone (closed, failed, told to go away and drained). `failure` is why, when it
-   * failed before it ever took a stream (a refused connect, a TLS alert): what its waiting
-   * requests fail with.
+   * The session is gone. `failure` is why, when it failed before it ever took a stream (a
+   * refused connect, a TLS alert): what its waiting requests fail with.
    */
   closed(session: Http2Connection, failure: Error | null): void;
 }
 
-/**
- * Flow-control windows sized for throughput: a stream may receive 1 MiB before it must wait for a
- * WINDOW_UPDATE, the session 16 MiB (HTTP/2's defaults, 64 KiB each, stall a large body on every
- * round trip).
- */
+/** A stream may receive 1 MiB before it must wait for a WINDOW_UPDATE, the session 16 MiB. */
 const STREAM_WINDOW = 1 << 20;
 const SESSION_WINDOW = 16 << 20;
 /** Streams a session may carry at once until the server's SETTINGS say (RFC 9113 suggests >= 100). */
 const ASSUMED_STREAMS = 100;
+/**
+ * Frames queued in one read are written when the read is handled, or sooner, every this many
+ * requests: the server starts on the first ones while the client still handles the rest.
+ */
+const FLUSH_EVERY = 16;
+/** The last client stream id (2^31 - 1): past it the session takes no new stream. */
+const LAST_STREAM_ID = 2 ** 31 - 1;
 
 /**
- * One HTTP/2 session (one TCP or TLS connection) of a pool, many streams at once: over TLS
- * with ALPN h2 and nothing else, or h2c with prior knowledge on plain TCP. It counts its streams
- * in flight against the server's SETTINGS_MAX_CONCURRENT_STREAMS, times its connect and TLS
- * handshake (the first request's phases), and fails or resends its requests when it goes.
+ * One HTTP/2 connection of Volley's client, framed by hand on a TCP or TLS socket (ALPN h2;
+ * h2c with prior knowledge): the preface and SETTINGS, HPACK (http2-streams.ts reads the
+ * frames of streams), flow control both ways, PING, GOAWAY. Requests' HEADERS frames are
+ * batched into one write per read handled. It counts streams in flight against the server's
+ * SETTINGS_MAX_CONCURRENT_STREAMS and fails or resends its requests when it goes.
  */
 export class Http2Connection implements StreamCarrier {
-  readonly session: ClientHttp2Session;
-  /** Requests on a stream of this session, waiting for their answer (the sweep reads deadlines). */
+  /** Requests waiting for their answer (the sweep reads deadlines). */
   readonly inFlight = new Set<Http2Request>();
-  /** Streams the server allows at once. */
   maxStreams = ASSUMED_STREAMS;
   /** Told to go away, closing, or gone: no new streams. */
   draining = false;
-  /** When it last had no stream in flight. */
   idleSince = performance.now();
-  /** performance.now() past which a connect that has not finished fails. */
+  /** performance.now() past which a connect (to the server's first SETTINGS) fails. */
   connectDeadline: number;
+  /** Send windows: the session's, and each new stream's (the server's INITIAL_WINDOW_SIZE). */
+  sendWindow = DEFAULT_WINDOW;
+  streamWindow = DEFAULT_WINDOW;
+  /** The largest frame the server takes. */
+  maxFrame = 16_384;
+  readonly socket: Socket | TLSSocket;
+  private readonly streams: Http2Streams;
+  private readonly reader: FrameReader;
   private readonly openedAt = performance.now();
   private tcpAt = 0;
   private readyAt = 0;
-  /** The request that opened the session: its phases include the connect and the handshake. */
   private opener: Http2Request | null = null;
   private openerChosen = false;
   /** The server's first SETTINGS came: until then its stream limit is unknown, and no stream opens. */
   private settled = false;
   private gone = false;
+  private nextStreamId = 1;
+  private out: Buffer[] = [];
+  private queuedRequests = 0;
+  private reading = false;
+  private flushScheduled = false;
+  private readonly flushSoon = () => {
+    this.flushScheduled = false;
+    this.flush();
+  };
 
   constructor(
     private readonly target: ConnectionTarget,
@@ -67,31 +96,28 @@ export class Http2Connection implements StreamCarrier {
     private readonly headers: Http2Headers,
   ) {
     this.connectDeadline = this.openedAt + target.connectTimeoutMs;
-    const scheme = target.https ? "https" : "http";
-    this.session = connectHttp2(`${scheme}://${target.hostHeader}`, {
-      createConnection: () => this.openSocket(),
-      settings: { enablePush: false, initialWindowSize: STREAM_WINDOW },
-      peerMaxConcurrentStreams: ASSUMED_STREAMS,
+    this.streams = new Http2Streams(this, STREAM_WINDOW, SESSION_WINDOW);
+    this.reader = new FrameReader(this.streams.onFrame as FrameListener);
+    this.socket = target.https
+      ? connectTlsSocket(target, ["h2"])
+      : connectTcp({ host: target.host, port: target.port, lookup: target.lookup, ...tcpSource(target) });
+    const socket = this.socket;
+    socket.setNoDelay(true);
+    socket.once("connect", () => {
+      this.tcpAt = performance.now();
     });
-    this.session.once("connect", () => {
-      // Node says `connect` of a session destroyed while connecting too.
-      if (this.session.destroyed) return;
+    socket.once(target.https ? "secureConnect" : "connect", () => {
+      const alpn = (socket as TLSSocket).alpnProtocol;
+      if (target.https && alpn !== "h2") {
+        this.end(new ProtocolError(`the server does not speak HTTP/2 (ALPN: ${alpn || "none"})`));
+        return;
+      }
       this.readyAt = performance.now();
-      this.session.setLocalWindowSize(SESSION_WINDOW);
+      this.queue(clientPreface(STREAM_WINDOW, SESSION_WINDOW));
     });
-    // Streams opened past a limit the server has not said yet would be refused: none open before.
-    this.session.on("remoteSettings", (settings) => {
-      this.maxStreams = settings.maxConcurrentStreams ?? ASSUMED_STREAMS;
-      this.settled = true;
-      this.connectDeadline = Number.POSITIVE_INFINITY;
-      owner.slotFree(this);
-    });
-    // The server stops taking streams; those it took are answered, then the session closes.
-    this.session.on("goaway", () => {
-      this.draining = true;
-    });
-    this.session.on("error", (error) => this.end(error));
-    this.session.on("close", () => this.end(null));
+    socket.on("data", (chunk: Buffer) => this.onSocketData(chunk));
+    socket.on("error", (error) => this.end(error));
+    socket.on("close", () => this.end(null));
   }
 
   /** Streams it can still open now. */
@@ -111,6 +137,7 @@ export class Http2Connection implements StreamCarrier {
     if (handler === null || options === null) return;
     this.inFlight.add(request);
     request.carrier = this;
+    request.streamId = 0;
     if (!this.openerChosen) {
       this.openerChosen = true;
       this.opener = request;
@@ -120,27 +147,62 @@ export class Http2Connection implements StreamCarrier {
     try {
       const body = options.body as string | Uint8Array | null | undefined;
       const length = bodyLength(body);
-      const stream = this.session.request(this.headers.of(options, length), {
-        endStream: body === null || body === undefined,
-      });
-      request.carry(stream, this, body ?? null);
+      const block = this.headers.block(options, length, this.target);
+      const id = this.nextStreamId;
+      this.nextStreamId += 2;
+      if (this.nextStreamId > LAST_STREAM_ID) this.draining = true;
+      this.writeHeaders(id, block, length === 0);
+      this.streams.openStream(id, request);
+      request.opened(this, id, this.streamWindow);
+      if (length > 0) {
+        request.body = typeof body === "string" ? Buffer.from(body) : Buffer.from(body as Uint8Array);
+        request.bodyAt = 0;
+        this.streams.sendBody(request);
+      }
     } catch (error) {
       request.fail(error as Error);
     }
   }
 
-  streamDone(request: Http2Request): void {
-    if (!this.inFlight.delete(request)) return;
-    if (this.inFlight.size === 0) this.idleSince = performance.now();
-    if (!this.gone) this.owner.slotFree(this);
+  /** A HEADERS frame (and CONTINUATIONs past the server's frame size) for a new stream. */
+  private writeHeaders(id: number, block: Buffer, endStream: boolean): void {
+    const end = endStream ? FLAG.END_STREAM : 0;
+    if (block.length <= this.maxFrame) {
+      const head = Buffer.allocUnsafe(FRAME_HEADER_BYTES);
+      writeFrameHeader(head, 0, block.length, FRAME.HEADERS, FLAG.END_HEADERS | end, id);
+      this.out.push(head, block);
+    } else {
+      for (let at = 0; at < block.length; at += this.maxFrame) {
+        const part = block.subarray(at, at + this.maxFrame);
+        const last = at + this.maxFrame >= block.length ? FLAG.END_HEADERS : 0;
+        this.out.push(
+          frame(at === 0 ? FRAME.HEADERS : FRAME.CONTINUATION, (at === 0 ? end : 0) | last, id, part),
+        );
+      }
+    }
+    if (++this.queuedRequests >= FLUSH_EVERY) this.flush();
+    else this.scheduleFlush();
   }
 
-  streamClosed(request: Http2Request): void {
-    this.owner.recycle(request);
+  streamDone(request: Http2Request, cancel: boolean): void {
+    if (request.streamId !== 0 && this.streams.close(request.streamId) && cancel && !this.gone) {
+      this.queue(rstStream(request.streamId, ERROR_CODE.CANCEL));
+    }
+    if (!this.inFlight.delete(request)) return;
+    if (this.inFlight.size === 0) {
+      this.idleSince = performance.now();
+      // Told to go away (or past its last stream id): done once its last stream is.
+      if (this.draining && !this.gone) this.close();
+    }
+    if (!this.gone) this.owner.slotFree(this);
   }
 
   retry(request: Http2Request): void {
     this.owner.retry(request);
+  }
+
+  recycle(request: Http2Request): void {
+    this.owner.recycle(request);
   }
 
   phasesFor(request: Http2Request): { connectMs: number; tlsMs: number; readyAt: number } {
@@ -153,10 +215,36 @@ export class Http2Connection implements StreamCarrier {
     };
   }
 
+  /** The server's SETTINGS were applied (the first make the session ready). */
+  settingsApplied(): void {
+    if (!this.settled) {
+      this.settled = true;
+      this.connectDeadline = Number.POSITIVE_INFINITY;
+    }
+    this.owner.slotFree(this);
+  }
+
+  /** The server goes away: no new streams; the session ends once its last stream does. */
+  goneAway(): void {
+    this.draining = true;
+    if (this.inFlight.size === 0) this.close();
+  }
+
+  /** A frame to send with the next write. */
+  queue(bytes: Buffer): void {
+    this.out.push(bytes);
+    this.scheduleFlush();
+  }
+
   /** No new streams; closes once those in flight are answered. */
   close(): void {
     this.draining = true;
-    if (!this.session.closed) this.session.close();
+    if (this.inFlight.size > 0 || this.gone) return;
+    const payload = Buffer.alloc(8);
+    payload.writeUInt32BE(Math.max(0, this.nextStreamId - 2), 0);
+    this.queue(frame(FRAME.GOAWAY, 0, 0, payload));
+    this.flush();
+    this.socket.end();
   }
 
   /** Fails the streams in flight (and, unsettled, the requests waiting for it) with `error`; closes now. */
@@ -164,30 +252,49 @@ export class Http2Connection implements StreamCarrier {
     this.end(error);
   }
 
+  /** The server broke HTTP/2: GOAWAY with `code`, and everything on the session fails. */
+  connectionError(code: number, message: string): void {
+    if (this.gone) return;
+    const payload = Buffer.alloc(8);
+    payload.writeUInt32BE(code, 4);
+    this.queue(frame(FRAME.GOAWAY, 0, 0, payload));
+    this.flush();
+    this.end(new ProtocolError(`HTTP/2: ${message}`));
+  }
+
   /** Called by the pool's sweep: the connect (to the server's first SETTINGS) took too long. */
   connectTimedOut(): void {
     if (!this.settled) this.destroy(codedError("UND_ERR_CONNECT_TIMEOUT", "connect timed out"));
   }
 
-  private openSocket(): Socket | TLSSocket {
-    const target = this.target;
-    const socket = target.https
-      ? connectTlsSocket(target, ["h2"])
-      : connectTcp({ host: target.host, port: target.port, lookup: target.lookup, ...tcpSource(target) });
-    socket.setNoDelay(true);
-    socket.once("connect", () => {
-      this.tcpAt = performance.now();
-    });
-    if (target.https) {
-      // Node would send HTTP/2 to a server that chose HTTP/1.1: refuse before it does.
-      (socket as TLSSocket).once("secureConnect", () => {
-        const alpn = (socket as TLSSocket).alpnProtocol;
-        if (alpn !== "h2") {
-          this.destroy(new ProtocolError(`the server does not speak HTTP/2 (ALPN: ${alpn || "none"})`));
-        }
-      });
+  /** The session window and each stream's given back as the body bytes arrive. */
+  giveBack(streamId: number, increment: number): void {
+    if (increment > 0 && increment <= MAX_WINDOW) this.queue(windowUpdate(streamId, increment));
+  }
+
+  private onSocketData(chunk: Buffer): void {
+    this.reading = true;
+    try {
+      this.reader.push(chunk);
+    } catch (error) {
+      this.connectionError(ERROR_CODE.FRAME_SIZE_ERROR, (error as Error).message);
     }
-    return socket;
+    this.reading = false;
+    this.flush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.reading || this.flushScheduled) return;
+    this.flushScheduled = true;
+    queueMicrotask(this.flushSoon);
+  }
+
+  private flush(): void {
+    this.queuedRequests = 0;
+    const out = this.out;
+    if (out.length === 0 || this.gone || this.readyAt === 0) return;
+    this.out = [];
+    this.socket.write(out.length === 1 ? out[0] : Buffer.concat(out));
   }
 
   private end(error: Error | null): void {
@@ -195,8 +302,8 @@ export class Http2Connection implements StreamCarrier {
     this.gone = true;
     this.draining = true;
     const failure = error ?? codedError("UND_ERR_SOCKET", "the server closed the HTTP/2 session");
-    for (const request of [...this.inFlight]) request.fail(failure);
-    if (!this.session.destroyed) this.session.destroy();
+    for (const request of [...this.inFlight]) request.fail(failure, false);
+    this.socket.destroy();
     this.owner.closed(this, this.settled ? null : failure);
   }
 }

@@ -53,8 +53,8 @@ export const httpSettingsSchema = z
       .transform((v) => String(v) as "1.1" | "2" | "2c")
       .default("1.1"),
     /**
-     * The client: Volley's own (default; HTTP/1.1 written and parsed by hand, HTTP/2 on
-     * node:http2), or undici's (HTTP/2 through `allowH2`) for comparison.
+     * The client: Volley's own (default; HTTP/1.1 and HTTP/2 written and parsed by hand), or
+     * undici's (HTTP/2 through `allowH2`) for comparison.
      */
     client: z.enum(["volley", "undici"], { error: 'client must be "volley" or "undici"' }).default("volley"),
     /**
