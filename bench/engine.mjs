@@ -169,10 +169,17 @@ console.log(`volley (own client) ÷ volley/undici: ${ratio("volley/undici").toFi
 console.log(`volley ÷ autocannon: ${ratio("autocannon").toFixed(2)}${perRound("autocannon")}`);
 if (results.has("hey (Go)"))
   console.log(`volley ÷ hey: ${ratio("hey (Go)").toFixed(2)}${perRound("hey (Go)")}`);
+// wrk (C) is the reference for what one core can do (#36: engine >= 0.9x, end to end >= 0.85x).
+if (results.has("wrk (C)"))
+  console.log(`volley ÷ wrk: ${ratio("wrk (C)").toFixed(2)}${perRound("wrk (C)")} (goal >= 0.9)`);
 if (results.has("volley run")) {
   console.log(
     `volley run --threads 1 (end to end) ÷ autocannon: ${ratio("autocannon", "volley run").toFixed(2)}${perRound("autocannon", "volley run")}`,
   );
+  if (results.has("wrk (C)"))
+    console.log(
+      `volley run --threads 1 (end to end) ÷ wrk: ${ratio("wrk (C)", "volley run").toFixed(2)}${perRound("wrk (C)", "volley run")} (goal >= 0.85)`,
+    );
 }
 if (sweep.length) {
   console.log(
@@ -190,5 +197,5 @@ if (sweep.length) {
   );
 }
 console.log(
-  "\nGoal: volley ÷ autocannon >= 1.3 and volley ÷ hey >= 1.5 (a noisy machine: compare ratios, not absolutes).",
+  "\nGoals: volley ÷ autocannon >= 1.3, ÷ hey >= 1.5, ÷ wrk >= 0.9, end to end ÷ wrk >= 0.85 (a noisy machine: compare ratios, not absolutes).",
 );

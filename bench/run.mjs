@@ -10,7 +10,7 @@ const BENCHES = {
   overhead: "what measuring costs: statistics, http.tracing, 4 custom metrics per iteration",
   ingest: "simulated workers pushing batches through the real queue into the master (SQLite and PostgreSQL)",
   feeders: "what a 1,000,000-row feeder costs a worker per mode (memory, time to ready)",
-  h2: "HTTP/2 over TLS (undici) against a node http2 server, beside HTTP/1.1 over TLS",
+  h2: "HTTP/2 (TLS and h2c): Volley's own client vs undici's, node's own http2 client and h2load",
   storage: "what a run stores per hour (per-second statistics for exact windows) on SQLite",
   script: "scripted VUs (await vu.http.get) vs the same declarative load, one pinned thread",
   ws: "WebSocket round trips: scripted VUs (vu.ws) vs a tight loop of the ws library, one pinned core",

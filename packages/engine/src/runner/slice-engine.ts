@@ -31,6 +31,7 @@ import { atMoment } from "../timing/at-moment.js";
 import { IterationLog } from "../vu/iteration-log.js";
 import { VirtualUser } from "../vu/virtual-user.js";
 import type { VuContext } from "../vu/vu-context.js";
+import { BusyPoll } from "./busy-poll.js";
 import { slicePools, sliceRecorders } from "./slice-setup.js";
 import type { ThreadPools } from "./thread-pools.js";
 
@@ -99,6 +100,7 @@ export class SliceEngine {
   private peakVus = 0;
   private vuSampler: NodeJS.Timeout | null = null;
   private readonly feeders: FeederSet;
+  private readonly busyPoll = new BusyPoll(() => this.pools.admitted());
   private readonly loopDelay: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
 
   constructor(private readonly options: SliceEngineOptions) {
@@ -268,6 +270,7 @@ export class SliceEngine {
         for (const executor of this.executors) executor.begin();
         this.vuSampler = setInterval(() => {
           this.peakVus = Math.max(this.peakVus, this.activeVus());
+          this.busyPoll.tick();
         }, 100);
         this.scheduleSecond();
       },
@@ -341,6 +344,7 @@ export class SliceEngine {
     this.ended = true;
     if (this.secondTimer) clearTimeout(this.secondTimer);
     if (this.vuSampler) clearInterval(this.vuSampler);
+    this.busyPoll.stop();
     this.emit(true);
     this.loopDelay.disable();
     // close() lets nothing new start and closes every socket once in-flight requests are done;

@@ -46,6 +46,13 @@ export class ThreadPools {
     return made;
   }
 
+  /** Requests the gates let through so far, every origin's. */
+  admitted(): number {
+    let total = 0;
+    for (const origin of this.byOrigin.values()) total += origin.gate.admitted;
+    return total;
+  }
+
   /** No new requests; resolves once every socket of every pool is closed. */
   async close(): Promise<void> {
     await Promise.all([...this.byOrigin.values()].map((origin) => origin.dispatcher.close()));

@@ -14,6 +14,8 @@ export interface GateEntrant {
  */
 export class ConnectionGate {
   private inFlight = 0;
+  /** Requests let through so far (the thread's busy poll reads the rate). */
+  admitted = 0;
   private waiting: GateEntrant[] = [];
   private head = 0;
 
@@ -23,6 +25,7 @@ export class ConnectionGate {
   enter(entrant: GateEntrant): boolean {
     if (this.inFlight < this.limit) {
       this.inFlight++;
+      this.admitted++;
       return true;
     }
     this.waiting.push(entrant);
@@ -35,6 +38,7 @@ export class ConnectionGate {
       const next = this.waiting[this.head++];
       this.compact();
       if (next.waitingAtGate) {
+        this.admitted++;
         // Let undici release the socket before the next dispatch picks one.
         queueMicrotask(() => next.admit());
         return;
