@@ -266,6 +266,24 @@ describe("Volley's HTTP/2 client (frames and HPACK by hand) against node's HTTP/
     }
   });
 
+  it("reads a head split over CONTINUATION frames, an informational head before it, and trailers after", async () => {
+    const big = "x".repeat(40_000);
+    const { url } = await h2cServer((stream) => {
+      stream.additionalHeaders({ ":status": 103, link: "</a.css>; rel=preload" });
+      stream.respond({ ":status": 200, "x-big": big }, { waitForTrailers: true });
+      stream.on("wantTrailers", () => stream.sendTrailers({ "x-checksum": "abc" }));
+      stream.end("done");
+    });
+    const client = pool(url);
+    const heard = await request(client);
+    expect(heard.status).toBe(200);
+    expect(heard.headers).toEqual(expect.arrayContaining(["x-big", big]));
+    expect(heard.headers).not.toContain("link");
+    expect(heard.body.toString()).toBe("done");
+    // The connection's HPACK state stayed in step: the next answer reads as well.
+    expect((await request(client)).status).toBe(200);
+  });
+
   it("sends a body larger than the server's window, as the server opens it", async () => {
     const sizes: number[] = [];
     const { url } = await h2cServer((stream) => {

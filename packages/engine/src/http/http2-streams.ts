@@ -1,9 +1,7 @@
-import { HpackDecoder, HpackError } from "./hpack/hpack-decoder.js";
-import { HuffmanError } from "./hpack/huffman.js";
 import { ProtocolError } from "./http1-connection.js";
 import { ERROR_CODE, FLAG, FRAME, frame, MAX_WINDOW, read31, SETTING } from "./http2-frames.js";
+import { HeaderBlockError, HeaderBlocks } from "./http2-header-blocks.js";
 import type { Http2Request } from "./http2-request.js";
-import { MAX_HEAD_BYTES } from "./response-parser.js";
 
 const PING_ACK_FLAGS = FLAG.ACK;
 
@@ -33,23 +31,8 @@ export class Http2Streams {
   private readonly open = new Map<number, Http2Request>();
   /** Requests whose body waits for a send window. */
   private readonly blocked = new Set<Http2Request>();
-  private readonly decoder = new HpackDecoder(MAX_HEAD_BYTES);
-  /** A header block being read across CONTINUATION frames. */
-  private blockStream = 0;
-  private blockEndStream = false;
-  private blockParts: Buffer[] = [];
+  private readonly blocks = new HeaderBlocks();
   private sessionUnacked = 0;
-  // One header list being decoded (the decoder calls back synchronously).
-  private status = "";
-  private raw: string[] | null = null;
-  private wanted: true | readonly string[] | false = false;
-  private readonly onHeader = (name: string, value: string) => {
-    if (name === ":status") this.status = value;
-    else if (this.raw !== null && name.charCodeAt(0) !== 58) {
-      if (this.wanted === true || (this.wanted !== false && this.wanted.includes(name)))
-        this.raw.push(name, value);
-    }
-  };
 
   constructor(
     private readonly session: FramedConnection,
@@ -112,7 +95,7 @@ export class Http2Streams {
     start: number,
     end: number,
   ): void => {
-    if (this.blockStream !== 0 && (type !== FRAME.CONTINUATION || id !== this.blockStream)) {
+    if (this.blocks.stream !== 0 && (type !== FRAME.CONTINUATION || id !== this.blocks.stream)) {
       this.session.connectionError(ERROR_CODE.PROTOCOL_ERROR, "a header block interrupted");
       return;
     }
@@ -120,39 +103,18 @@ export class Http2Streams {
       case FRAME.DATA:
         this.data(flags, id, bytes, start, end);
         return;
-      case FRAME.HEADERS: {
-        if (id === 0) {
-          this.session.connectionError(ERROR_CODE.PROTOCOL_ERROR, "HEADERS on stream 0");
-          return;
-        }
-        let from = start;
-        let to = end;
-        if (flags & FLAG.PADDED) to -= bytes[from++];
-        if (flags & FLAG.PRIORITY) from += 5;
-        if (to < from) {
-          this.session.connectionError(ERROR_CODE.PROTOCOL_ERROR, "bad HEADERS padding");
-          return;
-        }
-        this.blockStream = id;
-        this.blockEndStream = (flags & FLAG.END_STREAM) !== 0;
-        this.blockParts = [Buffer.from(bytes.subarray(from, to))];
-        if (flags & FLAG.END_HEADERS) this.headerBlock();
-        return;
-      }
+      case FRAME.HEADERS:
       case FRAME.CONTINUATION:
-        if (this.blockStream === 0) {
-          this.session.connectionError(ERROR_CODE.PROTOCOL_ERROR, "a stray CONTINUATION");
-          return;
+        try {
+          if (type === FRAME.HEADERS) this.blocks.begin(id, flags, bytes, start, end);
+          else if (this.blocks.stream === 0) throw new HeaderBlockError("a stray CONTINUATION");
+          else this.blocks.add(bytes, start, end);
+          if (flags & FLAG.END_HEADERS) this.headerBlock();
+        } catch (error) {
+          if (!(error instanceof HeaderBlockError)) throw error;
+          const code = error.compression ? ERROR_CODE.COMPRESSION_ERROR : ERROR_CODE.PROTOCOL_ERROR;
+          this.session.connectionError(code, error.message);
         }
-        this.blockParts.push(Buffer.from(bytes.subarray(start, end)));
-        if (this.blockParts.reduce((n, part) => n + part.length, 0) > MAX_HEAD_BYTES) {
-          this.session.connectionError(
-            ERROR_CODE.PROTOCOL_ERROR,
-            `a header block over ${MAX_HEAD_BYTES} bytes`,
-          );
-          return;
-        }
-        if (flags & FLAG.END_HEADERS) this.headerBlock();
         return;
       case FRAME.RST_STREAM: {
         if (end - start !== 4) {
@@ -244,40 +206,27 @@ export class Http2Streams {
     }
   }
 
+  /** A whole header block: a stream's response head, an informational head, or its trailers. */
   private headerBlock(): void {
-    const id = this.blockStream;
-    const parts = this.blockParts;
-    const block = parts.length === 1 ? parts[0] : Buffer.concat(parts);
-    this.blockStream = 0;
-    this.blockParts = [];
+    const blocks = this.blocks;
+    const id = blocks.stream;
     const request = this.open.get(id);
     const trailers = request?.answered === true;
-    this.wanted = request === undefined || trailers ? false : request.wantsHeaders;
-    this.raw = this.wanted === false ? null : [];
-    this.status = "";
-    try {
-      this.decoder.decode(block, 0, block.length, this.onHeader);
-    } catch (error) {
-      if (error instanceof HpackError || error instanceof HuffmanError) {
-        this.session.connectionError(ERROR_CODE.COMPRESSION_ERROR, error.message);
-        return;
-      }
-      throw error;
-    }
+    blocks.decode(request === undefined || trailers ? false : request.wantsHeaders);
     if (request === undefined) return;
     if (!trailers) {
-      const status = Number(this.status);
-      if (!/^[1-5]\d\d$/.test(this.status)) {
+      if (!/^[1-5]\d\d$/.test(blocks.status)) {
         this.close(id);
         request.fail(
-          new ProtocolError(`HTTP/2: a response without a valid :status (${JSON.stringify(this.status)})`),
+          new ProtocolError(`HTTP/2: a response without a valid :status (${JSON.stringify(blocks.status)})`),
         );
         return;
       }
+      const status = Number(blocks.status);
       if (status < 200) return; // informational (1xx): the final answer follows
-      request.response(status, this.raw ?? []);
+      request.response(status, blocks.raw ?? []);
     }
-    if (this.blockEndStream && this.open.get(id) === request) {
+    if (blocks.endStream && this.open.get(id) === request) {
       this.close(id);
       request.end();
     }
