@@ -36,6 +36,9 @@ export class WorkerNode {
   private readonly sampler: SystemSampler;
   private publisher: StatsPublisher | null = null;
   private run: SliceRun | null = null;
+  /** The run whose engine threads' poll-idle time was last read, and how much it was. */
+  private idleRun: SliceRun | null = null;
+  private idleSeenMs = 0;
   private heartbeatTimer: NodeJS.Timeout | null = null;
   private clockTimer: NodeJS.Timeout | null = null;
   private probeId = 0;
@@ -186,8 +189,14 @@ export class WorkerNode {
   }
 
   private heartbeat(): void {
-    const sample = this.sampler.sample();
     const run = this.run;
+    // Engine threads that poll without sleeping keep their cores busy: what they polled for
+    // nothing is not CPU the load took (SystemSampler takes it off).
+    const idleTotal = run?.pollIdleMs() ?? 0;
+    const idle = run === this.idleRun ? Math.max(0, idleTotal - this.idleSeenMs) : idleTotal;
+    this.idleRun = run;
+    this.idleSeenMs = idleTotal;
+    const sample = this.sampler.sample(idle);
     const aggregator = run ? this.publisher?.routeOf(run.runId) : undefined;
     this.connection.send({
       type: "heartbeat",

@@ -107,6 +107,11 @@ export class SliceRun {
     return this.runner.loopDelayMs();
   }
 
+  /** CPU time its engine threads spent polling with nothing to do, in all, ms. */
+  pollIdleMs(): number {
+    return this.runner.pollIdleMs();
+  }
+
   private publish(period: SlicePeriod): void {
     this.lastSeq = period.second;
     if (period.final) this.finalPublished = true;

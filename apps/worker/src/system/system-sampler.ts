@@ -27,13 +27,20 @@ export class SystemSampler {
     this.loopDelay.enable();
   }
 
-  sample(): SystemSample {
+  /**
+   * CPU, memory and loop delay since the last sample. `pollIdleMs`: CPU time this process's
+   * engine threads spent polling with nothing to do (busy-poll.ts), taken off both CPU figures.
+   */
+  sample(pollIdleMs = 0): SystemSample {
     const now = process.hrtime.bigint();
     const cpu = process.cpuUsage();
     const wallUs = Number(now - this.lastTime) / 1000;
-    const usedUs = cpu.user - this.lastCpu.user + (cpu.system - this.lastCpu.system);
+    const usedUs = Math.max(
+      0,
+      cpu.user - this.lastCpu.user + (cpu.system - this.lastCpu.system) - pollIdleMs * 1000,
+    );
     const machine = machineTimes(this.cores);
-    const busy = machine.busy - this.lastMachine.busy;
+    const busy = Math.max(0, machine.busy - this.lastMachine.busy - pollIdleMs);
     const total = machine.total - this.lastMachine.total;
     const sample: SystemSample = {
       cpu: wallUs > 0 ? Math.min(100, (usedUs / wallUs / this.usableCores) * 100) : 0,

@@ -26,4 +26,28 @@ describe("BusyPoll", () => {
     poll.stop();
     expect(poll.active).toBe(false);
   });
+
+  it("counts the turns that found nothing to do as idle, and a turn that worked as not", async () => {
+    let admitted = 0;
+    const poll = new BusyPoll(() => admitted);
+    admitted = 1000;
+    poll.tick();
+    poll.takeIdleMs();
+    const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    await wait(100);
+    const idle = poll.takeIdleMs();
+    // Nothing else ran: most of the 100 ms was empty turns (the timer's own turn is not).
+    expect(idle).toBeGreaterThan(40);
+    expect(idle).toBeLessThanOrEqual(110);
+    // 60 ms of work in one turn is work, whatever the turns around it did.
+    setImmediate(() => {
+      const until = performance.now() + 60;
+      while (performance.now() < until);
+    });
+    const before = performance.now();
+    await wait(80);
+    const elapsed = performance.now() - before;
+    expect(poll.takeIdleMs()).toBeLessThan(elapsed - 55);
+    poll.stop();
+  });
 });

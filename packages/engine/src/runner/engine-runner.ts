@@ -75,6 +75,7 @@ export class EngineRunner {
   private readonly finished: Promise<void>;
   private lastVus = 0;
   private lastLoopDelayMs = 0;
+  private pollIdleTotalMs = 0;
   private readonly watchdog: NodeJS.Timeout;
   /** Row releases waiting for their threads' answers, by id. */
   private readonly releases = new Map<number, (thread: number, rows: Record<string, RowRange[]>) => void>();
@@ -93,6 +94,7 @@ export class EngineRunner {
     this.merger = new PeriodMerger(this.threadCount, (period) => {
       this.lastVus = period.vus;
       this.lastLoopDelayMs = period.loopDelayMs;
+      this.pollIdleTotalMs += period.pollIdleMs;
       options.onPeriod(period);
     });
     let resolveFinished!: () => void;
@@ -237,6 +239,11 @@ export class EngineRunner {
   /** Worst event-loop delay of any engine thread in the last merged second, ms. */
   loopDelayMs(): number {
     return this.lastLoopDelayMs;
+  }
+
+  /** CPU time the threads spent polling with nothing to do, in all, ms (busy-poll.ts). */
+  pollIdleMs(): number {
+    return this.pollIdleTotalMs;
   }
 
   /** Stops the threads at once, without a final period (process shutdown). */

@@ -13,6 +13,7 @@ function period(second: number, requests: number, final = false): SlicePeriod {
     dropped: 1,
     vus: 2,
     loopDelayMs: second,
+    pollIdleMs: 0,
   };
 }
 

@@ -12,6 +12,7 @@ interface PendingSecond {
   dropped: number;
   vus: number;
   loopDelayMs: number;
+  pollIdleMs: number;
 }
 
 /**
@@ -41,13 +42,14 @@ export class PeriodMerger {
     if (progress.finished || period.second <= progress.lastSecond) return;
     let entry = this.pending.get(period.second);
     if (!entry) {
-      entry = { parts: [], dropped: 0, vus: 0, loopDelayMs: 0 };
+      entry = { parts: [], dropped: 0, vus: 0, loopDelayMs: 0, pollIdleMs: 0 };
       this.pending.set(period.second, entry);
     }
     entry.parts.push(period.requests);
     entry.dropped += period.dropped;
     entry.vus += period.vus;
     entry.loopDelayMs = Math.max(entry.loopDelayMs, period.loopDelayMs);
+    entry.pollIdleMs += period.pollIdleMs;
     progress.lastSecond = period.second;
     if (period.final) progress.finished = true;
     this.flush();
@@ -79,6 +81,7 @@ export class PeriodMerger {
         dropped: entry?.dropped ?? 0,
         vus: entry?.vus ?? 0,
         loopDelayMs: entry?.loopDelayMs ?? 0,
+        pollIdleMs: entry?.pollIdleMs ?? 0,
       });
     }
   }

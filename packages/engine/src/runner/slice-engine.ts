@@ -46,6 +46,8 @@ export interface SlicePeriod {
   vus: number;
   /** Worst event-loop delay of the thread during the period, ms (a busy thread delays requests). */
   loopDelayMs: number;
+  /** CPU time the thread spent polling with nothing to do (busy-poll.ts), ms: not work. */
+  pollIdleMs: number;
 }
 
 export interface SliceEngineOptions {
@@ -332,6 +334,7 @@ export class SliceEngine {
       dropped: this.dropped,
       vus: Math.max(this.peakVus, this.activeVus()),
       loopDelayMs: this.loopDelay.count ? this.loopDelay.max / 1e6 : 0,
+      pollIdleMs: this.busyPoll.takeIdleMs(),
     };
     this.dropped = 0;
     this.peakVus = this.activeVus();
