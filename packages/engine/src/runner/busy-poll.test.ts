@@ -27,6 +27,14 @@ describe("BusyPoll", () => {
     expect(poll.active).toBe(false);
   });
 
+  it("never polls without sleeping when told not to (HTTP/2)", () => {
+    let admitted = 0;
+    const poll = new BusyPoll(() => admitted, false);
+    admitted = 10_000;
+    poll.tick();
+    expect(poll.active).toBe(false);
+  });
+
   it("counts the turns that found nothing to do as idle, and a turn that worked as not", async () => {
     let admitted = 0;
     const poll = new BusyPoll(() => admitted);

@@ -102,7 +102,7 @@ export class SliceEngine {
   private peakVus = 0;
   private vuSampler: NodeJS.Timeout | null = null;
   private readonly feeders: FeederSet;
-  private readonly busyPoll = new BusyPoll(() => this.pools.admitted());
+  private readonly busyPoll: BusyPoll;
   private readonly loopDelay: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
 
   constructor(private readonly options: SliceEngineOptions) {
@@ -130,6 +130,7 @@ export class SliceEngine {
     const namedRecorders = recorders.byName;
     const network = new ConnectionSettings(scenario.http, attachments, options.env ?? {}, partition.span());
     this.pools = slicePools(scenario, partition, network);
+    this.busyPoll = new BusyPoll(() => this.pools.admitted(), scenario.http.version === "1.1");
     this.grpcChannels = new GrpcChannels(network);
     // The scenario's origins, in the order its compiled requests refer to them.
     const origins = requestOrigins(scenario).map((origin) => this.pools.get(origin.origin));
