@@ -20,7 +20,8 @@ type Message = Record<string, unknown>;
  * cancels the unary ones too.
  */
 export class VuGrpc {
-  private iteration = new AbortController();
+  /** The running iteration's abort, made when a call first needs it (most iterations make none). */
+  private iteration: AbortController | null = null;
   private readonly streams = new Set<StreamingCall>();
 
   constructor(
@@ -49,7 +50,7 @@ export class VuGrpc {
         recorder: http.recorders.request(String(callOptions.name ?? method), GRPC_METHOD),
         timeoutMs: callOptions.timeout ?? http.timeoutMs,
         metadata: callOptions.metadata,
-        signal: calls.iteration.signal,
+        signal: calls.iterationSignal(),
       },
     });
     const stream = (call: StreamingCall) => {
@@ -101,8 +102,13 @@ export class VuGrpc {
       );
     }
     this.streams.clear();
-    if (now) this.iteration.abort();
-    this.iteration = new AbortController();
+    if (now) this.iteration?.abort();
+    this.iteration = null;
+  }
+
+  private iterationSignal(): AbortSignal {
+    this.iteration ??= new AbortController();
+    return this.iteration.signal;
   }
 }
 

@@ -134,13 +134,13 @@ const NO_HEADERS: readonly string[] = Object.freeze([]);
 /** The origin, path and host a script's `url` (a path on the target, or absolute) goes to. */
 export function locate(settings: ScriptHttpSettings, url: string) {
   if (url.startsWith("/")) {
-    const target = new URL(settings.target.origin);
+    const target = settings.target;
     return {
-      origin: settings.target.origin,
-      path: settings.target.prefix + url,
+      origin: target.origin,
+      path: target.prefix + url,
       host: target.host,
-      https: target.protocol === "https:",
-      authorization: settings.target.authorization,
+      https: target.https,
+      authorization: target.authorization,
     };
   }
   let parsed: URL;
