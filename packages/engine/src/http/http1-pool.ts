@@ -1,21 +1,8 @@
 import { performance } from "node:perf_hooks";
 import type { Dispatcher } from "undici";
-import type { ServerConnectOptions } from "../network/connection-settings.js";
 import { type ConnectionTarget, connectionTarget } from "./connection-target.js";
 import { type ConnectionOwner, Http1Connection } from "./http1-connection.js";
-
-export interface Http1PoolOptions {
-  connections: number;
-  keepAliveTimeoutMs: number;
-  connectTimeoutMs: number;
-  /** Hosts, DNS and TLS settings of the origin's server (default: system DNS, verified TLS). */
-  server?: ServerConnectOptions;
-}
-
-/** How often deadlines and idle sockets are looked at. */
-const SWEEP_MS = 100;
-
-const closedError = () => Object.assign(new Error("the pool is closed"), { code: "UND_ERR_CLOSED" }) as Error;
+import { closedPoolError, type PoolOptions, SWEEP_MS } from "./pool-options.js";
 
 /**
  * Volley's HTTP/1.1 client for one origin: up to `connections` keep-alive sockets, one request
@@ -35,7 +22,7 @@ export class Http1Pool implements ConnectionOwner {
 
   constructor(
     origin: string,
-    private readonly options: Http1PoolOptions,
+    private readonly options: PoolOptions,
   ) {
     this.target = connectionTarget(origin, options);
     this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
@@ -49,7 +36,7 @@ export class Http1Pool implements ConnectionOwner {
 
   dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
     if (this.closing) {
-      queueMicrotask(() => handler.onError?.(closedError()));
+      queueMicrotask(() => handler.onError?.(closedPoolError()));
       return false;
     }
     const connection = this.idle.pop() ?? this.open();
@@ -95,14 +82,14 @@ export class Http1Pool implements ConnectionOwner {
     // On a fresh socket: the idle ones may have been closed by the server the same way.
     const connection = this.closing ? null : this.open();
     if (connection) connection.send(options, handler);
-    else if (this.closing) handler.onError?.(closedError());
+    else if (this.closing) handler.onError?.(closedPoolError());
     else this.queue.push([options, handler]);
   }
 
   /** No new requests; resolves once the requests in flight are answered and every socket is closed. */
   close(): Promise<void> {
     this.closing = true;
-    for (const [, handler] of this.queue.splice(0)) handler.onError?.(closedError());
+    for (const [, handler] of this.queue.splice(0)) handler.onError?.(closedPoolError());
     for (const connection of this.idle.splice(0)) connection.close();
     if (this.all.size === 0) {
       clearInterval(this.sweeper);
@@ -119,7 +106,7 @@ export class Http1Pool implements ConnectionOwner {
   /** Aborts the requests in flight and closes every socket now. */
   destroy(): Promise<void> {
     const closing = this.close();
-    for (const connection of [...this.all]) connection.destroy(closedError());
+    for (const connection of [...this.all]) connection.destroy(closedPoolError());
     return closing;
   }
 

@@ -12,6 +12,7 @@ import { type AddressInfo, createServer as createNetServer, type Server } from "
 import { createServer as createTlsServer } from "node:tls";
 import type { Dispatcher } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
+import { seededRandom } from "../test-support/seeded-random.js";
 import { selfSignedCert } from "../test-support/self-signed.js";
 import { classifyError } from "./classify-error.js";
 import { Http2Pool } from "./http2-pool.js";
@@ -59,17 +60,6 @@ function request(
       } as Dispatcher.DispatchHandler,
     );
   });
-}
-
-/** A seeded generator: a failing round names its seed and replays. */
-function xorshift(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 0x100000000;
-  };
 }
 
 const open: Array<{ close(): unknown }> = [];
@@ -327,7 +317,7 @@ describe("Volley's HTTP/2 client (frames and HPACK by hand) against node's HTTP/
   it("fuzz: a server answering garbage after the preface fails the requests, never the process", async () => {
     let seed = 0;
     const server = createNetServer((socket) => {
-      const next = xorshift(++seed);
+      const next = seededRandom(++seed);
       socket.once("data", () => {
         // A valid SETTINGS first (the session opens), then random frames and bytes.
         socket.write(Buffer.from("000000040000000000", "hex"));

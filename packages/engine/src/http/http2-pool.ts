@@ -1,25 +1,10 @@
 import { performance } from "node:perf_hooks";
 import type { Dispatcher } from "undici";
-import type { ServerConnectOptions } from "../network/connection-settings.js";
 import { type ConnectionTarget, connectionTarget } from "./connection-target.js";
-import { codedError } from "./http1-connection.js";
 import { Http2Headers } from "./http2-headers.js";
 import { Http2Request } from "./http2-request.js";
 import { Http2Connection, type SessionOwner } from "./http2-session.js";
-
-export interface Http2PoolOptions {
-  /** Most sessions (connections) open at once. */
-  connections: number;
-  keepAliveTimeoutMs: number;
-  connectTimeoutMs: number;
-  /** Hosts, DNS and TLS settings of the origin's server (default: system DNS, verified TLS). */
-  server?: ServerConnectOptions;
-}
-
-/** How often deadlines, connects and idle sessions are looked at. */
-const SWEEP_MS = 100;
-
-const closedError = () => codedError("UND_ERR_CLOSED", "the pool is closed");
+import { closedPoolError, type PoolOptions, SWEEP_MS } from "./pool-options.js";
 
 /**
  * Volley's HTTP/2 client for one origin (framed by hand: http2-session.ts): up to `connections` sessions,
@@ -43,7 +28,7 @@ export class Http2Pool implements SessionOwner {
 
   constructor(
     origin: string,
-    private readonly options: Http2PoolOptions,
+    private readonly options: PoolOptions,
   ) {
     this.target = connectionTarget(origin, options);
     this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
@@ -57,7 +42,7 @@ export class Http2Pool implements SessionOwner {
 
   dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
     if (this.closing) {
-      queueMicrotask(() => handler.onError?.(closedError()));
+      queueMicrotask(() => handler.onError?.(closedPoolError()));
       return false;
     }
     const request = this.free.pop() ?? new Http2Request();
@@ -107,7 +92,7 @@ export class Http2Pool implements SessionOwner {
   }
 
   retry(request: Http2Request): void {
-    if (this.closing) request.fail(closedError());
+    if (this.closing) request.fail(closedPoolError());
     else this.send(request);
   }
 
@@ -130,7 +115,7 @@ export class Http2Pool implements SessionOwner {
   /** No new requests; resolves once the requests in flight are answered and every session is closed. */
   close(): Promise<void> {
     this.closing = true;
-    for (const request of this.queue.splice(0)) request.fail(closedError());
+    for (const request of this.queue.splice(0)) request.fail(closedPoolError());
     for (const session of this.sessions) if (session.inFlight.size === 0) session.close();
     if (this.sessions.length === 0) {
       clearInterval(this.sweeper);
@@ -147,7 +132,7 @@ export class Http2Pool implements SessionOwner {
   /** Aborts the requests in flight and closes every session now. */
   destroy(): Promise<void> {
     const closing = this.close();
-    for (const session of [...this.sessions]) session.destroy(closedError());
+    for (const session of [...this.sessions]) session.destroy(closedPoolError());
     return closing;
   }
 

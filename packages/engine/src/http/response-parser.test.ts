@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { seededRandom } from "../test-support/seeded-random.js";
 import { MAX_HEAD_BYTES, ResponseParser } from "./response-parser.js";
 
 type Event =
@@ -172,16 +173,6 @@ describe("ResponseParser refuses what is not HTTP", () => {
 });
 
 describe("ResponseParser fuzz", () => {
-  // A seeded generator: a failure names its seed and can be replayed.
-  function random(seed: number): () => number {
-    let state = seed >>> 0 || 1;
-    return () => {
-      state ^= state << 13;
-      state ^= state >>> 17;
-      state ^= state << 5;
-      return (state >>> 0) / 0x100000000;
-    };
-  }
   const valid = [
     "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
     "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
@@ -191,7 +182,7 @@ describe("ResponseParser fuzz", () => {
 
   it("garbage, truncation and mutation: parses or reports an error, never throws or loops", () => {
     for (let seed = 1; seed <= 3000; seed++) {
-      const next = random(seed);
+      const next = seededRandom(seed);
       const base = Buffer.from(valid[seed % valid.length], "latin1");
       let input: Buffer;
       switch (seed % 4) {

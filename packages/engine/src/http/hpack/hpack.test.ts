@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { seededRandom } from "../../test-support/seeded-random.js";
 import { HpackDecoder, HpackError } from "./hpack-decoder.js";
 import { encodeHeaderBlock } from "./hpack-encoder.js";
 import { decodeHuffman, HuffmanError } from "./huffman.js";
@@ -79,13 +80,7 @@ describe("HPACK (RFC 7541)", () => {
   });
 
   it("fuzz: random and mutated blocks decode or throw an HPACK error, never anything else", () => {
-    let state = 7;
-    const next = () => {
-      state ^= state << 13;
-      state ^= state >>> 17;
-      state ^= state << 5;
-      return (state >>> 0) / 0x100000000;
-    };
+    const next = seededRandom(7);
     const base = hex("8287 85bf 400a 6375 7374 6f6d 2d6b 6579 0c63 7573 746f 6d2d 7661 6c75 65 f1e3");
     for (let round = 0; round < 5000; round++) {
       const block =
