@@ -12,8 +12,8 @@ const EMPTY_TURN_MS = 0.02;
 /**
  * An engine thread under heavy load polls its sockets without sleeping: an immediate that
  * schedules itself keeps libuv's poll phase from blocking, so a response is read as soon as it
- * lands instead of after the thread is woken (on this VM, 36k -> 51k req/s against nginx; wrk
- * never sleeps between requests either). Only while the thread admitted at least 2,000 requests
+ * lands instead of after the thread is woken (on this VM, 36k -> 51k req/s against nginx: the
+ * thread had been idle half the time, waiting to be woken, with nginx idle too). Only while the thread admitted at least 2,000 requests
  * a second over the last 100 ms: a light load (a slow arrival rate) leaves the core idle.
  * Polling keeps the thread's CPU at 100 %: the time its empty turns took is counted
  * (`takeIdleMs`), and the worker reports its CPU without it, so a saturation warning still
