@@ -7,6 +7,7 @@ import {
 } from "@volley/protocol";
 import {
   clampLatencyUs,
+  recordWhole,
   createRecordingHistogram,
   type LatencyHistogram,
 } from "./histogram/latency-histogram.js";
@@ -51,7 +52,7 @@ export class MetricRecorder {
     this.sum += recorded;
     if (recorded < this.min) this.min = recorded;
     if (recorded > this.max) this.max = recorded;
-    this.histogram?.recordValue(recorded);
+    if (this.histogram !== null) recordWhole(this.histogram, recorded);
   }
 
   /** A rate's value: true passes, false fails. */

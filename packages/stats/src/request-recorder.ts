@@ -8,7 +8,7 @@ import {
   statusKey,
 } from "@volley/protocol";
 import { ErrorCounter } from "./error-counter.js";
-import { clampLatencyUs, createRecordingHistogram } from "./histogram/latency-histogram.js";
+import { clampLatencyUs, createRecordingHistogram, recordWhole } from "./histogram/latency-histogram.js";
 import { PhaseTimings } from "./histogram/phase-timings.js";
 import { encodeHistogram } from "./histogram/sparse-codec.js";
 
@@ -69,7 +69,7 @@ export class RequestRecorder {
     this.sumUs += us;
     if (us < this.minUs) this.minUs = us;
     if (us > this.maxUs) this.maxUs = us;
-    if (this.histograms) this.histogram.recordValue(us);
+    if (this.histograms) recordWhole(this.histogram, us);
     if (status > 0 && status < this.statusCounts.length) {
       if (this.statusCounts[status]++ === 0) this.statusSeen.push(status);
     }

@@ -77,8 +77,10 @@ export class CookieJar {
   }
 
   /** The `Cookie` header for a request, or null when no cookie applies. Longer paths first. */
-  header(host: string, path: string, https: boolean, now = Date.now()): string | null {
+  header(host: string, path: string, https: boolean, at?: number): string | null {
     if (this.cookies.length === 0) return null;
+    // The clock is read only for a jar with cookies (most requests of most runs have none).
+    const now = at ?? Date.now();
     const lowerHost = host.toLowerCase();
     const requestPath = pathOnly(path);
     const matching: Cookie[] = [];

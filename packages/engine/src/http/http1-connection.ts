@@ -77,6 +77,8 @@ export class Http1Connection implements ResponseListener {
   deadline = Number.POSITIVE_INFINITY;
   /** When the connection last became idle. */
   idleSince = 0;
+  /** performance.now() of the last read: the deadlines and idle time of a read count from it (one clock read a read). */
+  readAt = 0;
   /** Idle time after which it closes: ours, shortened by the server's Keep-Alive hint. */
   idleTimeoutMs: number;
   private connected = false;
@@ -154,7 +156,6 @@ export class Http1Connection implements ResponseListener {
     this.readingBody = false;
     this.parser.expectResponse(options.method === "HEAD", (handler as HeadAwareHandler).wantsHeaders ?? true);
     this.requests++;
-    this.deadline = this.connected ? this.requestDeadline() : this.deadline;
     handler.onConnect?.(this.abort);
     if (this.handler !== handler) return; // aborted at once
     const body = options.body;
@@ -182,6 +183,8 @@ export class Http1Connection implements ResponseListener {
       return;
     }
     this.writtenAt = performance.now();
+    // Not yet connected: the connect's deadline stands until it is (then this one is set).
+    if (this.connected) this.deadline = this.writtenAt + (options.headersTimeout ?? 300_000);
     (handler as HeadAwareHandler).onRequestBytes?.(written);
   }
 
@@ -258,7 +261,8 @@ export class Http1Connection implements ResponseListener {
       this.close();
       return;
     }
-    if (this.bytesRead === 0) this.firstByteAt = performance.now();
+    this.readAt = performance.now();
+    if (this.bytesRead === 0) this.firstByteAt = this.readAt;
     this.bytesRead += chunk.length;
     this.completed = false;
     const used = this.parser.execute(chunk);
@@ -272,7 +276,7 @@ export class Http1Connection implements ResponseListener {
     const handler = this.handler;
     if (handler === null) return;
     this.readingBody = true;
-    this.deadline = performance.now() + (this.options?.bodyTimeout ?? 300_000);
+    this.deadline = this.readAt + (this.options?.bodyTimeout ?? 300_000);
     // A server's `Keep-Alive: timeout=N` may shorten our idle time (a second early, as undici).
     const hint = this.parser.keepAliveHintS;
     if (hint >= 0) this.idleTimeoutMs = Math.min(this.idleTimeoutMs, Math.max(0, hint * 1000 - 1000));
@@ -291,7 +295,7 @@ export class Http1Connection implements ResponseListener {
 
   onResponseBody(chunk: Buffer): void {
     if (this.handler === null) return;
-    this.deadline = performance.now() + (this.options?.bodyTimeout ?? 300_000);
+    this.deadline = this.readAt + (this.options?.bodyTimeout ?? 300_000);
     const kept = this.sharedReads && (this.handler as HeadAwareHandler).keepsBody === true;
     this.handler.onData?.(kept ? Buffer.from(chunk) : chunk);
   }

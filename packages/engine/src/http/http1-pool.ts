@@ -62,7 +62,7 @@ export class Http1Pool implements ConnectionOwner {
       connection.send(next[0], next[1]);
       return;
     }
-    connection.idleSince = performance.now();
+    connection.idleSince = connection.readAt;
     this.idle.push(connection);
   }
 

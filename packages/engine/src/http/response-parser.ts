@@ -42,6 +42,8 @@ export const MAX_HEAD_BYTES = 64 * 1024;
 const MAX_CHUNK_LINE = 4096;
 const CRLF = Buffer.from("\r\n");
 const HEAD_END = Buffer.from("\r\n\r\n");
+/** The headers of a response none were asked of (frozen: shared by every such response). */
+const NO_HEADERS = Object.freeze([]) as unknown as string[];
 // Parser states.
 const HEAD = 0;
 const BODY_LENGTH = 1;
@@ -218,7 +220,7 @@ export class ResponseParser {
       return false;
     }
     const minor = minorCode === 49 ? "1" : "0";
-    const rawHeaders: string[] = [];
+    let rawHeaders = NO_HEADERS;
     this.keepAliveHintS = -1;
     let contentLength = -1;
     let chunked = false;
@@ -230,9 +232,19 @@ export class ResponseParser {
       // The name: token characters up to the colon.
       let colon = start;
       while (colon < to && TCHAR[bytes[colon]] === 1) colon++;
-      let end = colon;
-      while (end < to && bytes[end] !== 13) end++;
-      if (colon === start || colon === to || bytes[colon] !== 58) {
+      // One pass to the line's end that also checks the value is field text (no controls but tab).
+      let end = colon + 1;
+      let control = false;
+      for (; end < to; end++) {
+        const c = bytes[end];
+        if (c < 32 || c === 127) {
+          if (c === 13) break;
+          if (c !== 9) control = true;
+        }
+      }
+      if (colon === start || colon >= to || bytes[colon] !== 58) {
+        end = colon;
+        while (end < to && bytes[end] !== 13) end++;
         const named = bytes.indexOf(58, start) >= 0 && bytes.indexOf(58, start) < end;
         this.fail(
           `${named ? "a malformed header" : "a header line without a name"}: ${quoteLine(latin1(bytes, start, end))}`,
@@ -244,7 +256,7 @@ export class ResponseParser {
       let valueEnd = end;
       while (valueStart < valueEnd && isBlank(bytes[valueStart])) valueStart++;
       while (valueEnd > valueStart && isBlank(bytes[valueEnd - 1])) valueEnd--;
-      if (!isFieldText(bytes, valueStart, valueEnd) || (end < to && bytes[end + 1] !== 10)) {
+      if (control || (end < to && bytes[end + 1] !== 10)) {
         this.fail(`a malformed header: ${quoteLine(latin1(bytes, start, end))}`);
         return false;
       }
@@ -252,6 +264,7 @@ export class ResponseParser {
         this.keepHeaders === true ||
         (this.keepHeaders !== false && isOneOf(bytes, start, colon, this.keepHeaders))
       ) {
+        if (rawHeaders === NO_HEADERS) rawHeaders = [];
         rawHeaders.push(latin1(bytes, start, colon), latin1(bytes, valueStart, valueEnd));
       }
       const nameLength = colon - start;
@@ -300,7 +313,7 @@ export class ResponseParser {
     this.keepAlive = minor === "1" ? !closeAsked : keepAliveAsked && !closeAsked;
     this.listener.onResponseHead(
       code,
-      length > 13 ? latin1(bytes, from + 13, statusEnd) : "",
+      statusTextOf(bytes, from, statusEnd),
       rawHeaders,
       to - from + 4,
     );
@@ -386,4 +399,11 @@ export class ResponseParser {
     this.end();
     return this.inData(data, offset, buffer, from, end + 4);
   }
+}
+
+/** The reason phrase of a status line (bytes `from`..`to`); the common "OK" without a new string. */
+function statusTextOf(bytes: Buffer, from: number, to: number): string {
+  if (to - from <= 13) return "";
+  if (to - from === 15 && bytes[from + 13] === 79 && bytes[from + 14] === 75) return "OK";
+  return latin1(bytes, from + 13, to);
 }

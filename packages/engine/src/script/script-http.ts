@@ -84,8 +84,8 @@ function ignore(): void {}
  */
 class ScriptResponse implements HttpResponse {
   readonly status: number;
-  readonly timings: ResponseTimings;
   readonly proto: HttpResponse["proto"];
+  private timed: ResponseTimings | null = null;
   private text: string | null = null;
   private headerMap: Record<string, string> | null = null;
   private tooLarge: boolean;
@@ -98,8 +98,13 @@ class ScriptResponse implements HttpResponse {
   ) {
     this.status = answer.status;
     this.tooLarge = answer.body === null;
-    this.timings = { blocked: answer.blockedMs, ...answer.phases, duration: answer.latencyUs / 1000 };
     this.proto = proto;
+  }
+
+  get timings(): ResponseTimings {
+    const { answer } = this;
+    this.timed ??= { blocked: answer.blockedMs, ...answer.phases, duration: answer.latencyUs / 1000 };
+    return this.timed;
   }
 
   get headers(): Record<string, string> {

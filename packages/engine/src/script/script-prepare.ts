@@ -89,9 +89,12 @@ export function prepareScriptRequest(
   const verb = METHODS.has(method) ? method : String(method).toUpperCase();
   if (!METHODS.has(verb)) throw new TypeError(`vu.http: unknown method "${method}"`);
   const { origin, path, host, https, authorization } = locate(settings, url);
-  const query = path.indexOf("?");
-  const name = options.name ?? `${verb} ${query < 0 ? path : path.slice(0, query)}`;
-  const recorder = settings.recorders.request(name, verb);
+  let recorder: RequestRecorder;
+  if (options.name !== undefined) recorder = settings.recorders.request(options.name, verb);
+  else {
+    const query = path.indexOf("?");
+    recorder = settings.recorders.requestAt(verb, query < 0 ? path : path.slice(0, query));
+  }
   const { headers: built, body } = encodeBody(options);
   if (settings.compression && !hasHeader(built, "accept-encoding"))
     built.push("accept-encoding", "gzip, br, deflate");

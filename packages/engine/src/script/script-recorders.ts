@@ -12,6 +12,7 @@ import { RequestRecorder } from "@volley/stats";
 
 /** Most distinct names a thread's scripts may record under; past it new names share one. */
 export const MAX_SCRIPT_NAMES = 1000;
+const OTHER_NAMES = "(other names)";
 
 /**
  * The recorders of a thread's scripted VUs, made as the scripts name their requests, groups and
@@ -22,6 +23,8 @@ export class ScriptRecorders {
   private readonly byKey = new Map<string, RequestRecorder>();
   /** The same recorders by method, then name: the request path looks up without building a key. */
   private readonly byMethod = new Map<string, Map<string, RequestRecorder>>();
+  /** Recorders of requests named by default (`METHOD path`), by method, then path: no name is built per request. */
+  private readonly byPath = new Map<string, Map<string, RequestRecorder>>();
 
   constructor(
     private readonly histograms = true,
@@ -31,6 +34,23 @@ export class ScriptRecorders {
 
   request(name: string, method: string): RequestRecorder {
     return this.byMethod.get(method)?.get(name) ?? this.get(name, method);
+  }
+
+  /** The recorder of a request under its default name, `METHOD path` (the path without its query). */
+  requestAt(method: string, path: string): RequestRecorder {
+    let paths = this.byPath.get(method);
+    const known = paths?.get(path);
+    if (known !== undefined) return known;
+    const recorder = this.request(`${method} ${path}`, method);
+    // Past MAX_SCRIPT_NAMES a new path records as "(other names)": not kept here, so this map
+    // stays as small as the names.
+    if (recorder.name.endsWith(OTHER_NAMES)) return recorder;
+    if (paths === undefined) {
+      paths = new Map();
+      this.byPath.set(method, paths);
+    }
+    paths.set(path, recorder);
+    return recorder;
   }
 
   group(name: string): RequestRecorder {
@@ -59,7 +79,7 @@ export class ScriptRecorders {
     const key = `${method} ${name}`;
     let recorder = this.byKey.get(key);
     if (recorder) return recorder;
-    const overflow = `${method} (other names)`;
+    const overflow = `${method} ${OTHER_NAMES}`;
     if (this.byKey.size >= MAX_SCRIPT_NAMES && name !== overflow) return this.get(overflow, method);
     // A script's own errors and the internal names (unawaited requests; a stream's timings, made of
     // its request's scoped name) are kept as they are; a name the script gave is bounded, then scoped.

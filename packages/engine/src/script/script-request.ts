@@ -148,7 +148,7 @@ export class ScriptRequest extends ResponseIntake implements Dispatcher.Dispatch
       rawHeaders: this.rawHeaders,
       setCookies: this.setCookies,
       encoding: this.encoding,
-      body: this.bodyTooLarge || this.chunks === null ? null : Buffer.concat(this.chunks),
+      body: this.bodyTooLarge || this.chunks === null ? null : bodyOf(this.chunks),
       bytesIn: this.bytesIn,
       bytesOut: this.bytesOut,
       latencyUs,
@@ -173,4 +173,9 @@ export class ScriptRequest extends ResponseIntake implements Dispatcher.Dispatch
     this.recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut, kind, message, this.traceId);
     this.reject(new RequestFailedError(kind, message));
   }
+}
+
+/** The body's bytes: a one-chunk body as it is (each kept chunk is the answer's own, never a shared read buffer). */
+function bodyOf(chunks: Buffer[]): Buffer {
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
 }

@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import type { ErrorKind, ProgramOp } from "@volley/protocol";
 import type { RequestRecorder } from "@volley/stats";
 
@@ -57,7 +58,9 @@ export class FlowCursor {
    * The index of the next request to send, entering groups on the way; PARALLEL_STEP for a
    * parallel step (its requests in `parallelRequests`); -1 at the flow's end.
    */
-  nextRequest(now: number): number {
+  nextRequest(): number {
+    // The clock is read only at a group's edge: most flows have none.
+    let now = -1;
     while (this.pc < this.program.length) {
       const op = this.program[this.pc];
       if (op.op === "request") {
@@ -74,6 +77,7 @@ export class FlowCursor {
         this.parallelRequests = op.requests;
         return PARALLEL_STEP;
       }
+      if (now < 0) now = performance.now();
       if (op.op === "groupStart") {
         this.startedAt[op.group] = now;
         this.failure[op.group] = null;
@@ -87,12 +91,14 @@ export class FlowCursor {
   }
 
   /** The current step was answered (or failed; a parallel step: all its requests): move past it and close the groups it ends. */
-  requestDone(now: number, failure: [ErrorKind, string] | null): void {
+  requestDone(failure: [ErrorKind, string] | null): void {
     if (failure !== null) for (const group of this.open) this.failure[group] ??= failure;
     this.pc++;
+    let now = -1;
     while (this.pc < this.program.length) {
       const op = this.program[this.pc];
       if (op.op !== "groupEnd") break;
+      if (now < 0) now = performance.now();
       this.closeGroup(op.group, now);
       this.pc++;
     }

@@ -89,7 +89,7 @@ export class VirtualUser implements EngineVu, ExchangeOwner, WsExchangeOwner, Gr
       this.endIteration("interrupted");
       return;
     }
-    const index = this.cursor.nextRequest(performance.now());
+    const index = this.cursor.nextRequest();
     this.template.repeat = this.cursor.repeat;
     if (index === SLEEP_STEP) {
       // A pause the scenario writes between steps; an abort ends it as it ends think time.
@@ -209,7 +209,7 @@ export class VirtualUser implements EngineVu, ExchangeOwner, WsExchangeOwner, Gr
 
   /** The current step is over: on to think time and the next one. */
   private stepDone(failure: [ErrorKind, string] | null): void {
-    this.cursor.requestDone(performance.now(), failure);
+    this.cursor.requestDone(failure);
     const pause = this.ctx.thinks ? drawThinkTime(this.ctx.thinkTime) : 0;
     if (pause > 0) this.thinkTimer = setTimeout(this.next, pause);
     // Let the client release the socket before the next dispatch picks one.

@@ -1,5 +1,5 @@
 import { Float64Histogram, Int32Histogram } from "hdr-histogram-js";
-import { addHistogram, type LatencyHistogram } from "./latency-histogram.js";
+import { addHistogram, type LatencyHistogram, recordWhole } from "./latency-histogram.js";
 import {
   addEncodedHistogram,
   type DecodedHistograms,
@@ -54,9 +54,9 @@ export class PhaseTimings {
 
   record(connectUs: number, tlsUs: number, waitingUs: number): void {
     this.count++;
-    if (connectUs >= 1) this.histograms.connect.recordValue(clampUs(connectUs));
-    if (tlsUs >= 1) this.histograms.tls.recordValue(clampUs(tlsUs));
-    if (waitingUs >= 1) this.histograms.waiting.recordValue(clampUs(waitingUs));
+    if (connectUs >= 1) recordWhole(this.histograms.connect, clampUs(connectUs));
+    if (tlsUs >= 1) recordWhole(this.histograms.tls, clampUs(tlsUs));
+    if (waitingUs >= 1) recordWhole(this.histograms.waiting, clampUs(waitingUs));
   }
 
   /**
