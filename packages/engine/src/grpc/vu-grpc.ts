@@ -101,7 +101,7 @@ export class VuGrpc {
         now ? "the call was cancelled at the end of gracefulStop" : "the iteration ended with the call open",
       );
     }
-    this.streams.clear();
+    if (this.streams.size > 0) this.streams.clear(); // clearing an empty Set still makes it a new table
     if (now) this.iteration?.abort();
     this.iteration = null;
   }

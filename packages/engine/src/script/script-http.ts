@@ -18,7 +18,15 @@ export function scriptRequest(
   const expected =
     options.expect?.status === undefined ? null : statusExpectationSchema.parse(options.expect.status);
   const scheduled = vu.takeScheduledStart();
-  const answer = new Promise<HttpResponse>((resolve, reject) => {
+  // A script that does not await the request (k6's http is synchronous: the first thing a k6 user
+  // writes) must not turn its failure into an unhandled rejection that ends the thread; one that
+  // awaits still gets it. The handler is attached when it fails (not to every answer: it costs a
+  // promise); a failure while the promise is still being made (at once) attaches it after.
+  let answer: Promise<HttpResponse> | null = null;
+  let failedAtOnce = false;
+  // Whatever throws while it is made rejects it (the Promise constructor's rule): handled too.
+  let made = false;
+  answer = new Promise<HttpResponse>((resolve, reject) => {
     const request: ScriptRequest = new ScriptRequest(
       settings.originOf(origin),
       dispatch,
@@ -62,17 +70,17 @@ export function scriptRequest(
       },
       (error) => {
         vu.untrack(request);
+        if (answer === null) failedAtOnce = true;
+        else answer.catch(ignore);
         reject(error);
       },
     );
     request.traceId = traceId;
     if (vu.locatesCalls !== null) request.callSite = bundleCallSite(vu.locatesCalls);
     vu.send(request);
+    made = true;
   });
-  // A script that does not await the request (k6's http is synchronous: the first thing a k6 user
-  // writes) must not turn its failure into an unhandled rejection that ends the thread; one that
-  // awaits still gets it.
-  answer.catch(ignore);
+  if (failedAtOnce || !made) answer.catch(ignore);
   return answer;
 }
 

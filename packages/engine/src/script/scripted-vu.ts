@@ -65,7 +65,8 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
   private scheduledAt = -1;
   private sent = 0;
   /** The running iteration's requests not ended yet (a script may start several, or not await one). */
-  private readonly inFlight = new Set<ScriptRequest>();
+  // An array, not a Set: V8 makes a Set a new table each time it empties (once per request here).
+  private readonly inFlight: ScriptRequest[] = [];
   /** Of those, the ones handed a connection slot; the rest wait in `waiting`, in order. */
   private slotsTaken = 0;
   /** Requests of the running iteration that ended. */
@@ -92,7 +93,7 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
 
   /** Its iteration has made requests, and none has been written yet (all wait for a connection). */
   get unstarted(): boolean {
-    if (!this.busy || this.requestsEnded !== 0 || this.inFlight.size === 0) return false;
+    if (!this.busy || this.requestsEnded !== 0 || this.inFlight.length === 0) return false;
     for (const request of this.inFlight) if (request.sent) return false;
     return true;
   }
@@ -121,8 +122,7 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
   abort(): void {
     if (!this.busy) return;
     this.outcome = this.unstarted ? "unsent" : "interrupted";
-    const requests = [...this.inFlight];
-    this.inFlight.clear();
+    const requests = this.inFlight.splice(0);
     this.waiting = [];
     this.slotsTaken = 0;
     for (const request of requests) request.abort(ABORTED);
@@ -147,7 +147,7 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
   }
 
   send(request: ScriptRequest): void {
-    this.inFlight.add(request);
+    this.inFlight.push(request);
     if (this.slotsTaken < this.ctx.maxInFlight) {
       this.slotsTaken++;
       request.go();
@@ -160,7 +160,11 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
 
   untrack(request: ScriptRequest): void {
     // Only a request that had a slot ends by itself (a waiting one ends only by an abort).
-    if (!this.inFlight.delete(request)) return;
+    // Requests end mostly in the order they started: the search is short.
+    const at = this.inFlight.indexOf(request);
+    if (at < 0) return;
+    if (at === 0) this.inFlight.shift();
+    else this.inFlight.splice(at, 1);
     this.requestsEnded++;
     const next = this.waiting.shift();
     if (next === undefined) this.slotsTaken--;
@@ -168,7 +172,7 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
       next.waitingAtGate = false;
       next.go();
     }
-    if (this.inFlight.size === 0 && this.endWhenAnswered && this.busy) this.end();
+    if (this.inFlight.length === 0 && this.endWhenAnswered && this.busy) this.end();
   }
 
   assertRunning(): void {
@@ -187,7 +191,7 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
     }
     // Requests the script did not await are still the iteration's: each is answered and counted
     // once before the next iteration starts (an abort at the run's end fails them as aborted).
-    if (this.inFlight.size > 0) {
+    if (this.inFlight.length > 0) {
       this.ctx.notAwaited.report(this.inFlight);
       this.endWhenAnswered = true;
       return;
