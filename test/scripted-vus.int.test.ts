@@ -275,6 +275,41 @@ describe("scripted virtual users", () => {
     expect(report.summary.errors.map((e) => [e.kind, e.count])).toEqual([["connect", 50]]);
   });
 
+  it("res.headers holds every header of the answer (made from the head's bytes when read), cookies and compression still work", async () => {
+    target.reset();
+    const report = await run(
+      {
+        name: "scripted-headers",
+        target: target.url,
+        load: { executor: "per-vu-iterations", vus: 2, iterations: 3 },
+        http: { compression: true },
+        script: "headers.ts",
+      },
+      {
+        "headers.ts": `export default async (vu) => {
+          const hello = await vu.http.get("/hello?i=" + vu.iteration, { name: "hello" });
+          const h = hello.headers;
+          vu.check("every header, lower-case names", h["content-type"] === "text/plain" && h["content-length"] === "11" && h["x-request-path"] === "/hello" && h.connection === "keep-alive" && typeof h.date === "string");
+          const set = await vu.http.get("/cookie/set?name=sid&value=v" + vu.iteration + "&path=/", { name: "set" });
+          vu.check("set-cookie", set.headers["set-cookie"] === "sid=v" + vu.iteration + "; Path=/");
+          const packed = await vu.http.get("/compressed?as=gzip", { name: "packed" });
+          vu.check("decoded", packed.headers["content-encoding"] === "gzip" && packed.json().token === "z-gzip");
+          await vu.http.get("/hello?after", { name: "after" });
+        }`,
+      },
+    );
+    expect(report.status).toBe("finished");
+    expect(report.summary.total).toMatchObject({ requests: 24, failures: 0 });
+    expect(report.summary.checks).toEqual([
+      { name: "every header, lower-case names", passes: 6, fails: 0 },
+      { name: "set-cookie", passes: 6, fails: 0 },
+      { name: "decoded", passes: 6, fails: 0 },
+    ]);
+    // The jar read Set-Cookie from the answer (its strings made by the client, not from res.headers).
+    const cookies = target.log.filter((e) => e.url === "/hello?after").map((e) => e.headers.cookie);
+    expect(cookies.sort()).toEqual(["sid=v0", "sid=v0", "sid=v1", "sid=v1", "sid=v2", "sid=v2"]);
+  });
+
   it("vu.cookies gets, sets and clears the VU's jar; reset: iteration empties it at every iteration", async () => {
     target.reset();
     const report = await run(

@@ -87,3 +87,26 @@ export function isFieldText(bytes: Buffer, from: number, to: number): boolean {
 
 export const DIGITS_RE = /^\d{1,15}$/;
 export const HEX_RE = /^[0-9A-Fa-f]{1,13}$/;
+
+/**
+ * The headers of a head the parser accepted (status line to the blank line, as `onRawHead` hands it
+ * over): name, value, ... as the parser would have made them, values without surrounding blanks.
+ */
+export function headerPairs(head: Buffer): string[] {
+  const pairs: string[] = [];
+  const statusEnd = head.indexOf(13);
+  if (statusEnd < 0) return pairs; // the status line alone
+  let start = statusEnd + 2;
+  while (start < head.length) {
+    let end = head.indexOf(13, start);
+    if (end < 0) end = head.length;
+    const colon = head.indexOf(58, start);
+    let valueStart = colon + 1;
+    let valueEnd = end;
+    while (valueStart < valueEnd && isBlank(head[valueStart])) valueStart++;
+    while (valueEnd > valueStart && isBlank(head[valueEnd - 1])) valueEnd--;
+    pairs.push(latin1(head, start, colon), latin1(head, valueStart, valueEnd));
+    start = end + 2;
+  }
+  return pairs;
+}

@@ -38,6 +38,14 @@ export interface HeadAwareHandler {
   wantsHeaders?: HeaderSelection;
   /** The response head's exact size on the wire, just before `onHeaders`. */
   onHeadBytes?(bytes: number): void;
+  /**
+   * The response head's bytes (status line to the blank line; a view of the read, valid during the
+   * call), just before `onHeaders`, for a handler that makes header strings only when they are
+   * read. With it, `onHeaders` gets only the headers `headerStrings` names (Volley's HTTP/1.1
+   * client; the other clients never call it and hand over `wantsHeaders`).
+   */
+  onRawHead?(head: Buffer): void;
+  readonly headerStrings?: HeaderSelection;
   /** The request's exact size on the wire (head and body), once written. */
   onRequestBytes?(bytes: number): void;
   /**
@@ -154,7 +162,10 @@ export class Http1Connection implements ResponseListener {
     this.options = options;
     this.bytesRead = 0;
     this.readingBody = false;
-    this.parser.expectResponse(options.method === "HEAD", (handler as HeadAwareHandler).wantsHeaders ?? true);
+    const aware = handler as HeadAwareHandler;
+    if (aware.onRawHead === undefined)
+      this.parser.expectResponse(options.method === "HEAD", aware.wantsHeaders ?? true);
+    else this.parser.expectResponse(options.method === "HEAD", aware.headerStrings ?? false, true);
     this.requests++;
     handler.onConnect?.(this.abort);
     if (this.handler !== handler) return; // aborted at once
@@ -272,7 +283,13 @@ export class Http1Connection implements ResponseListener {
     else this.owner.released(this);
   }
 
-  onResponseHead(status: number, statusText: string, rawHeaders: string[], headBytes: number): void {
+  onResponseHead(
+    status: number,
+    statusText: string,
+    rawHeaders: string[],
+    headBytes: number,
+    head: Buffer | null,
+  ): void {
     const handler = this.handler;
     if (handler === null) return;
     this.readingBody = true;
@@ -281,6 +298,7 @@ export class Http1Connection implements ResponseListener {
     const hint = this.parser.keepAliveHintS;
     if (hint >= 0) this.idleTimeoutMs = Math.min(this.idleTimeoutMs, Math.max(0, hint * 1000 - 1000));
     (handler as HeadAwareHandler).onHeadBytes?.(headBytes);
+    if (head !== null) (handler as HeadAwareHandler).onRawHead?.(head);
     // Connect and TLS are the first request's: a reused connection's cost nothing.
     const opened = this.requests === 1;
     (handler as HeadAwareHandler).onPhases?.(

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { seededRandom } from "../test-support/seeded-random.js";
+import { headerPairs } from "./head-bytes.js";
 import { MAX_HEAD_BYTES, ResponseParser } from "./response-parser.js";
 
 type Event =
@@ -12,7 +13,12 @@ function parse(pieces: Buffer[], options: { head?: boolean; close?: boolean } = 
   const events: Event[] = [];
   let body: Buffer[] = [];
   const parser = new ResponseParser({
-    onResponseHead: (head, text, headers) => events.push({ head, text, headers }),
+    onResponseHead: (head, text, headers, _bytes, raw) => {
+      // The head's bytes, handed over beside the strings, read back to the same headers.
+      expect(raw).not.toBeNull();
+      expect(headerPairs(raw as Buffer)).toEqual(headers);
+      events.push({ head, text, headers });
+    },
     onResponseBody: (chunk) => body.push(Buffer.from(chunk)),
     onResponseEnd: (end) => {
       events.push({ end, body: Buffer.concat(body).toString("latin1") });
@@ -21,6 +27,7 @@ function parse(pieces: Buffer[], options: { head?: boolean; close?: boolean } = 
     onParseError: (error) => events.push({ error }),
   });
   parser.headRequest = options.head ?? false;
+  parser.keepHead = true;
   for (const piece of pieces) parser.execute(piece);
   if (options.close) parser.finish();
   return events;
@@ -106,6 +113,60 @@ describe("ResponseParser framings, split at every byte", () => {
       { head: 404, text: "", headers: ["Content-Length", "1"] },
       { end: true, body: "b" },
     ]);
+  });
+
+  it("named headers as strings, the head's bytes beside them (a script's answer: strings when read)", () => {
+    const seen: Array<{ headers: string[]; pairs: string[] }> = [];
+    const parser = new ResponseParser(
+      {
+        onResponseHead: (_status, _text, headers, _bytes, raw) =>
+          seen.push({ headers, pairs: headerPairs(Buffer.from(raw as Buffer)) }),
+        onResponseBody: () => {},
+        onResponseEnd: () => {},
+        onParseError: (error) => {
+          throw new Error(error);
+        },
+      },
+      true,
+    );
+    parser.expectResponse(false, ["set-cookie", "content-encoding"], true);
+    parser.execute(
+      Buffer.from(
+        "HTTP/1.1 200 OK\r\nServer:\tx \r\nSet-Cookie: a=1\r\nX-Empty:\r\nset-cookie:  b=2 \r\nContent-Length: 0\r\n\r\n",
+        "latin1",
+      ),
+    );
+    expect(seen).toEqual([
+      {
+        headers: ["Set-Cookie", "a=1", "set-cookie", "b=2"],
+        pairs: [
+          "Server",
+          "x",
+          "Set-Cookie",
+          "a=1",
+          "X-Empty",
+          "",
+          "set-cookie",
+          "b=2",
+          "Content-Length",
+          "0",
+        ],
+      },
+    ]);
+    // Without it asked, no bytes are handed over.
+    const heads: Array<Buffer | null> = [];
+    const plain = new ResponseParser(
+      {
+        onResponseHead: (_status, _text, _headers, _bytes, raw) => heads.push(raw),
+        onResponseBody: () => {},
+        onResponseEnd: () => {},
+        onParseError: () => {},
+      },
+      true,
+    );
+    plain.expectResponse(false, false);
+    plain.execute(Buffer.from("HTTP/1.1 204 No Content\r\n\r\n", "latin1"));
+    expect(heads).toEqual([null]);
   });
 });
 

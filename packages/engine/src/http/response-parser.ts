@@ -23,10 +23,20 @@ import {
  * parser stops: the connection must be destroyed.
  */
 
-/** What the parser reports, in order: (onHead, onBody*, onEnd)* or onParseError. */
+/** What the parser reports, in order: (onResponseHead, onResponseBody*, onResponseEnd)* or onParseError. */
 export interface ResponseListener {
-  /** `rawHeaders`: name, value, ... (empty unless `keepHeaders`); `headBytes`: the head's size on the wire. */
-  onResponseHead(status: number, statusText: string, rawHeaders: string[], headBytes: number): void;
+  /**
+   * `rawHeaders`: name, value, ... (empty unless `keepHeaders`); `headBytes`: the head's size on
+   * the wire; `head`: its bytes (status line to the blank line, a view of the read: valid during
+   * the call) when `keepHead` was asked, else null.
+   */
+  onResponseHead(
+    status: number,
+    statusText: string,
+    rawHeaders: string[],
+    headBytes: number,
+    head: Buffer | null,
+  ): void;
   onResponseBody(chunk: Buffer): void;
   /** `keepAlive`: the connection may carry another request. */
   onResponseEnd(keepAlive: boolean): void;
@@ -62,6 +72,8 @@ export class ResponseParser {
    * (lowercase). No strings are made for the others; the ones framing the body are read anyway.
    */
   keepHeaders: HeaderSelection = true;
+  /** Hand over the head's bytes too (`onResponseHead`'s `head`). */
+  keepHead = false;
   /** The last head's `Keep-Alive: timeout=N`, in seconds; -1 without one. */
   keepAliveHintS = -1;
   private state = HEAD;
@@ -85,9 +97,10 @@ export class ResponseParser {
    * The next request went out: read its response (`head`: it was a HEAD request; `keepHeaders`:
    * hand over its headers).
    */
-  expectResponse(head: boolean, keepHeaders: HeaderSelection = true): void {
+  expectResponse(head: boolean, keepHeaders: HeaderSelection = true, keepHead = false): void {
     this.headRequest = head;
     this.keepHeaders = keepHeaders;
+    this.keepHead = keepHead;
     this.paused = false;
   }
 
@@ -316,6 +329,7 @@ export class ResponseParser {
       statusTextOf(bytes, from, statusEnd),
       rawHeaders,
       to - from + 4,
+      this.keepHead ? bytes.subarray(from, to) : null,
     );
     if (this.state === FAILED) return false;
     if (this.headRequest || code === 204 || code === 304) {

@@ -1,5 +1,6 @@
 import { statusExpectationSchema } from "@volley/protocol";
 import type { HttpResponse, RequestOptions, ResponseTimings } from "@volley/script";
+import { headerPairs } from "../http/head-bytes.js";
 import { DecodedBodyTooLargeError, decodeBody } from "../vu/http-session.js";
 import { bundleCallSite } from "./call-site.js";
 import { prepareScriptRequest, type ScriptHttpSettings, type ScriptRequester } from "./script-prepare.js";
@@ -116,7 +117,8 @@ class ScriptResponse implements HttpResponse {
   }
 
   get headers(): Record<string, string> {
-    this.headerMap ??= readHeaders(this.answer.rawHeaders);
+    const { head, rawHeaders } = this.answer;
+    this.headerMap ??= readHeaders(head === null ? rawHeaders : headerPairs(head));
     return this.headerMap;
   }
 

@@ -11,10 +11,16 @@ import type { BundlePosition } from "./call-site.js";
 
 export { RequestFailedError } from "../http/request-failed-error.js";
 
+/** The response headers the engine itself reads for a script (cookies, decompression). */
+const ENGINE_READS: readonly string[] = ["set-cookie", "content-encoding"];
+
 /** What a script request settles with once its answer is complete. */
 export interface RawAnswer {
   status: number;
+  /** The head's headers: all of them, unless `head` is set (then read them from it). */
   rawHeaders: Buffer[] | string[];
+  /** The head's bytes, kept when the client hands them over (Volley's HTTP/1.1 client), else null. */
+  head: Buffer | null;
   /** Set-Cookie values, when the answer has any. */
   setCookies: string[] | null;
   /** Content-Encoding (lower case), or null. */
@@ -37,8 +43,11 @@ export interface RawAnswer {
  */
 export class ScriptRequest extends ResponseIntake implements Dispatcher.DispatchHandler, GateEntrant {
   readonly wantsHeaders = true;
+  /** Given the head's bytes, the client makes strings of these only (the two the engine reads). */
+  readonly headerStrings = ENGINE_READS;
   waitingAtGate = false;
   private rawHeaders: Buffer[] | string[] = [];
+  private head: Buffer | null = null;
   private setCookies: string[] | null = null;
   private encoding: string | null = null;
   private aborted: Error | null = null;
@@ -115,6 +124,11 @@ export class ScriptRequest extends ResponseIntake implements Dispatcher.Dispatch
     if (this.aborted) abort(this.aborted);
   }
 
+  /** A script reads a response's headers seldom: their strings are made from these bytes when it does. */
+  onRawHead(head: Buffer): void {
+    this.head = Buffer.from(head);
+  }
+
   onHeaders(
     status: number,
     rawHeaders: Buffer[] | string[],
@@ -146,6 +160,7 @@ export class ScriptRequest extends ResponseIntake implements Dispatcher.Dispatch
     this.resolve({
       status: this.status,
       rawHeaders: this.rawHeaders,
+      head: this.head,
       setCookies: this.setCookies,
       encoding: this.encoding,
       body: this.bodyTooLarge || this.chunks === null ? null : bodyOf(this.chunks),
