@@ -7,9 +7,9 @@ import {
 } from "@volley/protocol";
 import {
   clampLatencyUs,
-  recordWhole,
   createRecordingHistogram,
   type LatencyHistogram,
+  recordWhole,
 } from "./histogram/latency-histogram.js";
 import { encodeHistogram } from "./histogram/sparse-codec.js";
 

@@ -1,4 +1,3 @@
-import { performance } from "node:perf_hooks";
 import { drawThinkTime, type ErrorKind } from "@volley/protocol";
 import { GrpcExchange, type GrpcExchangeOwner } from "../grpc/grpc-exchange.js";
 import type { TemplateContext } from "../scenario/compiled-template.js";
