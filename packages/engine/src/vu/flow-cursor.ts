@@ -51,7 +51,7 @@ export class FlowCursor {
     for (const group of this.open) this.startedAt[group] = -1;
     this.program = program;
     this.pc = 0;
-    this.open.length = 0;
+    if (this.open.length > 0) this.open.length = 0; // setting a length calls into V8 even when it is 0 already
   }
 
   /**
