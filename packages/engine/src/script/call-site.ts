@@ -1,4 +1,5 @@
 import { findSourceMap } from "node:module";
+import { pathToFileURL } from "node:url";
 
 /** Where in the bundle a call was made: a key to map once to the script's own file and line. */
 export interface BundlePosition {
@@ -22,14 +23,28 @@ export function bundleCallSite(frameRoot: string): BundlePosition | null {
   Error.captureStackTrace(holder, bundleCallSite);
   const frames = holder.stack;
   Error.prepareStackTrace = original;
+  const rootUrl = fileUrlOf(frameRoot);
   for (const frame of frames ?? []) {
     const file = frame.getFileName();
     if (file === undefined || file === null) continue;
-    const path = file.startsWith("file://") ? new URL(file).pathname : file;
-    if (!path.startsWith(frameRoot)) continue;
+    // The bundle was imported by its file URL: compared as a URL, no frame's name is parsed.
+    if (!file.startsWith(rootUrl) && !file.startsWith(frameRoot)) continue;
     return { file, line: frame.getLineNumber() ?? 0, column: frame.getColumnNumber() ?? 0 };
   }
   return null;
+}
+
+/** The file URL of a frame root (a folder path ending in "/"), made once per root. */
+const rootUrls = new Map<string, string>();
+function fileUrlOf(frameRoot: string): string {
+  let url = rootUrls.get(frameRoot);
+  if (url === undefined) {
+    url = pathToFileURL(frameRoot).href;
+    if (!url.endsWith("/")) url += "/";
+    if (rootUrls.size > 100) rootUrls.clear(); // a thread loads its scripts once: never reached
+    rootUrls.set(frameRoot, url);
+  }
+  return url;
 }
 
 /**
