@@ -2,7 +2,7 @@ import type { RunDetail } from "@volley/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliSandbox, cliSandbox } from "./support/cli-sandbox.js";
 import { startTestMaster, startTestWorker } from "./support/in-process.js";
-import { getJson, sendJson } from "./support/processes.js";
+import { getJson, sendJson, waitFor } from "./support/processes.js";
 import { startTargetServer, type TargetServer } from "./support/target-server.js";
 
 // `volley run --master URL`: against a running master, waiting its turn, judged against a baseline.
@@ -26,8 +26,9 @@ describe("volley run against a master", () => {
         scenario: {
           name: "cli-holder",
           target: target.url,
-          // Long enough to outlast two CLI starts on a loaded machine (3 s did not, once).
-          load: { executor: "constant-vus", vus: 1, duration: "8s" },
+          // It holds the master until the queued run is seen waiting, then is stopped: no CLI's
+          // start time on a loaded machine decides whether the second run had to wait.
+          load: { executor: "constant-vus", vus: 1, duration: "5m" },
           thinkTime: "20ms",
           requests: [{ path: "/hello" }],
         },
@@ -42,7 +43,17 @@ describe("volley run against a master", () => {
       expect(refused.code).toBe(2);
       expect(refused.output).toContain('run "cli-holder"');
       expect(refused.output).toContain("queue this run behind it");
-      const queued = await volley(["run", file, "--master", master.url, "--queue"]);
+      const queuing = volley(["run", file, "--master", master.url, "--queue"]);
+      await waitFor(
+        async () =>
+          (
+            await getJson<{ runs: Array<{ name: string }> }>(`${master.url}/api/runs?status=queued`)
+          ).runs.some((r) => r.name === "cli-queued"),
+        { what: "the CLI's run queued behind cli-holder" },
+      );
+      const stop = await sendJson("POST", `${master.url}/api/runs/${holder.body.id}/stop`, {});
+      expect(stop.status).toBeLessThan(300);
+      const queued = await queuing;
       expect(queued.code, queued.output).toBe(0);
       expect(queued.output).toMatch(/Run \S+ queued on .*: it starts when the runs before it end/);
       expect(queued.output).toContain("cli-queued: finished, 10 requests");

@@ -113,6 +113,9 @@ describe("worker identity", () => {
   it("feeder tables travel packed: gzip once per run, the same bytes to every worker", async () => {
     const one = await FakeWorker.join(master, { token: TOKEN });
     const two = await FakeWorker.join(master, { token: TOKEN });
+    // This file's master counts a worker lost after 1 s of silence; making a 20,000-row run can
+    // take longer than that on a busy machine.
+    for (const worker of [one, two]) worker.keepBeating("ready");
     try {
       const csv = `email,plan\n${Array.from({ length: 20_000 }, (_, i) => `user${i}@example.test,basic`).join("\n")}\n`;
       const created = await sendJson(
@@ -141,6 +144,7 @@ describe("worker identity", () => {
       expect(files.data.users.rows[7]).toEqual(["user7@example.test", "basic"]);
       for (const worker of [one, two]) {
         worker.send({ type: "run-accepted", runId });
+        worker.keepBeating("running", runId);
         await worker.push({ runId, seq: 0, final: true, requests: [requestStats("hello", 1)] });
       }
       expect((await waitForRunEnd<RunDetail>(master.url, runId, 30_000, TOKEN)).summary.total.requests).toBe(

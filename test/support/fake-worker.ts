@@ -33,6 +33,7 @@ export class FakeWorker {
   private readonly redis: Redis;
   private readonly queues = new Map<string, Queue>();
   private readonly queuePrefix: string;
+  private beating: NodeJS.Timeout | null = null;
   closeCode: number | null = null;
 
   constructor(options: FakeWorkerOptions) {
@@ -187,7 +188,17 @@ export class FakeWorker {
     });
   }
 
+  /**
+   * Heartbeats as a worker does, every `intervalMs` until closed: against a master with a short
+   * heartbeat timeout, a busy machine's slow step must not make it count this worker lost.
+   */
+  keepBeating(state: "ready" | "running", runId: string | null = null, intervalMs = 200): void {
+    if (this.beating) clearInterval(this.beating);
+    this.beating = setInterval(() => this.heartbeat(state, runId), intervalMs);
+  }
+
   async close(): Promise<void> {
+    if (this.beating) clearInterval(this.beating);
     this.socket.close();
     for (const queue of this.queues.values()) await queue.close().catch(() => {});
     this.redis.disconnect();

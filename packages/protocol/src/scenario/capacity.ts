@@ -63,6 +63,7 @@ export const capacityStepSchema = z.object({
   p95: z.number().nullable(),
   p99: z.number().nullable(),
   errorRate: z.number(),
+  /** Iterations dropped for want of a free VU (not those due before a thread began: see late-start). */
   dropped: z.number(),
   ok: z.boolean(),
   /** What broke the SLO, when it did. */

@@ -1,4 +1,9 @@
-import { type CapacitySearchConfig, parseScenario } from "@volley/protocol";
+import {
+  type CapacitySearchConfig,
+  LATE_START_METHOD,
+  lateStartStatsName,
+  parseScenario,
+} from "@volley/protocol";
 import { RequestRecorder, StatsAggregate } from "@volley/stats";
 import { describe, expect, it } from "vitest";
 import { CapacityJudge } from "./capacity-judge.js";
@@ -97,6 +102,24 @@ describe("CapacityJudge", () => {
     expect(starved.result().sentence).toContain(
       "the generator ran out of VUs (maxVus 50, 40 iterations dropped)",
     );
+  });
+
+  it("iterations due before a thread began are the late-start warning's, not a want of VUs", () => {
+    /** A first step whose first second dropped 3 iterations, `late` of them due before the thread began. */
+    const firstStep = (late: number) => {
+      const judge = new CapacityJudge(load({ confirm: false }), ["cap"], "req/s");
+      const first = second(97, 5, 0, 3);
+      const recorder = new RequestRecorder(lateStartStatsName(null), LATE_START_METHOD);
+      for (let i = 0; i < late; i++) recorder.record(35_000, 0, 0, 0);
+      if (late) first.add([recorder.flush()]);
+      judge.addSecond(0, first);
+      judge.addSecond(1, second(100, 5));
+      return judge.result().steps[0];
+    };
+    // 3 of 200 planned is over the 1 %: out of VUs, unless the thread began late.
+    expect(firstStep(0)).toMatchObject({ dropped: 3, ok: false, failedOn: "maxVus" });
+    expect(firstStep(3)).toMatchObject({ dropped: 0, ok: true, failedOn: null });
+    expect(firstStep(1)).toMatchObject({ dropped: 2, ok: true });
   });
 
   it("passing every step up to maxRate says the capacity is above it; a stop before says so", () => {

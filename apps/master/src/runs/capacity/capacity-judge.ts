@@ -3,6 +3,7 @@ import {
   type CapacitySearchConfig,
   type CapacityStep,
   capacityRates,
+  lateStartStatsName,
   scopedName,
   type TotalsSummary,
 } from "@volley/protocol";
@@ -91,7 +92,10 @@ export class CapacityJudge {
       ? summary.requests.find((r) => r.name === request)
       : summary.total;
     const rate = this.rates[index];
-    const dropped = stats.dropped;
+    // Iterations due before a thread began are dropped too, but the VUs did not run out: the
+    // run's late-start warning reports those, and they do not make the step fail on maxVus.
+    const lateStarts = stats.get(lateStartStatsName(this.part))?.requests ?? 0;
+    const dropped = Math.max(0, stats.dropped - lateStarts);
     const prefix = request ? `${request}.` : "";
     const rules: Record<string, string> = {};
     for (const metric of ["p95", "p99", "errorRate"] as const) {
