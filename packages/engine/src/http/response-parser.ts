@@ -1,12 +1,8 @@
 import {
-  DIGITS_RE,
   digitsOf,
   HEX_RE,
   hasToken,
   isBlank,
-  isDigit,
-  isExactly,
-  isFieldText,
   isName,
   isOneOf,
   latin1,
@@ -14,6 +10,13 @@ import {
   TCHAR,
   TOKEN_RE,
 } from "./head-bytes.js";
+import {
+  isHttp11,
+  listedContentLength,
+  statusCodeOf,
+  statusLineProblem,
+  statusTextOf,
+} from "./status-line.js";
 
 /**
  * A strict, incremental HTTP/1.1 response parser for a client with one request in flight per
@@ -211,28 +214,12 @@ export class ResponseParser {
     // Scanned as bytes (far cheaper than characters); strings are made only for what is read.
     let statusEnd = from;
     while (statusEnd < to && bytes[statusEnd] !== 13) statusEnd++;
-    const minorCode = bytes[from + 7];
-    const code = (bytes[from + 9] - 48) * 100 + (bytes[from + 10] - 48) * 10 + (bytes[from + 11] - 48);
-    const length = statusEnd - from;
-    if (
-      // The protocol name is case-sensitive (RFC 9112): "HTTP/1." to the byte.
-      !isExactly(bytes, from, "HTTP/1.") ||
-      (minorCode !== 48 && minorCode !== 49) ||
-      bytes[from + 8] !== 32 ||
-      !(length === 12 || (length > 12 && bytes[from + 12] === 32)) ||
-      !isDigit(bytes[from + 9]) ||
-      !isDigit(bytes[from + 10]) ||
-      !isDigit(bytes[from + 11]) ||
-      code < 100 ||
-      !isFieldText(bytes, from + 13, statusEnd) ||
-      (statusEnd < to && bytes[statusEnd + 1] !== 10)
-    ) {
-      this.fail(
-        `not an HTTP/1.x status line: ${JSON.stringify(latin1(bytes, from, from + Math.min(length, 60)))}`,
-      );
+    const problem = statusLineProblem(bytes, from, statusEnd, to);
+    if (problem !== null) {
+      this.fail(problem);
       return false;
     }
-    const minor = minorCode === 49 ? "1" : "0";
+    const code = statusCodeOf(bytes, from);
     let rawHeaders = NO_HEADERS;
     this.keepAliveHintS = -1;
     let contentLength = -1;
@@ -288,20 +275,12 @@ export class ResponseParser {
           start = end + 2;
           continue;
         }
-        const value = latin1(bytes, valueStart, valueEnd);
-        for (const part of value.split(",")) {
-          const digits = part.trim();
-          if (!DIGITS_RE.test(digits)) {
-            this.fail(`content-length is not a number: ${JSON.stringify(value.slice(0, 40))}`);
-            return false;
-          }
-          const n = Number(digits);
-          if (contentLength >= 0 && n !== contentLength) {
-            this.fail("content-length is given twice with different values");
-            return false;
-          }
-          contentLength = n;
+        const listed = listedContentLength(latin1(bytes, valueStart, valueEnd), contentLength);
+        if (typeof listed === "string") {
+          this.fail(listed);
+          return false;
         }
+        contentLength = listed;
       } else if (nameLength === 17 && isName(bytes, start, "transfer-encoding")) {
         transferEncoding = true;
         const codings = latin1(bytes, valueStart, valueEnd).toLowerCase().split(",");
@@ -323,7 +302,7 @@ export class ResponseParser {
       }
       return true;
     }
-    this.keepAlive = minor === "1" ? !closeAsked : keepAliveAsked && !closeAsked;
+    this.keepAlive = isHttp11(bytes, from) ? !closeAsked : keepAliveAsked && !closeAsked;
     this.listener.onResponseHead(
       code,
       statusTextOf(bytes, from, statusEnd),
@@ -413,11 +392,4 @@ export class ResponseParser {
     this.end();
     return this.inData(data, offset, buffer, from, end + 4);
   }
-}
-
-/** The reason phrase of a status line (bytes `from`..`to`); the common "OK" without a new string. */
-function statusTextOf(bytes: Buffer, from: number, to: number): string {
-  if (to - from <= 13) return "";
-  if (to - from === 15 && bytes[from + 13] === 79 && bytes[from + 14] === 75) return "OK";
-  return latin1(bytes, from + 13, to);
 }
