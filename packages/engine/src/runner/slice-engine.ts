@@ -3,7 +3,6 @@ import {
   type FeederTable,
   feedersByPart,
   hasThinkTime,
-  isGrpcTarget,
   type JoinRun,
   type LoadChange,
   Partition,
@@ -25,14 +24,14 @@ import { ProtoPackages } from "../scenario/compiled-grpc.js";
 import { compileRequests, requestOrigins } from "../scenario/compiled-request.js";
 import type { LoadedScript } from "../script/load-scripts.js";
 import { ScriptMetrics } from "../script/script-metrics.js";
-import { scriptedVus, scriptTarget } from "../script/script-part.js";
+import { scriptedVus } from "../script/script-part.js";
 import { ScriptRecorders } from "../script/script-recorders.js";
 import { atMoment } from "../timing/at-moment.js";
 import { IterationLog } from "../vu/iteration-log.js";
 import { VirtualUser } from "../vu/virtual-user.js";
 import type { VuContext } from "../vu/vu-context.js";
 import { BusyPoll } from "./busy-poll.js";
-import { slicePools, sliceRecorders } from "./slice-setup.js";
+import { scriptThreadOf, slicePools, sliceRecorders } from "./slice-setup.js";
 import type { ThreadPools } from "./thread-pools.js";
 
 /** One second (or the final part of one) of a slice's measurements. */
@@ -141,23 +140,13 @@ export class SliceEngine {
     this.scriptRecorders = scenario.parts.map(
       (part) => new ScriptRecorders(options.latencyHistograms ?? true, part.name),
     );
-    const scriptThread = {
-      scenario,
+    const scriptParts = {
+      pools: this.pools,
+      grpc: this.grpcChannels,
+      network,
+      protos,
+      tracing,
       metrics: this.scriptMetrics,
-      http: {
-        target: scriptTarget(scenario),
-        originOf: (origin: string) => this.pools.get(origin),
-        recorders: this.scriptRecorders[0],
-        timeoutMs: scenario.timeout,
-        maxBodyBytes: scenario.http.maxBodyBytes,
-        compression: scenario.http.compression,
-        network,
-        grpc: this.grpcChannels,
-        protos,
-        grpcTarget: isGrpcTarget(scenario.target) ? scenario.target : null,
-        tracing,
-        proto: scenario.http.version === "1.1" ? ("HTTP/1.1" as const) : ("HTTP/2" as const),
-      },
       worker: options.workerName,
       env: options.env ?? {},
       feeders,
@@ -213,10 +202,7 @@ export class SliceEngine {
           part.script !== null
             ? scriptedVus(
                 { ...part, script: part.script },
-                {
-                  ...scriptThread,
-                  http: { ...scriptThread.http, recorders: this.scriptRecorders[partIndex] },
-                },
+                scriptThreadOf(scenario, scriptParts, this.scriptRecorders[partIndex]),
               )
             : (number, index) => new VirtualUser(number, index, vuContext),
         partition,

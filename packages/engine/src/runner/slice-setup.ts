@@ -2,6 +2,7 @@ import {
   GROUP_METHOD,
   GRPC_METHOD,
   hasParallelRequests,
+  isGrpcTarget,
   type Partition,
   runVuCeiling,
   type Scenario,
@@ -11,9 +12,17 @@ import {
   WS_METHOD,
 } from "@volley/protocol";
 import { RequestRecorder } from "@volley/stats";
+import type { FeederSet } from "../feeders/feeder.js";
+import type { GrpcChannels } from "../grpc/grpc-channels.js";
 import { h2Sessions } from "../http/dispatcher.js";
+import type { TraceIds } from "../http/trace-ids.js";
 import type { ConnectionSettings } from "../network/connection-settings.js";
+import type { ProtoPackages } from "../scenario/compiled-grpc.js";
 import type { CompiledRequest } from "../scenario/compiled-request.js";
+import type { LoadedScript } from "../script/load-scripts.js";
+import type { ScriptMetrics } from "../script/script-metrics.js";
+import { type ScriptThread, scriptTarget } from "../script/script-part.js";
+import type { ScriptRecorders } from "../script/script-recorders.js";
 import { ThreadPools } from "./thread-pools.js";
 
 /**
@@ -74,4 +83,49 @@ export function slicePools(
     Math.max(1, partition.count(runVuCeiling(scenario))),
   );
   return new ThreadPools(scenario.http, network, sockets, inFlight);
+}
+
+/** What a thread shares with its scripted parts (see `scriptThreadOf`). */
+export interface ScriptThreadParts {
+  pools: ThreadPools;
+  grpc: GrpcChannels;
+  network: ConnectionSettings;
+  protos: ProtoPackages;
+  tracing: TraceIds | null;
+  metrics: ScriptMetrics;
+  worker: string;
+  env: Record<string, string>;
+  feeders: FeederSet;
+  scripts: Record<string, LoadedScript>;
+}
+
+/** The thread as one scripted part sees it: the shared parts, and the part's own recorders. */
+export function scriptThreadOf(
+  scenario: Scenario,
+  parts: ScriptThreadParts,
+  recorders: ScriptRecorders,
+): ScriptThread {
+  const { pools } = parts;
+  return {
+    scenario,
+    metrics: parts.metrics,
+    http: {
+      target: scriptTarget(scenario),
+      originOf: (origin: string) => pools.get(origin),
+      recorders,
+      timeoutMs: scenario.timeout,
+      maxBodyBytes: scenario.http.maxBodyBytes,
+      compression: scenario.http.compression,
+      network: parts.network,
+      grpc: parts.grpc,
+      protos: parts.protos,
+      grpcTarget: isGrpcTarget(scenario.target) ? scenario.target : null,
+      tracing: parts.tracing,
+      proto: scenario.http.version === "1.1" ? "HTTP/1.1" : "HTTP/2",
+    },
+    worker: parts.worker,
+    env: parts.env,
+    feeders: parts.feeders,
+    scripts: parts.scripts,
+  };
 }
