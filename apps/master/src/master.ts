@@ -86,6 +86,7 @@ export async function startMaster(options: MasterOptions = {}): Promise<RunningM
     heartbeatIntervalMs: opts.heartbeatIntervalMs,
     lostRetentionMs: opts.lostWorkerRetentionMs,
     keep: (workerId) => scheduler.workers.inActiveRun(workerId),
+    inProgress: (runId) => scheduler.isActive(runId),
     onLost: (entry) => {
       log.warn({ workerId: entry.info.id, name: entry.info.name }, "worker lost");
       scheduler.workers.lost(entry.info.id);

@@ -27,9 +27,14 @@ const beat = (state: WorkerHeartbeat["state"], runId: string | null): WorkerHear
   sentAt: Date.now(),
 });
 
-function registry() {
+function registry(inProgress?: (runId: string) => boolean) {
   const channel: WorkerChannel = { send: () => {}, close: () => {} };
-  const r = new WorkerRegistry({ heartbeatTimeoutMs: 5000, onLost: () => {}, onChange: () => {} });
+  const r = new WorkerRegistry({
+    heartbeatTimeoutMs: 5000,
+    inProgress,
+    onLost: () => {},
+    onChange: () => {},
+  });
   return { r, channel };
 }
 
@@ -88,5 +93,34 @@ describe("WorkerRegistry", () => {
     r.release("w1", "run-a");
     r.heartbeat("w1", beat("ready", null));
     expect(r.ready().map((e) => e.info.id)).toEqual(["w1"]);
+  });
+
+  it("a worker done with a run still in progress stays held by it until the run releases it", () => {
+    const inProgress = new Set(["run-a"]);
+    const { r, channel } = registry((runId) => inProgress.has(runId));
+    r.connect(hello("w1"), channel, "h");
+    r.heartbeat("w1", beat("running", "run-a"));
+    // Its slice is over, the master has not merged its last batch: the run is not over yet.
+    r.heartbeat("w1", beat("ready", null));
+    expect(r.get("w1")?.info).toMatchObject({ state: "ready", runId: "run-a" });
+    expect(r.ready()).toHaveLength(0);
+
+    r.release("w1", "run-a");
+    inProgress.delete("run-a");
+    expect(r.ready().map((e) => e.info.id)).toEqual(["w1"]);
+    r.heartbeat("w1", beat("ready", null));
+    expect(r.get("w1")?.info).toMatchObject({ state: "ready", runId: null });
+  });
+
+  it("a run that ended without releasing its worker holds it no longer", () => {
+    const inProgress = new Set(["run-a"]);
+    const { r, channel } = registry((runId) => inProgress.has(runId));
+    r.connect(hello("w1"), channel, "h");
+    r.heartbeat("w1", beat("running", "run-a"));
+    r.heartbeat("w1", beat("ready", null));
+    inProgress.delete("run-a");
+    expect(r.ready().map((e) => e.info.id)).toEqual(["w1"]);
+    r.heartbeat("w1", beat("ready", null));
+    expect(r.get("w1")?.info.runId).toBeNull();
   });
 });

@@ -39,6 +39,12 @@ export interface WorkerRegistryOptions {
   lostRetentionMs?: number;
   /** Whether a lost worker must stay listed (it belongs to the active run). */
   keep?: (workerId: string) => boolean;
+  /**
+   * Whether a run is still in progress on this master. A worker done with its slice of such a
+   * run stays held by it until the run releases it (its last batch merged): a run holds its
+   * workers until it ends, so the next one never starts before it has. Unset: a worker is free once it says so.
+   */
+  inProgress?: (runId: string) => boolean;
   /** CPU percent above which a worker counts as saturated. @defaultValue 90 */
   cpuLimit?: number;
   /** Event-loop delay above which a worker counts as saturated. @defaultValue 50 */
@@ -124,9 +130,12 @@ export class WorkerRegistry {
     if (heartbeat.runId === null) entry.releasedRunId = null;
     const free = released || heartbeat.runId === null;
     const pending = free ? entry.assignedRunId : null;
+    const previous = entry.info.runId;
+    const unreleased =
+      heartbeat.runId === null && previous !== null && this.options.inProgress?.(previous) ? previous : null;
     Object.assign(entry.info, {
       state: pending ? "running" : released ? "ready" : heartbeat.state,
-      runId: pending ?? (released ? null : heartbeat.runId),
+      runId: pending ?? unreleased ?? (released ? null : heartbeat.runId),
       vus: heartbeat.vus,
       cpu: heartbeat.cpu,
       machineCpu: heartbeat.machineCpu,
@@ -149,6 +158,11 @@ export class WorkerRegistry {
       sample.machineCpu > cpuLimit ||
       sample.eventLoopDelayMs > (this.options.loopDelayLimitMs ?? 50)
     );
+  }
+
+  private held(entry: WorkerEntry): boolean {
+    const runId = entry.info.runId;
+    return runId !== null && (this.options.inProgress?.(runId) ?? false);
   }
 
   /** The master sent this worker a slice of `runId`: it is busy from now on, whatever heartbeats in flight say. */
@@ -215,10 +229,10 @@ export class WorkerRegistry {
     return [...this.entries.values()].filter((e) => e.channel && e.info.state !== "lost");
   }
 
-  /** Connected workers free to take a run. */
+  /** Connected workers free to take a run: ready, and held by no run in progress (`inProgress`). */
   ready(): WorkerEntry[] {
     return [...this.entries.values()]
-      .filter((e) => e.channel && e.info.state === "ready")
+      .filter((e) => e.channel && e.info.state === "ready" && !this.held(e))
       .sort((a, b) => a.info.name.localeCompare(b.info.name));
   }
 
