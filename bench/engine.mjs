@@ -3,7 +3,8 @@
 // hey (Go, the stand-in for boomer) measured the same way in the same run. Volley's figure
 // includes its statistics (an HDR histogram record per request). Volley runs on its own HTTP/1.1
 // client, then on undici's (http.client: undici) for comparison. --sizes adds the response-size
-// sweep (0 B, 1 KiB, 32 KiB, 332 KiB): Volley and autocannon, req/s and MB/s. --e2e adds
+// sweep (0 B, 1 KiB, 32 KiB, 332 KiB): Volley and autocannon, req/s and MB/s. The node:net floor
+// (lib/node-floor.mjs) is the least a Node.js client does per request. --e2e adds
 // `volley run --threads 1` pinned the same way, master included. --rounds N runs every client N
 // times, interleaved (this machine is shared: one round can swing 30 %), and reports each
 // round's ratios and their median.
@@ -82,6 +83,17 @@ for (round = 0; round < rounds; round++) {
       url,
     ],
     (out) => JSON.parse(out).requests.average,
+  );
+  // The least any Node.js client can do per request (lib/node-floor.mjs): Volley's distance to it
+  // is Volley's own JavaScript, the floor's distance to wrk is Node's.
+  await measure(
+    "node:net floor",
+    process.execPath,
+    [
+      join(ROOT, "bench/lib/node-floor.mjs"),
+      ...["--url", nginx.url, "--connections", String(connections), "--duration", String(duration), "--poll"],
+    ],
+    (out) => JSON.parse(out).rps,
   );
   if (has("wrk")) {
     await measure("wrk (C)", "wrk", ["-t1", `-c${connections}`, `-d${duration}s`, url], (out) =>
@@ -170,8 +182,12 @@ console.log(`volley ÷ autocannon: ${ratio("autocannon").toFixed(2)}${perRound("
 if (results.has("hey (Go)"))
   console.log(`volley ÷ hey: ${ratio("hey (Go)").toFixed(2)}${perRound("hey (Go)")}`);
 // wrk (C) is the reference for what one core can do (#36: engine >= 0.9x, end to end >= 0.85x).
-if (results.has("wrk (C)"))
+if (results.has("wrk (C)")) {
   console.log(`volley ÷ wrk: ${ratio("wrk (C)").toFixed(2)}${perRound("wrk (C)")} (goal >= 0.9)`);
+  console.log(
+    `volley ÷ node:net floor: ${ratio("node:net floor").toFixed(2)}${perRound("node:net floor")}; floor ÷ wrk: ${ratio("wrk (C)", "node:net floor").toFixed(2)}${perRound("wrk (C)", "node:net floor")}`,
+  );
+}
 if (results.has("volley run")) {
   console.log(
     `volley run --threads 1 (end to end) ÷ autocannon: ${ratio("autocannon", "volley run").toFixed(2)}${perRound("autocannon", "volley run")}`,

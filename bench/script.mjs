@@ -37,11 +37,16 @@ async function measure(mode) {
   const result = JSON.parse(await run(cmd, cmdArgs));
   if (result.failures > 0)
     throw new Error(`${result.failures} failures: the bench is not measuring requests`);
+  userUs[mode].push(result.userUsPerRequest);
   return result.rps;
 }
 
-await measure("declarative"); // warm-up
 const results = Object.fromEntries(MODES.map((mode) => [mode, []]));
+// The engine thread's user time per request: what a script adds in JavaScript, apart from the
+// kernel's share of a request, which swings with the machine's minute for every mode alike.
+const userUs = Object.fromEntries(MODES.map((mode) => [mode, []]));
+await measure("declarative"); // warm-up
+userUs.declarative.pop();
 for (let round = 0; round < rounds; round++) {
   // Rotate the order so drift on a noisy machine hits every mode alike.
   const order = MODES.map((_, i) => MODES[(i + round) % MODES.length]);
@@ -53,10 +58,11 @@ const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length 
 const ratios = (mode) => results[mode].map((rps, round) => rps / results.declarative[round]);
 console.log(
   `\n${table([
-    ["VUs", "req/s (median)", "÷ declarative (median)", "rounds"],
+    ["VUs", "req/s (median)", "user µs/request", "÷ declarative (median)", "rounds"],
     ...MODES.map((m) => [
       LABELS[m],
       fmt(median(results[m])),
+      median(userUs[m]).toFixed(2),
       median(ratios(m)).toFixed(2),
       ratios(m)
         .map((r) => r.toFixed(2))

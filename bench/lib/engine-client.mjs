@@ -47,6 +47,8 @@ const rows = Array.from({ length: 100_000 }, (_, i) => [`user${i}`, `s${i % 97}`
 let requests = 0;
 let failures = 0;
 let bytesIn = 0;
+/** Requests per statistics period (a second), for --series. */
+const series = [];
 const engine = new SliceEngine({
   scenario: parseScenario({
     name: "bench",
@@ -76,6 +78,9 @@ const engine = new SliceEngine({
   workerName: "bench",
   latencyHistograms: !args.includes("--count-only"),
   onPeriod: (period) => {
+    let inPeriod = 0;
+    for (const r of period.requests) if (isRequestMethod(r.method)) inPeriod += r.requests;
+    series.push(inPeriod);
     for (const r of period.requests) {
       // Iterations travel beside requests: count requests only.
       if (!isRequestMethod(r.method)) continue;
@@ -86,8 +91,20 @@ const engine = new SliceEngine({
   },
 });
 const started = Date.now() + 200;
+const cpuBefore = process.cpuUsage();
 await engine.run();
 const elapsedS = (Date.now() - started) / 1000;
+// CPU per request (the process's, while the engine ran): user time is steadier than req/s on a
+// machine whose speed swings between minutes (kernel time swings with it), for comparing builds.
+const { user, system } = process.cpuUsage(cpuBefore);
 process.stdout.write(
-  JSON.stringify({ requests, failures, rps: requests / elapsedS, mbPerS: bytesIn / elapsedS / 1e6 }),
+  JSON.stringify({
+    requests,
+    failures,
+    rps: requests / elapsedS,
+    mbPerS: bytesIn / elapsedS / 1e6,
+    userUsPerRequest: user / requests,
+    systemUsPerRequest: system / requests,
+    ...(args.includes("--series") ? { series } : {}),
+  }),
 );

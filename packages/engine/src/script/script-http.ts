@@ -3,7 +3,12 @@ import type { HttpResponse, RequestOptions, ResponseTimings } from "@volley/scri
 import { headerPairs } from "../http/head-bytes.js";
 import { DecodedBodyTooLargeError, decodeBody } from "../vu/http-session.js";
 import { bundleCallSite } from "./call-site.js";
-import { prepareScriptRequest, type ScriptHttpSettings, type ScriptRequester } from "./script-prepare.js";
+import {
+  type PreparedRequest,
+  prepareScriptRequest,
+  type ScriptHttpSettings,
+  type ScriptRequester,
+} from "./script-prepare.js";
 import { type RawAnswer, RequestFailedError, ScriptRequest } from "./script-request.js";
 
 /** Sends one scripted request and gives the script its answer; every call is one recorded request. */
@@ -14,75 +19,106 @@ export function scriptRequest(
   url: string,
   options: RequestOptions = NO_OPTIONS,
 ): Promise<HttpResponse> {
-  const { origin, host, path, recorder, dispatch, timeoutMs, estimatedBytesOut, traceId } =
-    prepareScriptRequest(settings, vu, method, url, options);
+  const prepared = prepareScriptRequest(settings, vu, method, url, options);
   const expected =
     options.expect?.status === undefined ? null : statusExpectationSchema.parse(options.expect.status);
-  const scheduled = vu.takeScheduledStart();
-  // A script that does not await the request (k6's http is synchronous: the first thing a k6 user
-  // writes) must not turn its failure into an unhandled rejection that ends the thread; one that
-  // awaits still gets it. The handler is attached when it fails (not to every answer: it costs a
-  // promise); a failure while the promise is still being made (at once) attaches it after.
-  let answer: Promise<HttpResponse> | null = null;
-  let failedAtOnce = false;
-  // Whatever throws while it is made rejects it (the Promise constructor's rule): handled too.
-  let made = false;
-  answer = new Promise<HttpResponse>((resolve, reject) => {
-    const request: ScriptRequest = new ScriptRequest(
-      settings.originOf(origin),
-      dispatch,
-      recorder,
-      timeoutMs,
-      settings.maxBodyBytes,
-      estimatedBytesOut,
-      scheduled,
-      (answer) => {
-        if (vu.cookies !== null && answer.setCookies !== null) {
-          for (const line of answer.setCookies) vu.cookies.store(line, host, path);
-        }
-        const response = new ScriptResponse(
-          answer,
-          settings.compression ? answer.encoding : null,
-          settings.maxBodyBytes,
-          settings.proto,
-        );
-        const failure = response.problem(options.expect?.body);
-        const { status, bytesIn, bytesOut, latencyUs } = answer;
-        const statusOk = expected
-          ? expected.some(([low, high]) => status >= low && status <= high)
-          : status < 400;
-        if (!statusOk)
-          recorder.record(
-            latencyUs,
-            status,
-            bytesIn,
-            bytesOut,
-            "status",
-            `unexpected status ${status}`,
-            traceId,
-          );
-        else if (failure !== null)
-          recorder.record(latencyUs, status, bytesIn, bytesOut, "expect", failure, traceId);
-        else recorder.record(latencyUs, status, bytesIn, bytesOut, undefined, undefined, traceId);
-        resolve(response);
-        // Last: the end of the iteration's last request may end the slice, which sends its
-        // final statistics at once; this request's record must be in them.
-        vu.untrack(request);
-      },
-      (error) => {
-        vu.untrack(request);
-        if (answer === null) failedAtOnce = true;
-        else answer.catch(ignore);
-        reject(error);
-      },
-    );
-    request.traceId = traceId;
-    if (vu.locatesCalls !== null) request.callSite = bundleCallSite(vu.locatesCalls);
-    vu.send(request);
-    made = true;
-  });
-  if (failedAtOnce || !made) answer.catch(ignore);
+  const call = new HttpCall(settings, vu, prepared, expected, options.expect?.body);
+  call.traceId = prepared.traceId;
+  if (vu.locatesCalls !== null) call.callSite = bundleCallSite(vu.locatesCalls);
+  const answer = call.promise();
+  try {
+    vu.send(call);
+  } catch (error) {
+    call.fail(error as Error);
+  }
   return answer;
+}
+
+/**
+ * One `vu.http.*` call: the request, and the promise the script holds. It settles the promise
+ * itself, so a call costs this object and its promise, not closures around them.
+ */
+class HttpCall extends ScriptRequest {
+  /** The call whose promise is being made (the executor runs at once, inside `new Promise`). */
+  private static adopting: HttpCall | null = null;
+  private resolveAnswer: (response: HttpResponse) => void = ignore;
+  private rejectAnswer: (error: Error) => void = ignore;
+  private answer: Promise<HttpResponse> | null = null;
+
+  constructor(
+    private readonly settings: ScriptHttpSettings,
+    private readonly vu: ScriptRequester,
+    private readonly prepared: PreparedRequest,
+    private readonly expected: Array<[number, number]> | null,
+    private readonly expectBody: string | undefined,
+  ) {
+    super(
+      settings.originOf(prepared.origin),
+      prepared.dispatch,
+      prepared.recorder,
+      prepared.timeoutMs,
+      settings.maxBodyBytes,
+      prepared.estimatedBytesOut,
+      vu.takeScheduledStart(),
+    );
+  }
+
+  promise(): Promise<HttpResponse> {
+    HttpCall.adopting = this;
+    this.answer = new Promise<HttpResponse>(HttpCall.adopt);
+    HttpCall.adopting = null;
+    return this.answer;
+  }
+
+  private static adopt(resolve: (response: HttpResponse) => void, reject: (error: Error) => void): void {
+    const call = HttpCall.adopting as HttpCall;
+    call.resolveAnswer = resolve;
+    call.rejectAnswer = reject;
+  }
+
+  protected answered(answer: RawAnswer): void {
+    const { vu, settings, prepared, expected } = this;
+    if (vu.cookies !== null && answer.setCookies !== null) {
+      for (const line of answer.setCookies) vu.cookies.store(line, prepared.host, prepared.path);
+    }
+    const response = new ScriptResponse(
+      answer,
+      settings.compression ? answer.encoding : null,
+      settings.maxBodyBytes,
+      settings.proto,
+    );
+    const failure = response.problem(this.expectBody);
+    const { status, bytesIn, bytesOut, latencyUs } = answer;
+    const { recorder, traceId } = prepared;
+    const statusOk = expected
+      ? expected.some(([low, high]) => status >= low && status <= high)
+      : status < 400;
+    if (!statusOk)
+      recorder.record(latencyUs, status, bytesIn, bytesOut, "status", `unexpected status ${status}`, traceId);
+    else if (failure !== null)
+      recorder.record(latencyUs, status, bytesIn, bytesOut, "expect", failure, traceId);
+    else recorder.record(latencyUs, status, bytesIn, bytesOut, undefined, undefined, traceId);
+    this.resolveAnswer(response);
+    // Last: the end of the iteration's last request may end the slice, which sends its final
+    // statistics at once; this request's record must be in them.
+    vu.untrack(this);
+  }
+
+  protected failed(error: Error): void {
+    this.fail(error);
+  }
+
+  /**
+   * Rejects the script's promise. A script that does not await the request (k6's http is
+   * synchronous: the first thing a k6 user writes) must not turn its failure into an unhandled
+   * rejection that ends the thread; one that awaits still gets it. The handler is attached when
+   * it fails, not to every answer: it costs a promise.
+   */
+  fail(error: Error): void {
+    this.vu.untrack(this);
+    this.rejectAnswer(error);
+    this.answer?.catch(ignore);
+  }
 }
 
 function ignore(): void {}

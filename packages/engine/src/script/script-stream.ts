@@ -1,9 +1,12 @@
 import { performance } from "node:perf_hooks";
 import { STREAM_METHODS, type StreamTiming, streamStatsName } from "@volley/protocol";
 import type { HttpStream, StreamOptions } from "@volley/script";
+import type { RequestRecorder } from "@volley/stats";
+import type { Dispatcher } from "undici";
 import { type StreamEvent, StreamReader } from "../http/stream-reader.js";
+import type { VuOrigin } from "../vu/vu-context.js";
 import { prepareScriptRequest, type ScriptHttpSettings, type ScriptRequester } from "./script-prepare.js";
-import { RequestFailedError, ScriptRequest } from "./script-request.js";
+import { type RawAnswer, RequestFailedError, ScriptRequest } from "./script-request.js";
 
 /** The stream's `until` event arrived, or the script stopped reading: the request ends answered. */
 const STREAM_DONE = new Error("the stream ended before the response did");
@@ -93,7 +96,6 @@ export function scriptStream(
       vu.takeScheduledStart(),
       onAnswer,
       onFailure,
-      false,
     );
     request.reader = reader;
     request.isStopped = () => stopped;
@@ -128,6 +130,28 @@ export function scriptStream(
 
 /** A script request whose body is read as a stream of events rather than kept. */
 class StreamingRequest extends ScriptRequest {
+  constructor(
+    origin: VuOrigin,
+    options: Dispatcher.DispatchOptions,
+    recorder: RequestRecorder,
+    timeout: number,
+    maxBody: number,
+    bytesOut: number,
+    startedAt: number,
+    private readonly onAnswer: (answer: RawAnswer) => void,
+    private readonly onFailure: (error: Error) => void,
+  ) {
+    super(origin, options, recorder, timeout, maxBody, bytesOut, startedAt, false);
+  }
+
+  protected answered(answer: RawAnswer): void {
+    this.onAnswer(answer);
+  }
+
+  protected failed(error: Error): void {
+    this.onFailure(error);
+  }
+
   reader: StreamReader | null = null;
   isStopped: () => boolean = () => false;
   onHead: ((status: number, rawHeaders: Buffer[] | string[], latencyUs: number) => void) | null = null;
