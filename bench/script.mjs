@@ -37,8 +37,7 @@ async function measure(mode) {
   const result = JSON.parse(await run(cmd, cmdArgs));
   if (result.failures > 0)
     throw new Error(`${result.failures} failures: the bench is not measuring requests`);
-  userUs[mode].push(result.userUsPerRequest);
-  return result.rps;
+  return result;
 }
 
 const results = Object.fromEntries(MODES.map((mode) => [mode, []]));
@@ -46,11 +45,14 @@ const results = Object.fromEntries(MODES.map((mode) => [mode, []]));
 // kernel's share of a request, which swings with the machine's minute for every mode alike.
 const userUs = Object.fromEntries(MODES.map((mode) => [mode, []]));
 await measure("declarative"); // warm-up
-userUs.declarative.pop();
 for (let round = 0; round < rounds; round++) {
   // Rotate the order so drift on a noisy machine hits every mode alike.
   const order = MODES.map((_, i) => MODES[(i + round) % MODES.length]);
-  for (const mode of order) results[mode].push(await measure(mode));
+  for (const mode of order) {
+    const { rps, userUsPerRequest } = await measure(mode);
+    results[mode].push(rps);
+    userUs[mode].push(userUsPerRequest);
+  }
   console.log(`round ${round + 1}: ${MODES.map((m) => `${m} ${fmt(results[m].at(-1))}`).join(", ")} req/s`);
 }
 await nginx.stop();

@@ -19,7 +19,7 @@ const poll = args.includes("--poll");
 const request = Buffer.from(`GET ${get("path", "/hello")} HTTP/1.1\r\nhost: ${url.host}\r\n\r\n`, "latin1");
 const shared = Buffer.allocUnsafe(64 * 1024);
 const CRLF2 = Buffer.from("\r\n\r\n");
-const LENGTH = Buffer.from("content-length:");
+const LENGTH = "content-length:";
 let requests = 0;
 let running = true;
 
@@ -74,7 +74,7 @@ function open() {
 /** Content-Length of the head at [start, end): nginx writes it in this case; its digits follow. */
 function contentLength(chunk, start, end) {
   const head = chunk.subarray(start, end).toString("latin1").toLowerCase();
-  const at = head.indexOf(LENGTH.toString());
+  const at = head.indexOf(LENGTH);
   if (at < 0) throw new Error("the floor client needs a Content-Length in every answer");
   return Number.parseInt(head.slice(at + LENGTH.length), 10);
 }

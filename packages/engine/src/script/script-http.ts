@@ -23,13 +23,12 @@ export function scriptRequest(
   const expected =
     options.expect?.status === undefined ? null : statusExpectationSchema.parse(options.expect.status);
   const call = new HttpCall(settings, vu, prepared, expected, options.expect?.body);
-  call.traceId = prepared.traceId;
   if (vu.locatesCalls !== null) call.callSite = bundleCallSite(vu.locatesCalls);
   const answer = call.promise();
   try {
     vu.send(call);
   } catch (error) {
-    call.fail(error as Error);
+    call.failed(error as Error);
   }
   return answer;
 }
@@ -61,6 +60,7 @@ class HttpCall extends ScriptRequest {
       prepared.estimatedBytesOut,
       vu.takeScheduledStart(),
     );
+    this.traceId = prepared.traceId;
   }
 
   promise(): Promise<HttpResponse> {
@@ -89,7 +89,8 @@ class HttpCall extends ScriptRequest {
     );
     const failure = response.problem(this.expectBody);
     const { status, bytesIn, bytesOut, latencyUs } = answer;
-    const { recorder, traceId } = prepared;
+    const { recorder } = prepared;
+    const { traceId } = this;
     const statusOk = expected
       ? expected.some(([low, high]) => status >= low && status <= high)
       : status < 400;
@@ -104,17 +105,14 @@ class HttpCall extends ScriptRequest {
     vu.untrack(this);
   }
 
-  protected failed(error: Error): void {
-    this.fail(error);
-  }
-
   /**
-   * Rejects the script's promise. A script that does not await the request (k6's http is
-   * synchronous: the first thing a k6 user writes) must not turn its failure into an unhandled
-   * rejection that ends the thread; one that awaits still gets it. The handler is attached when
-   * it fails, not to every answer: it costs a promise.
+   * Rejects the script's promise (public: a send that throws at once ends the call here too). A
+   * script that does not await the request (k6's http is synchronous: the first thing a k6 user
+   * writes) must not turn its failure into an unhandled rejection that ends the thread; one that
+   * awaits still gets it. The handler is attached when it fails, not to every answer: it costs a
+   * promise.
    */
-  fail(error: Error): void {
+  override failed(error: Error): void {
     this.vu.untrack(this);
     this.rejectAnswer(error);
     this.answer?.catch(ignore);
