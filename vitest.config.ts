@@ -45,6 +45,7 @@ const PAIRED = [
   "aggregators",
   "bad-input",
   "cli",
+  "cli-imports",
   "cli-master",
   "custom-metrics",
   "dashboard-login",

@@ -1,6 +1,6 @@
 import { startAggregator } from "@volley/aggregator";
 import { intFlag, parseFlags } from "../args.js";
-import { waitForSignal } from "./master.js";
+import { waitForSignal } from "../wait-for-signal.js";
 
 export const AGGREGATOR_HELP = `Usage: volley aggregator [options]
 

@@ -1,7 +1,7 @@
 import { type RunningDemo, startDemo } from "@volley/demo";
 import { intFlag, parseFlags } from "../args.js";
 import { UsageError } from "../cli-error.js";
-import { waitForSignal } from "./master.js";
+import { waitForSignal } from "../wait-for-signal.js";
 
 export const DEMO_HELP = `Usage: volley demo [--port N] [--grpc-port N] [--host H] [--signing-key K]
 

@@ -1,6 +1,7 @@
 import { type OidcOptions, parseRoleMap, startMaster } from "@volley/master";
 import { intFlag, parseFlags, readFlagFile, TOKEN_FLAGS, tokenFlag } from "../args.js";
 import { UsageError } from "../cli-error.js";
+import { waitForSignal } from "../wait-for-signal.js";
 import { localWorkerCommand } from "../worker-command.js";
 
 export const MASTER_HELP = `Usage: volley master [options]
@@ -142,26 +143,4 @@ function tlsFiles(cert: string | undefined, key: string | undefined) {
   if (cert === undefined && key === undefined) return undefined;
   if (cert === undefined || key === undefined) throw new UsageError("--tls-cert and --tls-key go together");
   return { cert: readFlagFile("tls-cert", cert), key: readFlagFile("tls-key", key) };
-}
-
-/**
- * Resolves on the first SIGINT or SIGTERM. The shutdown that follows is not cut short by the same
- * signal arriving again within a second (a Ctrl-C reaches both `pnpm start` and this process, and
- * the wrapper passes it on too); a later one, the user insisting, leaves at once (exit 130).
- */
-export function waitForSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    let first = 0;
-    const done = (signal: NodeJS.Signals) => {
-      if (first === 0) {
-        first = Date.now();
-        resolve(signal);
-      } else if (Date.now() - first > 1000) {
-        process.stderr.write("Interrupted again: leaving without a clean stop\n");
-        process.exit(130);
-      }
-    };
-    process.on("SIGINT", done);
-    process.on("SIGTERM", done);
-  });
 }

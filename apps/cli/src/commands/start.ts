@@ -1,9 +1,9 @@
 import { startMaster } from "@volley/master";
 import { intFlag, parseFlags } from "../args.js";
 import { ensureRedis } from "../redis-launcher.js";
+import { waitForSignal } from "../wait-for-signal.js";
 import { localWorkerCommand } from "../worker-command.js";
 import { launchDemo } from "./demo.js";
-import { waitForSignal } from "./master.js";
 
 export const START_HELP = `Usage: volley start [--port N] [--host H] [--threads N] [--no-demo] [--demo-port N] [--demo-grpc-port N]
 

@@ -2,7 +2,7 @@ import { MAX_WORKER_LABELS, parseLabel } from "@volley/protocol";
 import { startWorker } from "@volley/worker";
 import { intFlag, parseFlags, readFlagFile, TOKEN_FLAGS, tokenFlag } from "../args.js";
 import { UsageError } from "../cli-error.js";
-import { waitForSignal } from "./master.js";
+import { waitForSignal } from "../wait-for-signal.js";
 
 export const WORKER_HELP = `Usage: volley worker --master URL [options]
 
