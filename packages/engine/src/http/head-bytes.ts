@@ -110,3 +110,6 @@ export function headerPairs(head: Buffer): string[] {
   }
   return pairs;
 }
+
+/** Which response headers to hand over: all, none, or those named (lowercase). */
+export type HeaderSelection = boolean | readonly string[];

@@ -1,6 +1,7 @@
 import {
   digitsOf,
   HEX_RE,
+  type HeaderSelection,
   hasToken,
   isBlank,
   isName,
@@ -10,6 +11,7 @@ import {
   TCHAR,
   TOKEN_RE,
 } from "./head-bytes.js";
+import { HeadMemo } from "./head-memo.js";
 import {
   isHttp11,
   listedContentLength,
@@ -46,8 +48,7 @@ export interface ResponseListener {
   onParseError(message: string): void;
 }
 
-/** Which response headers to hand over: all, none, or those named (lowercase). */
-export type HeaderSelection = boolean | readonly string[];
+export type { HeaderSelection } from "./head-bytes.js";
 
 /** Largest response head (status line and headers), and largest trailer section. */
 export const MAX_HEAD_BYTES = 64 * 1024;
@@ -79,6 +80,8 @@ export class ResponseParser {
   keepHead = false;
   /** The last head's `Keep-Alive: timeout=N`, in seconds; -1 without one. */
   keepAliveHintS = -1;
+  /** What the last head said, and its bytes when they can stand in for the next scan. */
+  private readonly head = new HeadMemo();
   private state = HEAD;
   /** Bytes of an incomplete head, chunk-size line or trailer section carried to the next read. */
   private pending: Buffer | null = null;
@@ -211,17 +214,67 @@ export class ResponseParser {
 
   /** Reads a status line and headers (bytes `from`..`to` of `bytes`); sets the body mode. False when it failed. */
   private parseHead(bytes: Buffer, from: number, to: number): boolean {
+    const head = this.head;
+    let rawHeaders = NO_HEADERS;
+    if (!head.matches(bytes, from, to, this.keepHeaders)) {
+      const scanned = this.scanHead(bytes, from, to);
+      if (scanned === null) return false;
+      if (head.code < 200) {
+        // 1xx: informational, the real answer follows (101 would switch protocols: never asked for).
+        if (head.code !== 101) return true;
+        this.fail("101 Switching Protocols to a request that asked for no upgrade");
+        return false;
+      }
+      rawHeaders = scanned;
+      if (rawHeaders === NO_HEADERS) head.remember(bytes, from, to, this.keepHeaders);
+    }
+    this.keepAliveHintS = head.keepAliveHintS;
+    this.keepAlive = head.keepAlive;
+    const code = head.code;
+    this.listener.onResponseHead(
+      code,
+      head.statusText,
+      rawHeaders,
+      to - from + 4,
+      this.keepHead ? bytes.subarray(from, to) : null,
+    );
+    if (this.state === FAILED) return false;
+    if (this.headRequest || code === 204 || code === 304) {
+      this.end();
+    } else if (head.transferEncoding) {
+      if (head.chunked) this.state = CHUNK_SIZE;
+      else {
+        this.keepAlive = false;
+        this.state = BODY_UNTIL_CLOSE;
+      }
+    } else if (head.contentLength >= 0) {
+      this.remaining = head.contentLength;
+      if (head.contentLength === 0) this.end();
+      else this.state = BODY_LENGTH;
+    } else {
+      this.keepAlive = false;
+      this.state = BODY_UNTIL_CLOSE;
+    }
+    return true;
+  }
+
+  /**
+   * Scans and checks a head's status line and headers into `this.head`; returns the header
+   * strings asked for (`keepHeaders`), or null when the head is malformed (reported).
+   */
+  private scanHead(bytes: Buffer, from: number, to: number): string[] | null {
+    const head = this.head;
+    head.forget();
     // Scanned as bytes (far cheaper than characters); strings are made only for what is read.
     let statusEnd = from;
     while (statusEnd < to && bytes[statusEnd] !== 13) statusEnd++;
     const problem = statusLineProblem(bytes, from, statusEnd, to);
     if (problem !== null) {
       this.fail(problem);
-      return false;
+      return null;
     }
-    const code = statusCodeOf(bytes, from);
     let rawHeaders = NO_HEADERS;
-    this.keepAliveHintS = -1;
+    let keepAliveHintS = -1;
     let contentLength = -1;
     let chunked = false;
     let transferEncoding = false;
@@ -249,7 +302,7 @@ export class ResponseParser {
         this.fail(
           `${named ? "a malformed header" : "a header line without a name"}: ${quoteLine(latin1(bytes, start, end))}`,
         );
-        return false;
+        return null;
       }
       // The value: field text, its surrounding spaces and tabs dropped; the line ends in CRLF.
       let valueStart = colon + 1;
@@ -258,7 +311,7 @@ export class ResponseParser {
       while (valueEnd > valueStart && isBlank(bytes[valueEnd - 1])) valueEnd--;
       if (control || (end < to && bytes[end + 1] !== 10)) {
         this.fail(`a malformed header: ${quoteLine(latin1(bytes, start, end))}`);
-        return false;
+        return null;
       }
       if (
         this.keepHeaders === true ||
@@ -278,7 +331,7 @@ export class ResponseParser {
         const listed = listedContentLength(latin1(bytes, valueStart, valueEnd), contentLength);
         if (typeof listed === "string") {
           this.fail(listed);
-          return false;
+          return null;
         }
         contentLength = listed;
       } else if (nameLength === 17 && isName(bytes, start, "transfer-encoding")) {
@@ -290,44 +343,18 @@ export class ResponseParser {
         if (hasToken(bytes, valueStart, valueEnd, "keep-alive")) keepAliveAsked = true;
       } else if (nameLength === 10 && isName(bytes, start, "keep-alive")) {
         const hint = /timeout=(\d+)/i.exec(latin1(bytes, valueStart, valueEnd));
-        if (hint) this.keepAliveHintS = Number(hint[1]);
+        if (hint) keepAliveHintS = Number(hint[1]);
       }
       start = end + 2;
     }
-    if (code < 200) {
-      // 1xx: informational, the real answer follows (101 would switch protocols: never asked for).
-      if (code === 101) {
-        this.fail("101 Switching Protocols to a request that asked for no upgrade");
-        return false;
-      }
-      return true;
-    }
-    this.keepAlive = isHttp11(bytes, from) ? !closeAsked : keepAliveAsked && !closeAsked;
-    this.listener.onResponseHead(
-      code,
-      statusTextOf(bytes, from, statusEnd),
-      rawHeaders,
-      to - from + 4,
-      this.keepHead ? bytes.subarray(from, to) : null,
-    );
-    if (this.state === FAILED) return false;
-    if (this.headRequest || code === 204 || code === 304) {
-      this.end();
-    } else if (transferEncoding) {
-      if (chunked) this.state = CHUNK_SIZE;
-      else {
-        this.keepAlive = false;
-        this.state = BODY_UNTIL_CLOSE;
-      }
-    } else if (contentLength >= 0) {
-      this.remaining = contentLength;
-      if (contentLength === 0) this.end();
-      else this.state = BODY_LENGTH;
-    } else {
-      this.keepAlive = false;
-      this.state = BODY_UNTIL_CLOSE;
-    }
-    return true;
+    head.code = statusCodeOf(bytes, from);
+    head.statusText = statusTextOf(bytes, from, statusEnd);
+    head.contentLength = contentLength;
+    head.transferEncoding = transferEncoding;
+    head.chunked = chunked;
+    head.keepAlive = isHttp11(bytes, from) ? !closeAsked : keepAliveAsked && !closeAsked;
+    head.keepAliveHintS = keepAliveHintS;
+    return rawHeaders;
   }
 
   private end(): void {
