@@ -9,13 +9,18 @@ type Event =
   | { body: string }
   | { error: string };
 
-/** A parser that reads one response per `expectResponse`, as a connection's does, and its reports. */
-function connectionParser() {
+/**
+ * A parser that reads one response per `expectResponse`, as a connection's does, and its reports;
+ * the heads' bytes, when asked for, go to `heads`.
+ */
+function connectionParser(heads: (Buffer | null)[] = []) {
   const events: Event[] = [];
   const parser = new ResponseParser(
     {
-      onResponseHead: (head, text, headers, bytes) =>
-        events.push({ head, text, headers: [...headers], bytes }),
+      onResponseHead: (head, text, headers, bytes, raw) => {
+        heads.push(raw);
+        events.push({ head, text, headers: [...headers], bytes });
+      },
       onResponseBody: (chunk) => events.push({ body: chunk.toString("latin1") }),
       onResponseEnd: (end) => events.push({ end }),
       onParseError: (error) => events.push({ error }),
@@ -113,5 +118,47 @@ describe("a remembered head stands in for the scan only when it is the same head
         if (!expected.some((event) => "end" in event && event.end)) break;
       }
     }
+  });
+});
+
+describe("a kept head's bytes", () => {
+  it("stay as they were while the parser reads other heads through the same read buffer", () => {
+    const heads: (Buffer | null)[] = [];
+    const { parser } = connectionParser(heads);
+    const read = Buffer.alloc(4096); // one buffer for every read, as the engine's plain-TCP reads
+    const responses = [NGINX(3), NGINX(3), NGINX(4), NGINX(3), NGINX(3).replace("nginx", "other")];
+    for (const response of responses) {
+      parser.expectResponse(false, false, true);
+      parser.execute(read.subarray(0, read.write(response, "latin1")));
+      read.fill(0x21);
+    }
+    expect(heads.map((head) => head?.toString("latin1"))).toEqual(
+      responses.map((response) => response.slice(0, response.indexOf("\r\n\r\n"))),
+    );
+  });
+});
+
+describe("heads that keep differing", () => {
+  it("are read right, and once they settle the memo serves again", () => {
+    const heads: (Buffer | null)[] = [];
+    const { parser, events } = connectionParser(heads);
+    const withId = (id: number) =>
+      NGINX(2).replace("Server: nginx", `Server: n${String(id).padStart(5, "0")}`);
+    const responses = [
+      ...Array.from({ length: 300 }, (_, i) => withId(i)),
+      ...Array.from({ length: 200 }, () => withId(7)),
+    ];
+    for (const response of responses) {
+      parser.expectResponse(false, false, true);
+      events.length = 0;
+      parser.execute(Buffer.from(response, "latin1"));
+      expect(events).toEqual(fresh(response, false));
+    }
+    // Served from the memo: the same remembered bytes, handed over again and again.
+    const settled = heads.slice(-100);
+    expect(settled.every((head) => head === settled[0])).toBe(true);
+    expect(settled[0]?.toString("latin1")).toBe(withId(7).slice(0, withId(7).indexOf("\r\n\r\n")));
+    // While they differed, each head had bytes of its own.
+    expect(new Set(heads.slice(0, 300)).size).toBe(300);
   });
 });

@@ -39,9 +39,9 @@ export interface HeadAwareHandler {
   /** The response head's exact size on the wire, just before `onHeaders`. */
   onHeadBytes?(bytes: number): void;
   /**
-   * The response head's bytes (status line to the blank line; a view of the read, valid during the
-   * call), just before `onHeaders`, for a handler that makes header strings only when they are
-   * read. With it, `onHeaders` gets only the headers `headerStrings` names (Volley's HTTP/1.1
+   * The response head's bytes (status line to the blank line; a buffer of their own that nothing
+   * changes: the handler may keep it), just before `onHeaders`, for a handler that makes header
+   * strings only when they are read. With it, `onHeaders` gets only the headers `headerStrings` names (Volley's HTTP/1.1
    * client; the other clients never call it and hand over `wantsHeaders`).
    */
   onRawHead?(head: Buffer): void;

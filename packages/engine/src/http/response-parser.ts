@@ -1,24 +1,6 @@
-import {
-  digitsOf,
-  HEX_RE,
-  type HeaderSelection,
-  hasToken,
-  isBlank,
-  isName,
-  isOneOf,
-  latin1,
-  quoteLine,
-  TCHAR,
-  TOKEN_RE,
-} from "./head-bytes.js";
+import { HEX_RE, type HeaderSelection, TOKEN_RE } from "./head-bytes.js";
 import { HeadMemo } from "./head-memo.js";
-import {
-  isHttp11,
-  listedContentLength,
-  statusCodeOf,
-  statusLineProblem,
-  statusTextOf,
-} from "./status-line.js";
+import { NO_HEADERS, scanHead } from "./head-scan.js";
 
 /**
  * A strict, incremental HTTP/1.1 response parser for a client with one request in flight per
@@ -32,8 +14,8 @@ import {
 export interface ResponseListener {
   /**
    * `rawHeaders`: name, value, ... (empty unless `keepHeaders`); `headBytes`: the head's size on
-   * the wire; `head`: its bytes (status line to the blank line, a view of the read: valid during
-   * the call) when `keepHead` was asked, else null.
+   * the wire; `head`: its bytes (status line to the blank line) when `keepHead` was asked, else
+   * null: a buffer of their own that nothing changes, the listener may keep it.
    */
   onResponseHead(
     status: number,
@@ -56,8 +38,6 @@ export const MAX_HEAD_BYTES = 64 * 1024;
 const MAX_CHUNK_LINE = 4096;
 const CRLF = Buffer.from("\r\n");
 const HEAD_END = Buffer.from("\r\n\r\n");
-/** The headers of a response none were asked of (frozen: shared by every such response). */
-const NO_HEADERS = Object.freeze([]) as unknown as string[];
 // Parser states.
 const HEAD = 0;
 const BODY_LENGTH = 1;
@@ -216,9 +196,13 @@ export class ResponseParser {
   private parseHead(bytes: Buffer, from: number, to: number): boolean {
     const head = this.head;
     let rawHeaders = NO_HEADERS;
+    let remembered = true;
     if (!head.matches(bytes, from, to, this.keepHeaders)) {
-      const scanned = this.scanHead(bytes, from, to);
-      if (scanned === null) return false;
+      const scanned = scanHead(bytes, from, to, this.keepHeaders, head);
+      if (typeof scanned === "string") {
+        this.fail(scanned);
+        return false;
+      }
       if (head.code < 200) {
         // 1xx: informational, the real answer follows (101 would switch protocols: never asked for).
         if (head.code !== 101) return true;
@@ -226,7 +210,7 @@ export class ResponseParser {
         return false;
       }
       rawHeaders = scanned;
-      if (rawHeaders === NO_HEADERS) head.remember(bytes, from, to, this.keepHeaders);
+      remembered = rawHeaders === NO_HEADERS && head.remember(bytes, from, to, this.keepHeaders);
     }
     this.keepAliveHintS = head.keepAliveHintS;
     this.keepAlive = head.keepAlive;
@@ -236,7 +220,7 @@ export class ResponseParser {
       head.statusText,
       rawHeaders,
       to - from + 4,
-      this.keepHead ? bytes.subarray(from, to) : null,
+      !this.keepHead ? null : remembered ? head.remembered : Buffer.from(bytes.subarray(from, to)),
     );
     if (this.state === FAILED) return false;
     if (this.headRequest || code === 204 || code === 304) {
@@ -256,105 +240,6 @@ export class ResponseParser {
       this.state = BODY_UNTIL_CLOSE;
     }
     return true;
-  }
-
-  /**
-   * Scans and checks a head's status line and headers into `this.head`; returns the header
-   * strings asked for (`keepHeaders`), or null when the head is malformed (reported).
-   */
-  private scanHead(bytes: Buffer, from: number, to: number): string[] | null {
-    const head = this.head;
-    head.forget();
-    // Scanned as bytes (far cheaper than characters); strings are made only for what is read.
-    let statusEnd = from;
-    while (statusEnd < to && bytes[statusEnd] !== 13) statusEnd++;
-    const problem = statusLineProblem(bytes, from, statusEnd, to);
-    if (problem !== null) {
-      this.fail(problem);
-      return null;
-    }
-    let rawHeaders = NO_HEADERS;
-    let keepAliveHintS = -1;
-    let contentLength = -1;
-    let chunked = false;
-    let transferEncoding = false;
-    let closeAsked = false;
-    let keepAliveAsked = false;
-    let start = statusEnd + 2;
-    while (start < to) {
-      // The name: token characters up to the colon.
-      let colon = start;
-      while (colon < to && TCHAR[bytes[colon]] === 1) colon++;
-      // One pass to the line's end that also checks the value is field text (no controls but tab).
-      let end = colon + 1;
-      let control = false;
-      for (; end < to; end++) {
-        const c = bytes[end];
-        if (c < 32 || c === 127) {
-          if (c === 13) break;
-          if (c !== 9) control = true;
-        }
-      }
-      if (colon === start || colon >= to || bytes[colon] !== 58) {
-        end = colon;
-        while (end < to && bytes[end] !== 13) end++;
-        const named = bytes.indexOf(58, start) >= 0 && bytes.indexOf(58, start) < end;
-        this.fail(
-          `${named ? "a malformed header" : "a header line without a name"}: ${quoteLine(latin1(bytes, start, end))}`,
-        );
-        return null;
-      }
-      // The value: field text, its surrounding spaces and tabs dropped; the line ends in CRLF.
-      let valueStart = colon + 1;
-      let valueEnd = end;
-      while (valueStart < valueEnd && isBlank(bytes[valueStart])) valueStart++;
-      while (valueEnd > valueStart && isBlank(bytes[valueEnd - 1])) valueEnd--;
-      if (control || (end < to && bytes[end + 1] !== 10)) {
-        this.fail(`a malformed header: ${quoteLine(latin1(bytes, start, end))}`);
-        return null;
-      }
-      if (
-        this.keepHeaders === true ||
-        (this.keepHeaders !== false && isOneOf(bytes, start, colon, this.keepHeaders))
-      ) {
-        if (rawHeaders === NO_HEADERS) rawHeaders = [];
-        rawHeaders.push(latin1(bytes, start, colon), latin1(bytes, valueStart, valueEnd));
-      }
-      const nameLength = colon - start;
-      if (nameLength === 14 && isName(bytes, start, "content-length")) {
-        const simple = digitsOf(bytes, valueStart, valueEnd);
-        if (simple >= 0 && (contentLength < 0 || contentLength === simple)) {
-          contentLength = simple;
-          start = end + 2;
-          continue;
-        }
-        const listed = listedContentLength(latin1(bytes, valueStart, valueEnd), contentLength);
-        if (typeof listed === "string") {
-          this.fail(listed);
-          return null;
-        }
-        contentLength = listed;
-      } else if (nameLength === 17 && isName(bytes, start, "transfer-encoding")) {
-        transferEncoding = true;
-        const codings = latin1(bytes, valueStart, valueEnd).toLowerCase().split(",");
-        chunked = codings[codings.length - 1].trim() === "chunked";
-      } else if (nameLength === 10 && isName(bytes, start, "connection")) {
-        if (hasToken(bytes, valueStart, valueEnd, "close")) closeAsked = true;
-        if (hasToken(bytes, valueStart, valueEnd, "keep-alive")) keepAliveAsked = true;
-      } else if (nameLength === 10 && isName(bytes, start, "keep-alive")) {
-        const hint = /timeout=(\d+)/i.exec(latin1(bytes, valueStart, valueEnd));
-        if (hint) keepAliveHintS = Number(hint[1]);
-      }
-      start = end + 2;
-    }
-    head.code = statusCodeOf(bytes, from);
-    head.statusText = statusTextOf(bytes, from, statusEnd);
-    head.contentLength = contentLength;
-    head.transferEncoding = transferEncoding;
-    head.chunked = chunked;
-    head.keepAlive = isHttp11(bytes, from) ? !closeAsked : keepAliveAsked && !closeAsked;
-    head.keepAliveHintS = keepAliveHintS;
-    return rawHeaders;
   }
 
   private end(): void {

@@ -134,7 +134,7 @@ export abstract class ScriptRequest
 
   /** A script reads a response's headers seldom: their strings are made from these bytes when it does. */
   onRawHead(head: Buffer): void {
-    this.head = Buffer.from(head);
+    this.head = head;
   }
 
   onHeaders(
