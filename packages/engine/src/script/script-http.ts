@@ -1,4 +1,4 @@
-import { statusExpectationSchema } from "@volley/protocol";
+import type { StatusRange } from "@volley/protocol";
 import type { HttpResponse, RequestOptions, ResponseTimings } from "@volley/script";
 import { headerPairs } from "../http/head-bytes.js";
 import { DecodedBodyTooLargeError, decodeBody } from "../vu/http-session.js";
@@ -10,6 +10,7 @@ import {
   type ScriptRequester,
 } from "./script-prepare.js";
 import { type RawAnswer, RequestFailedError, ScriptRequest } from "./script-request.js";
+import { statusExpectation } from "./status-expectation.js";
 
 /** Sends one scripted request and gives the script its answer; every call is one recorded request. */
 export function scriptRequest(
@@ -20,8 +21,7 @@ export function scriptRequest(
   options: RequestOptions = NO_OPTIONS,
 ): Promise<HttpResponse> {
   const prepared = prepareScriptRequest(settings, vu, method, url, options);
-  const expected =
-    options.expect?.status === undefined ? null : statusExpectationSchema.parse(options.expect.status);
+  const expected = options.expect?.status === undefined ? null : statusExpectation(options.expect.status);
   const call = new HttpCall(settings, vu, prepared, expected, options.expect?.body);
   if (vu.locatesCalls !== null) call.callSite = bundleCallSite(vu.locatesCalls);
   const answer = call.promise();
@@ -48,7 +48,7 @@ class HttpCall extends ScriptRequest {
     private readonly settings: ScriptHttpSettings,
     private readonly vu: ScriptRequester,
     private readonly prepared: PreparedRequest,
-    private readonly expected: Array<[number, number]> | null,
+    private readonly expected: readonly StatusRange[] | null,
     private readonly expectBody: string | undefined,
   ) {
     super(
