@@ -15,6 +15,7 @@ const BENCHES = {
   script: "scripted VUs (await vu.http.get) vs the same declarative load, one pinned thread",
   ws: "WebSocket round trips: scripted VUs (vu.ws) vs a tight loop of the ws library, one pinned core",
   intake: "the master's intake of stats batches alone (parse, schema, check, merge), plain vs with extras",
+  parser: "the HTTP/1.1 response parser alone: nginx's head, kept by a script, all heads different",
   grpc: "unary gRPC calls: a scenario's grpc: request vs a tight loop of grpc-js, one pinned core",
 };
 
