@@ -1,5 +1,8 @@
 import type { HeaderSelection } from "./head-bytes.js";
 
+/** Most heads scanned without remembering one, when they keep differing. */
+const MAX_SKIP = 64;
+
 /**
  * What a response head says (`ResponseParser` fills it in as it scans one), and the bytes of the
  * last head that handed over no header strings. A server under load answers with the same head
@@ -10,9 +13,6 @@ import type { HeaderSelection } from "./head-bytes.js";
  * (a script's answer keeps its head) are never written again: the next head to remember gets a
  * new buffer, so the reader is handed them instead of a copy.
  */
-/** Most heads scanned without remembering one, when they keep differing. */
-const MAX_SKIP = 64;
-
 export class HeadMemo {
   code = 0;
   statusText = "";

@@ -58,8 +58,6 @@ export class ResponseParser {
   keepHeaders: HeaderSelection = true;
   /** Hand over the head's bytes too (`onResponseHead`'s `head`). */
   keepHead = false;
-  /** The last head's `Keep-Alive: timeout=N`, in seconds; -1 without one. */
-  keepAliveHintS = -1;
   /** What the last head said, and its bytes when they can stand in for the next scan. */
   private readonly head = new HeadMemo();
   private state = HEAD;
@@ -88,6 +86,11 @@ export class ResponseParser {
     this.keepHeaders = keepHeaders;
     this.keepHead = keepHead;
     this.paused = false;
+  }
+
+  /** The last head's `Keep-Alive: timeout=N`, in seconds; -1 without one. */
+  get keepAliveHintS(): number {
+    return this.head.keepAliveHintS;
   }
 
   /** True while a response is being read (its head has started arriving). */
@@ -212,7 +215,6 @@ export class ResponseParser {
       rawHeaders = scanned;
       remembered = rawHeaders === NO_HEADERS && head.remember(bytes, from, to, this.keepHeaders);
     }
-    this.keepAliveHintS = head.keepAliveHintS;
     this.keepAlive = head.keepAlive;
     const code = head.code;
     this.listener.onResponseHead(
