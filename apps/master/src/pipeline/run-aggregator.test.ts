@@ -103,6 +103,19 @@ describe("RunAggregator", () => {
     ]);
   });
 
+  it("a lost worker whose every batch arrives after all finished, and is not lost again", () => {
+    // A master restart: the worker was given up while its batches waited in the queue.
+    const agg = aggregator();
+    agg.accept(batch("a", 0, 5));
+    agg.markLost("a");
+    agg.accept(batch("a", 2, 5, true));
+    expect(agg.workerUpdates()[0].update.status).toBe("lost"); // second 1 is still missing
+    agg.accept(batch("a", 1, 5));
+    expect(agg.workerUpdates()[0].update.status).toBe("finished");
+    agg.markLost("a");
+    expect(agg.workerUpdates()[0].update).toMatchObject({ status: "finished", requests: 15 });
+  });
+
   it("a checkpoint holds everything needed to rebuild the aggregator after a crash", () => {
     const agg = aggregator();
     agg.accept(batch("a", 0, 10));

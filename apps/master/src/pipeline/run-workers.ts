@@ -57,12 +57,19 @@ export class RunWorkers {
       worker.finalSeq = batch.seq;
       worker.finalElapsedMs = batch.elapsedMs;
     }
+    // Lost says some of its figures may be missing; once its final batch and every one before it
+    // are merged (a worker cut off from a restarting master whose batches waited in the queue),
+    // nothing is, and it finished.
+    if (worker.lost && isWorkerDone(worker)) worker.lost = false;
   }
 
-  /** Marks a worker lost (or found again); true when that changed anything. */
+  /**
+   * Marks a worker lost (or found again); true when that changed anything. A worker whose every
+   * batch was merged is never lost.
+   */
   markLost(workerId: string, lost: boolean): boolean {
     const worker = this.workers.get(workerId);
-    if (!worker || worker.lost === lost) return false;
+    if (!worker || worker.lost === lost || (lost && isWorkerDone(worker))) return false;
     worker.lost = lost;
     return true;
   }

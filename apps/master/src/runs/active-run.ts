@@ -125,10 +125,6 @@ export function recordHeartbeat(
 }
 
 /**
- * Marks lost the run's workers neither connected in this run nor done for longer than `graceMs`;
- * returns their ids.
- */
-/**
  * The master could not look for `ms` (its event loop stalled): the run's marks for silence (the
  * planned end, each worker last seen) move by that much, as if the time had not passed.
  */
@@ -156,6 +152,10 @@ export async function batchesStillQueued(
   return queued > 0;
 }
 
+/**
+ * Marks lost the run's workers neither connected in this run nor done for longer than `graceMs`;
+ * returns their ids.
+ */
 export function markAbsentWorkers(
   active: ActiveRun,
   registry: WorkerRegistry,
