@@ -291,7 +291,18 @@ describe("volley run with the gRPC examples", () => {
       cpSync(join(ROOT, "examples/protos"), join(dir, "protos"), { recursive: true });
       cpSync(join(ROOT, "examples/grpc-streams.ts"), join(dir, "grpc-streams.ts"));
       const example = parse(readFileSync(join(ROOT, "examples", file), "utf8"));
-      writeFileSync(join(dir, file), stringify({ ...example, target: server.target, load }));
+      // Scaled down to a handful of calls on a busy machine, a p95 is a cold call's: the example's
+      // latency limits are its target's to meet, not this test's subject (counting is). They are
+      // kept and evaluated, made loose; the others stand as written.
+      const thresholds = example.thresholds
+        ? Object.fromEntries(
+            Object.entries(example.thresholds as Record<string, string>).map(([key, limit]) => [
+              key,
+              /\.p\d+$/.test(key) ? "<10s" : limit,
+            ]),
+          )
+        : undefined;
+      writeFileSync(join(dir, file), stringify({ ...example, target: server.target, load, thresholds }));
       const out = join(dir, "report.json");
       const cli = spawnCli(["run", join(dir, file), "--out", out], isolatedEnv());
       expect(await cli.exited, cli.output.join("")).toBe(0);
