@@ -12,6 +12,12 @@ export interface RequestDispatcher {
   dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean;
   /** No new requests; resolves once the ones in flight are answered and every socket is closed. */
   close(): Promise<void>;
+  /**
+   * Its connection is back in the pool before a handler hears `onComplete` (Volley's HTTP/1.1
+   * client), so the next request may be dispatched from `onComplete` itself; the others want the
+   * stack unwound first (a microtask), or the next request would find the connection still taken.
+   */
+  readonly releasesBeforeComplete?: boolean;
 }
 
 /** Options of the one connection pool a thread uses for an origin. */

@@ -1,6 +1,7 @@
 import { type AddressInfo, createServer, type Server, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { runSlice } from "../test-support/run-slice.js";
+import { Http1Pool } from "./http1-pool.js";
 
 /**
  * A raw TCP server on loopback that answers each request (head and body read by content-length)
@@ -107,6 +108,50 @@ describe("Volley's HTTP/1.1 client against raw servers", () => {
     );
     expect(second.aggregate.get("b")).toMatchObject({ requests: 3, failures: 0 });
     expect(old.seen.connections).toBe(3);
+  });
+
+  it("a request's latency ends at the read that completes its answer, or at the close that ends it", async () => {
+    // The head at once, the body 60 ms later: the end is the body's read, not the first byte's.
+    const late = await rawServer((socket) => {
+      socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n");
+      setTimeout(() => socket.write("ok"), 60);
+    });
+    const first = await runSlice(scenario(late.url, [{ name: "late", path: "/" }]));
+    expect(first.aggregate.get("late")?.latencySummary().min).toBeGreaterThanOrEqual(55);
+    // Every byte at once, the close 60 ms later: a body read until close ends with the close.
+    const closing = await rawServer((socket) => {
+      socket.write("HTTP/1.0 200 OK\r\n\r\nuntil close");
+      setTimeout(() => socket.end(), 60);
+    });
+    const second = await runSlice(scenario(closing.url, [{ name: "closing", path: "/" }]));
+    expect(second.aggregate.get("closing")).toMatchObject({ requests: 3, failures: 0 });
+    expect(second.aggregate.get("closing")?.latencySummary().min).toBeGreaterThanOrEqual(55);
+  });
+
+  it("gives a connection back before its handler hears onComplete: a request sent from onComplete reuses it", async () => {
+    const { url, seen } = await rawServer((socket) =>
+      socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"),
+    );
+    // Room for four sockets: a connection still taken at onComplete would make the next request open one.
+    const pool = new Http1Pool(url, { connections: 4, keepAliveTimeoutMs: 4000, connectTimeoutMs: 2000 });
+    expect(pool.releasesBeforeComplete).toBe(true);
+    let left = 5;
+    await new Promise<void>((resolve, reject) => {
+      const handler = {
+        onConnect: () => {},
+        onHeaders: () => true,
+        onData: () => true,
+        onError: reject,
+        onComplete: () => {
+          if (--left === 0) resolve();
+          else pool.dispatch({ path: "/", method: "GET" }, handler);
+        },
+      };
+      pool.dispatch({ path: "/", method: "GET" }, handler);
+    });
+    expect(seen.requests).toHaveLength(5);
+    expect(seen.connections).toBe(1);
+    await pool.close();
   });
 
   it("what is not HTTP is a protocol error; the socket is dropped and the VU goes on", async () => {

@@ -1,23 +1,10 @@
 import { connect as connectTcp, type Socket } from "node:net";
 import { performance } from "node:perf_hooks";
-import { VolleyError } from "@volley/protocol";
 import type { Dispatcher } from "undici";
+import { codedError, type HeadAwareHandler, ProtocolError } from "./client-handler.js";
 import { type ConnectionTarget, connectTlsSocket, tcpSource } from "./connection-target.js";
 import { InvalidRequestError, requestHead, type TracedDispatchOptions } from "./request-head.js";
-import { type HeaderSelection, type ResponseListener, ResponseParser } from "./response-parser.js";
-
-/** Errors carry undici's codes, so one classifier sorts both clients' failures. */
-export function codedError(code: string, message: string): Error {
-  return Object.assign(new Error(message), { code });
-}
-
-/** The target broke HTTP: the report's `protocol` kind (code VOL_ERR_PROTOCOL, docs/errors.md). */
-export class ProtocolError extends VolleyError {
-  constructor(message: string) {
-    super("VOL_ERR_PROTOCOL", message);
-    this.name = "ProtocolError";
-  }
-}
+import { type ResponseListener, ResponseParser } from "./response-parser.js";
 
 /** What a connection tells its pool. */
 export interface ConnectionOwner {
@@ -27,38 +14,6 @@ export interface ConnectionOwner {
   closed(connection: Http1Connection): void;
   /** A request on a kept-alive socket the server had already closed: send it again on a new one. */
   retry(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): void;
-}
-
-/** What Volley's client offers a handler beyond undici's callbacks (a VU uses both). */
-export interface HeadAwareHandler {
-  /**
-   * Per request, the response headers the handler reads: all (true, the default), none, or those
-   * named (lowercase). Strings are made only for those.
-   */
-  wantsHeaders?: HeaderSelection;
-  /** The response head's exact size on the wire, just before `onHeaders`. */
-  onHeadBytes?(bytes: number): void;
-  /**
-   * The response head's bytes (status line to the blank line; a buffer of their own that nothing
-   * changes: the handler may keep it), just before `onHeaders`, for a handler that makes header
-   * strings only when they are read. With it, `onHeaders` gets only the headers `headerStrings` names (Volley's HTTP/1.1
-   * client; the other clients never call it and hand over `wantsHeaders`).
-   */
-  onRawHead?(head: Buffer): void;
-  readonly headerStrings?: HeaderSelection;
-  /** The request's exact size on the wire (head and body), once written. */
-  onRequestBytes?(bytes: number): void;
-  /**
-   * Where the request's time went, just before `onHeaders` (performance.now() ms): the connection's
-   * TCP connect and TLS handshake (0 unless the request opened it), when it was ready to carry the
-   * request, when the request was written, and when the answer's first byte came.
-   */
-  onPhases?(connectMs: number, tlsMs: number, readyAt: number, writtenAt: number, firstByteAt: number): void;
-  /**
-   * Whether the handler keeps body chunks past `onData` (a capture or expectation reads the body):
-   * then each is a copy, since plain-TCP reads share one buffer per thread.
-   */
-  readonly keepsBody?: boolean;
 }
 
 /**
@@ -100,8 +55,11 @@ export class Http1Connection implements ResponseListener {
   private requests = 0;
   private bytesRead = 0;
   private readingBody = false;
-  /** The response in flight ended during this read; the pool gets the connection back after it. */
-  private completed = false;
+  /**
+   * The handler whose response ended in this read (or close): it hears of it once the pool has the
+   * connection back, so its next request may take the connection at once.
+   */
+  private completed: Dispatcher.DispatchHandler | null = null;
   private done = false;
   private lastHead: {
     method: string;
@@ -275,12 +233,25 @@ export class Http1Connection implements ResponseListener {
     this.readAt = performance.now();
     if (this.bytesRead === 0) this.firstByteAt = this.readAt;
     this.bytesRead += chunk.length;
-    this.completed = false;
     const used = this.parser.execute(chunk);
-    if (!this.completed || this.done) return;
-    // More than the response: bytes nobody asked for. The answer stands; the socket does not.
-    if (used < chunk.length) this.close();
-    else this.owner.released(this);
+    if (this.completed === null) return;
+    // The pool has the connection back before the handler hears of the end: its next request may
+    // take it at once. More than the response is bytes nobody asked for: the answer stands, the
+    // socket does not. (Done: closed at the response's end, Connection: close.)
+    if (!this.done) {
+      if (used < chunk.length) this.close();
+      else this.owner.released(this);
+    }
+    this.complete();
+  }
+
+  /** Tells the handler whose response ended that it is complete. */
+  private complete(): void {
+    const handler = this.completed;
+    if (handler === null) return;
+    this.completed = null;
+    (handler as HeadAwareHandler).onEndedAt?.(this.readAt);
+    handler.onComplete?.([]);
   }
 
   onResponseHead(
@@ -324,9 +295,8 @@ export class Http1Connection implements ResponseListener {
     this.handler = null;
     this.options = null;
     this.deadline = Number.POSITIVE_INFINITY;
-    this.completed = true;
+    this.completed = handler;
     if (!keepAlive) this.close();
-    handler.onComplete?.([]);
   }
 
   onParseError(message: string): void {
@@ -337,8 +307,11 @@ export class Http1Connection implements ResponseListener {
     if (this.handler !== null) {
       const options = this.options;
       const handler = this.handler;
+      // A clean close is the last read: it ends a body read until close.
+      if (error === null) this.readAt = performance.now();
       if (error === null && this.parser.finish()) {
         // A body read until close ended with the connection.
+        this.complete();
       } else if (
         this.requests > 1 &&
         this.bytesRead === 0 &&

@@ -12,6 +12,8 @@ import { closedPoolError, type PoolOptions, SWEEP_MS } from "./pool-options.js";
  * sweep every 100 ms, not a timer per request.
  */
 export class Http1Pool implements ConnectionOwner {
+  /** A connection is released before its handler's onComplete (see Http1Connection.complete). */
+  readonly releasesBeforeComplete = true;
   private readonly target: ConnectionTarget;
   private readonly all = new Set<Http1Connection>();
   private readonly idle: Http1Connection[] = [];

@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import type { Dispatcher } from "undici";
-import { codedError, type HeadAwareHandler } from "./http1-connection.js";
+import { codedError, type HeadAwareHandler } from "./client-handler.js";
 import type { HeaderSelection } from "./response-parser.js";
 
 /** What a request tells the session that carries it. */

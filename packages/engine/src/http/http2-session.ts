@@ -1,8 +1,8 @@
 import { connect as connectTcp, type Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import type { TLSSocket } from "node:tls";
+import { codedError, ProtocolError } from "./client-handler.js";
 import { type ConnectionTarget, connectTlsSocket, tcpSource } from "./connection-target.js";
-import { codedError, ProtocolError } from "./http1-connection.js";
 import { type FrameListener, FrameReader } from "./http2-frame-reader.js";
 import {
   clientPreface,

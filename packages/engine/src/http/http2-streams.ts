@@ -1,4 +1,4 @@
-import { ProtocolError } from "./http1-connection.js";
+import { ProtocolError } from "./client-handler.js";
 import { ERROR_CODE, FLAG, FRAME, frame, MAX_WINDOW, read31, SETTING } from "./http2-frames.js";
 import { HeaderBlockError, HeaderBlocks } from "./http2-header-blocks.js";
 import type { Http2Request } from "./http2-request.js";

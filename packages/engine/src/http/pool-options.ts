@@ -1,5 +1,5 @@
 import type { ServerConnectOptions } from "../network/connection-settings.js";
-import { codedError } from "./http1-connection.js";
+import { codedError } from "./client-handler.js";
 
 /** What Volley's pools (HTTP/1.1 and HTTP/2) are made with. */
 export interface PoolOptions {

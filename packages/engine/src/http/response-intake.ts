@@ -1,7 +1,7 @@
 import { STATUS_CODES } from "node:http";
 import { performance } from "node:perf_hooks";
+import type { HeadAwareHandler } from "./client-handler.js";
 import { responseHeadBytes } from "./head-size.js";
-import type { HeadAwareHandler } from "./http1-connection.js";
 
 /** The whole request took longer than its timeout (a body that trickles in forever, say). */
 const DEADLINE = Object.assign(new Error("the request took longer than its timeout"), {
@@ -40,6 +40,8 @@ export abstract class ResponseIntake implements HeadAwareHandler {
   protected waitingUs = -1;
   /** performance.now() of the answer's first byte (its head, for a client that says no phases). */
   protected firstByteAt = -1;
+  /** performance.now() the answer ended, when the client said it (onEndedAt); -1 until then. */
+  private endedAt = -1;
 
   /** Longest the whole request may take, ms. */
   protected abstract get timeoutMs(): number;
@@ -64,17 +66,23 @@ export abstract class ResponseIntake implements HeadAwareHandler {
     this.connectUs = this.tlsUs = this.sendingUs = 0;
     this.waitingUs = -1;
     this.firstByteAt = -1;
+    this.endedAt = -1;
   }
 
-  /** It is handed a connection now: the deadline, and the latency unless a schedule set it. */
-  protected markSent(): void {
-    this.sentAt = performance.now();
-    if (this.startedAt < 0) this.startedAt = this.sentAt;
+  /** It is handed a connection at `at` (now): the deadline, and the latency unless a schedule set it. */
+  protected markSent(at: number): void {
+    this.sentAt = at;
+    if (this.startedAt < 0) this.startedAt = at;
   }
 
-  /** Microseconds from what the latency counts from to now. */
+  /** When the answer ended, as the client said, else now. */
+  protected endAt(): number {
+    return this.endedAt >= 0 ? this.endedAt : performance.now();
+  }
+
+  /** Microseconds from what the latency counts from to the answer's end (or now, before it). */
   protected latencyUs(): number {
-    return (performance.now() - this.startedAt) * 1000;
+    return (this.endAt() - this.startedAt) * 1000;
   }
 
   /** The head's bytes, once the client read it (`onHeaders` calls this). */
@@ -106,6 +114,10 @@ export abstract class ResponseIntake implements HeadAwareHandler {
 
   onRequestBytes(bytes: number): void {
     this.bytesOut = bytes;
+  }
+
+  onEndedAt(at: number): void {
+    this.endedAt = at;
   }
 
   /** Something reads this response's body: its chunks are kept (see HeadAwareHandler). */

@@ -44,8 +44,9 @@ export interface ScriptRequester {
   /** performance.now() the first request of an arrival-rate iteration counts from; -1 otherwise. */
   takeScheduledStart(): number;
   /**
-   * A request of the running iteration starts: the VU sends it when one of its connection slots
-   * (http.maxConnectionsPerVu) is free. `untrack` hears of its end (answered, failed or aborted).
+   * A request of the running iteration starts (called in the call that made it): the VU sends it
+   * at once or when one of its connection slots (http.maxConnectionsPerVu) is free. `untrack`
+   * hears of its end (answered, failed or aborted).
    */
   send(request: ScriptRequest): void;
   untrack(request: ScriptRequest): void;

@@ -98,13 +98,21 @@ export abstract class ScriptRequest
     return this.maxBody;
   }
 
-  /** Queues at the gate, or sends at once. */
-  go(): void {
-    if (this.origin.gate.enter(this)) this.admit();
+  /**
+   * Queues at the gate, or sends at once. `waited`: it waited for one of its VU's slots; else it
+   * is sent in the call that asked for it, and was handed a connection when it was asked for (one
+   * clock read, not two).
+   */
+  go(waited: boolean): void {
+    if (this.origin.gate.enter(this)) this.dispatchAt(waited ? performance.now() : this.calledAt);
     else this.waitingAtGate = true;
   }
 
   admit(): void {
+    this.dispatchAt(performance.now());
+  }
+
+  private dispatchAt(now: number): void {
     this.waitingAtGate = false;
     if (this.aborted) {
       this.origin.gate.leave();
@@ -112,7 +120,7 @@ export abstract class ScriptRequest
       return;
     }
     this.sent = true;
-    this.markSent();
+    this.markSent(now);
     this.origin.dispatcher.dispatch(this.options, this);
   }
 
@@ -162,9 +170,10 @@ export abstract class ScriptRequest
   onComplete(): void {
     this.origin.gate.leave();
     this.recordPhases(this.recorder);
-    const latencyUs = this.latencyUs();
+    const endedAt = this.endAt();
+    const latencyUs = (endedAt - this.startedAt) * 1000;
     const ms = (us: number) => us / 1000;
-    const receivingMs = this.firstByteAt < 0 ? 0 : performance.now() - this.firstByteAt;
+    const receivingMs = this.firstByteAt < 0 ? 0 : endedAt - this.firstByteAt;
     this.answered({
       status: this.status,
       rawHeaders: this.rawHeaders,

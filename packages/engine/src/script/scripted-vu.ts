@@ -150,7 +150,7 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
     this.inFlight.push(request);
     if (this.slotsTaken < this.ctx.maxInFlight) {
       this.slotsTaken++;
-      request.go();
+      request.go(false);
     } else {
       // Not sent: an abort now ends it uncounted, as at the thread's gate.
       request.waitingAtGate = true;
@@ -170,7 +170,7 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
     if (next === undefined) this.slotsTaken--;
     else {
       next.waitingAtGate = false;
-      next.go();
+      next.go(true);
     }
     if (this.inFlight.length === 0 && this.endWhenAnswered && this.busy) this.end();
   }

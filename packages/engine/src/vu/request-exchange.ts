@@ -45,6 +45,11 @@ export class RequestExchange extends ResponseIntake implements Dispatcher.Dispat
   active = false;
   /** Handed a connection at least once since `start` (a request that left). */
   sent = false;
+  /**
+   * Its last request was answered and its connection is free already (the client released it
+   * first): the VU's next request may go at once, from inside the client's callback.
+   */
+  answeredOnFreeConnection = false;
   /** Aborted before it was written to a socket: not a request, not counted. */
   private unsent = false;
   private aborting = false;
@@ -178,7 +183,7 @@ export class RequestExchange extends ResponseIntake implements Dispatcher.Dispat
     this.waitingAtGate = false;
     this.dispatchOptions = null;
     this.sent = true;
-    this.markSent();
+    this.markSent(performance.now());
     this.stream?.begin(this.startedAt);
     this.origin.dispatcher.dispatch(options, this);
   }
@@ -217,10 +222,13 @@ export class RequestExchange extends ResponseIntake implements Dispatcher.Dispat
   }
 
   onComplete(): void {
+    this.answeredOnFreeConnection = this.origin.dispatcher.releasesBeforeComplete === true;
     this.finish(null);
   }
 
   onError(error: Error): void {
+    // A failure may come from inside the dispatch itself: the next request waits for the stack to unwind.
+    this.answeredOnFreeConnection = false;
     // Ended at its `until` event: answered, whatever the client says of the cut.
     this.finish(error === STREAM_DONE || this.stream?.done ? null : error);
   }

@@ -195,7 +195,7 @@ export class VirtualUser implements EngineVu, ExchangeOwner, WsExchangeOwner, Gr
       this.endIteration(this.unsentSoFar() ? "unsent" : "interrupted");
       return;
     }
-    this.stepDone(failure);
+    this.stepDone(failure, exchange.answeredOnFreeConnection);
   }
 
   wsDone(failure: [ErrorKind, string] | null): void {
@@ -206,11 +206,15 @@ export class VirtualUser implements EngineVu, ExchangeOwner, WsExchangeOwner, Gr
     this.stepDone(failure);
   }
 
-  /** The current step is over: on to think time and the next one. */
-  private stepDone(failure: [ErrorKind, string] | null): void {
+  /**
+   * The current step is over: on to think time and the next one. `atOnce`: the step's connection
+   * is back in its pool already (see RequestExchange.answeredOnFreeConnection).
+   */
+  private stepDone(failure: [ErrorKind, string] | null, atOnce = false): void {
     this.cursor.requestDone(failure);
     const pause = this.ctx.thinks ? drawThinkTime(this.ctx.thinkTime) : 0;
     if (pause > 0) this.thinkTimer = setTimeout(this.next, pause);
+    else if (atOnce) this.next();
     // Let the client release the socket before the next dispatch picks one.
     else queueMicrotask(this.next);
   }
