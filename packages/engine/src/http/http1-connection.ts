@@ -307,10 +307,9 @@ export class Http1Connection implements ResponseListener {
     if (this.handler !== null) {
       const options = this.options;
       const handler = this.handler;
-      // A clean close is the last read: it ends a body read until close.
-      if (error === null) this.readAt = performance.now();
       if (error === null && this.parser.finish()) {
-        // A body read until close ended with the connection.
+        // A body read until close ended with the connection: the close is its last read.
+        this.readAt = performance.now();
         this.complete();
       } else if (
         this.requests > 1 &&

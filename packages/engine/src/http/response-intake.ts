@@ -80,9 +80,9 @@ export abstract class ResponseIntake implements HeadAwareHandler {
     return this.endedAt >= 0 ? this.endedAt : performance.now();
   }
 
-  /** Microseconds from what the latency counts from to the answer's end (or now, before it). */
-  protected latencyUs(): number {
-    return (this.endAt() - this.startedAt) * 1000;
+  /** Microseconds from what the latency counts from to `endedAt`: the answer's end (or now, before it). */
+  protected latencyUs(endedAt = this.endAt()): number {
+    return (endedAt - this.startedAt) * 1000;
   }
 
   /** The head's bytes, once the client read it (`onHeaders` calls this). */

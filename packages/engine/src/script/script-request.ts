@@ -171,7 +171,7 @@ export abstract class ScriptRequest
     this.origin.gate.leave();
     this.recordPhases(this.recorder);
     const endedAt = this.endAt();
-    const latencyUs = (endedAt - this.startedAt) * 1000;
+    const latencyUs = this.latencyUs(endedAt);
     const ms = (us: number) => us / 1000;
     const receivingMs = this.firstByteAt < 0 ? 0 : endedAt - this.firstByteAt;
     this.answered({
