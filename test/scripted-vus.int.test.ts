@@ -344,6 +344,29 @@ describe("scripted virtual users", () => {
     expect(cookie("/without")).toEqual([null, null, null]);
   });
 
+  it("a call with no options is prepared once, yet carries the cookie its VU was given since", async () => {
+    target.reset();
+    const report = await run(
+      {
+        name: "scripted-plain",
+        target: target.url,
+        load: { executor: "per-vu-iterations", vus: 1, iterations: 3 },
+        script: "plain.ts",
+      },
+      {
+        "plain.ts": `export default async (vu) => {
+          await vu.http.get("/hello");
+          if (vu.iteration === 1) await vu.http.get("/cookie/set?name=sid&value=p&path=/", { name: "set" });
+          await vu.http.get("/hello");
+        }`,
+      },
+    );
+    expect(report.summary.total).toMatchObject({ requests: 7, failures: 0 });
+    expect(report.summary.requests.find((r) => r.name === "GET /hello")?.requests).toBe(6);
+    const cookies = target.log.filter((e) => e.url === "/hello").map((e) => e.headers.cookie ?? null);
+    expect(cookies).toEqual([null, null, null, "sid=p", "sid=p", "sid=p"]);
+  });
+
   it("a request that gets no answer is one failure, not also a script error", async () => {
     const report = await run(
       {

@@ -122,10 +122,16 @@ describe("http.tracing", () => {
         script: "flow.js",
         http: { tracing: { propagate: "w3c" } },
       },
-      { "flow.js": 'export default async function (vu) { await vu.http.get("/plain", { name: "plain" }); }' },
+      {
+        // A call with no options too: the request prepared once for it must still get a new id each time.
+        "flow.js":
+          'export default async function (vu) { await vu.http.get("/plain", { name: "plain" }); await vu.http.get("/plain?bare"); }',
+      },
     );
-    expect(report.summary.total.requests).toBe(10);
+    expect(report.summary.total.requests).toBe(20);
+    expect(seen).toHaveLength(20);
     expect(seen.every((s) => TRACEPARENT_RE.exec(s.traceparent ?? "")?.[3] === "01")).toBe(true);
+    expect(new Set(seen.map((s) => s.traceparent)).size).toBe(20);
     const plain = report.summary.requests.find((r) => r.name === "plain");
     expect(plain?.slowest).toHaveLength(5);
     const sent = new Set(seen.map((s) => TRACEPARENT_RE.exec(s.traceparent ?? "")?.[1]));

@@ -22,6 +22,7 @@ import type { CompiledRequest } from "../scenario/compiled-request.js";
 import type { LoadedScript } from "../script/load-scripts.js";
 import type { ScriptMetrics } from "../script/script-metrics.js";
 import { type ScriptThread, scriptTarget } from "../script/script-part.js";
+import { PlainRequests } from "../script/script-prepare.js";
 import type { ScriptRecorders } from "../script/script-recorders.js";
 import { ThreadPools } from "./thread-pools.js";
 
@@ -121,6 +122,7 @@ export function scriptThreadOf(
       protos: parts.protos,
       grpcTarget: isGrpcTarget(scenario.target) ? scenario.target : null,
       tracing: parts.tracing,
+      plain: new PlainRequests(),
       proto: scenario.http.version === "1.1" ? "HTTP/1.1" : "HTTP/2",
     },
     worker: parts.worker,

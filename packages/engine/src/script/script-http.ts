@@ -4,6 +4,7 @@ import { headerPairs } from "../http/head-bytes.js";
 import { DecodedBodyTooLargeError, decodeBody } from "../vu/http-session.js";
 import { bundleCallSite } from "./call-site.js";
 import {
+  NO_OPTIONS,
   type PreparedRequest,
   prepareScriptRequest,
   type ScriptHttpSettings,
@@ -20,7 +21,10 @@ export function scriptRequest(
   url: string,
   options: RequestOptions = NO_OPTIONS,
 ): Promise<HttpResponse> {
-  const prepared = prepareScriptRequest(settings, vu, method, url, options);
+  const prepared =
+    options === NO_OPTIONS
+      ? settings.plain.prepare(settings, vu, method, url)
+      : prepareScriptRequest(settings, vu, method, url, options);
   const expected = options.expect?.status === undefined ? null : statusExpectation(options.expect.status);
   const call = new HttpCall(settings, vu, prepared, expected, options.expect?.body);
   if (vu.locatesCalls !== null) call.callSite = bundleCallSite(vu.locatesCalls);
@@ -186,8 +190,6 @@ class ScriptResponse implements HttpResponse {
       : null;
   }
 }
-
-const NO_OPTIONS: RequestOptions = {};
 
 /** Lower-case names; repeats joined with ", " (set-cookie with "\n", as its values hold commas). */
 function readHeaders(raw: Buffer[] | string[]): Record<string, string> {

@@ -10,7 +10,7 @@ import { type TraceIds, traceIdOf } from "../http/trace-ids.js";
 import type { ConnectionSettings } from "../network/connection-settings.js";
 import type { ProtoPackages } from "../scenario/compiled-grpc.js";
 import type { VuOrigin } from "../vu/vu-context.js";
-import type { ScriptRecorders } from "./script-recorders.js";
+import { MAX_SCRIPT_NAMES, type ScriptRecorders } from "./script-recorders.js";
 import type { ScriptRequest } from "./script-request.js";
 
 // A scripted request before it is sent: where it goes, under which name, and its bytes. Shared by
@@ -30,6 +30,8 @@ export interface ScriptHttpSettings {
   network: ConnectionSettings;
   /** The thread's `traceparent` values when the scenario has `http.tracing`, else null. */
   tracing: TraceIds | null;
+  /** The part's requests made with a URL and no options, prepared once. */
+  plain: PlainRequests;
   /** What its requests go over (`http.version`), for `res.proto`. */
   proto: "HTTP/1.1" | "HTTP/2";
   /** The thread's gRPC channels, the protos the run was sent, and the scenario's target when it is grpc(s)://. */
@@ -66,6 +68,7 @@ export interface PreparedRequest {
   origin: string;
   host: string;
   path: string;
+  https: boolean;
   recorder: RequestRecorder;
   dispatch: TracedDispatchOptions;
   timeoutMs: number;
@@ -117,6 +120,7 @@ export function prepareScriptRequest(
     origin,
     host,
     path,
+    https,
     recorder,
     dispatch: {
       path,
@@ -134,6 +138,46 @@ export function prepareScriptRequest(
 }
 
 const NO_HEADERS: readonly string[] = Object.freeze([]);
+
+/** The options of a call that gave none (`vu.http.get(url)`). */
+export const NO_OPTIONS: RequestOptions = Object.freeze({});
+
+/**
+ * The requests of a scripted part made with a URL and no options, prepared once each: a script
+ * asks for the same few URLs again and again, and such a request has nothing that changes from
+ * call to call when it carries no headers at all (no cookie, credentials, compression or trace
+ * id). The prepared request is then shared by every call (nothing downstream writes to it).
+ * A call whose VU now holds a cookie for it is prepared afresh. At most MAX_SCRIPT_NAMES URLs are
+ * kept: a script that makes a URL per call stops adding to it.
+ */
+export class PlainRequests {
+  private readonly byMethod = new Map<string, Map<string, PreparedRequest>>();
+  private size = 0;
+
+  prepare(settings: ScriptHttpSettings, vu: ScriptRequester, method: string, url: string): PreparedRequest {
+    const known = this.byMethod.get(method)?.get(url);
+    if (known !== undefined) {
+      vu.assertRunning();
+      const cookie = vu.cookies?.header(known.host, known.path, known.https) ?? null;
+      if (cookie === null) return known;
+    }
+    const prepared = prepareScriptRequest(settings, vu, method, url, NO_OPTIONS);
+    if (known === undefined && prepared.dispatch.headers === NO_HEADERS && prepared.traceId === undefined)
+      this.keep(method, url, prepared);
+    return prepared;
+  }
+
+  private keep(method: string, url: string, prepared: PreparedRequest): void {
+    if (this.size >= MAX_SCRIPT_NAMES) return;
+    let urls = this.byMethod.get(method);
+    if (urls === undefined) {
+      urls = new Map();
+      this.byMethod.set(method, urls);
+    }
+    urls.set(url, prepared);
+    this.size++;
+  }
+}
 
 /** The origin, path and host a script's `url` (a path on the target, or absolute) goes to. */
 export function locate(settings: ScriptHttpSettings, url: string) {
