@@ -49,6 +49,11 @@ export interface HeadAwareHandler {
    */
   onPhases?(connectMs: number, tlsMs: number, readyAt: number, writtenAt: number, firstByteAt: number): void;
   /**
+   * Just before `onError`: not one byte of the request reached its socket (it ended while it
+   * waited for the thread's write batch). Aborted so, it was never a request.
+   */
+  onNeverWritten?(): void;
+  /**
    * Whether the handler keeps body chunks past `onData` (a capture or expectation reads the body):
    * then each is a copy, since plain-TCP reads share one buffer per thread.
    */

@@ -6,6 +6,7 @@ import type { ProxyRoute } from "../network/proxy-route.js";
 import { Http1Pool } from "./http1-pool.js";
 import { Http2Pool } from "./http2-pool.js";
 import type { TracedDispatchOptions } from "./request-head.js";
+import type { WriteBatch } from "./write-batch.js";
 
 /** What a VU needs of a connection pool: undici's dispatch with the legacy handler, and close. */
 export interface RequestDispatcher {
@@ -36,6 +37,8 @@ export interface HttpPoolOptions {
   version?: "1.1" | "2" | "2c";
   /** The client: Volley's own (default: HTTP/1.1 and HTTP/2 framed by hand) or undici's. */
   client?: "volley" | "undici";
+  /** Volley's HTTP/1.1 client: the thread's write batch (default: every request written at once). */
+  writes?: WriteBatch | null;
 }
 
 /** A pool's option that cannot be used: a ConfigError naming the field. */

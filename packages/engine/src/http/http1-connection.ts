@@ -5,6 +5,7 @@ import { codedError, type HeadAwareHandler, ProtocolError } from "./client-handl
 import { type ConnectionTarget, connectTlsSocket, tcpSource } from "./connection-target.js";
 import { InvalidRequestError, requestHead, type TracedDispatchOptions } from "./request-head.js";
 import { type ResponseListener, ResponseParser } from "./response-parser.js";
+import type { BatchedWriter, WriteBatch } from "./write-batch.js";
 
 /** What a connection tells its pool. */
 export interface ConnectionOwner {
@@ -31,7 +32,7 @@ const noop = () => {};
  * `write` (head and a string body together; head and a Buffer body corked), the response read
  * by the incremental parser, and the handler called with undici's legacy callbacks.
  */
-export class Http1Connection implements ResponseListener {
+export class Http1Connection implements ResponseListener, BatchedWriter {
   readonly socket: Socket;
   private readonly parser = new ResponseParser(this, true);
   private handler: Dispatcher.DispatchHandler | null = null;
@@ -69,6 +70,9 @@ export class Http1Connection implements ResponseListener {
     /** The same head without its blank line, for a traced request to add its `traceparent` to. */
     open: string | null;
   } | null = null;
+  /** The request waiting in the batch to be written (and its body, written beside it), or null. */
+  private unwritten: string | Uint8Array | null = null;
+  private unwrittenBody: Uint8Array | null = null;
   /** Reads land in SHARED_READ_BUFFER (plain TCP) rather than a buffer of their own (TLS). */
   private readonly sharedReads: boolean;
   private readonly abort = (reason?: Error) => this.fail(reason ?? codedError("UND_ERR_ABORTED", "aborted"));
@@ -77,6 +81,8 @@ export class Http1Connection implements ResponseListener {
     private readonly target: ConnectionTarget,
     private readonly owner: ConnectionOwner,
     keepAliveTimeoutMs: number,
+    /** The thread's write batch, or null: each request written at once. */
+    private readonly batch: WriteBatch | null = null,
   ) {
     this.idleTimeoutMs = keepAliveTimeoutMs;
     this.socket = target.https
@@ -137,12 +143,12 @@ export class Http1Connection implements ResponseListener {
         const length = Buffer.byteLength(body);
         const head = requestHead(options, this.target.hostHeader, length);
         // One write: an ASCII body joins the head; any other is written beside it, corked.
-        if (length === body.length) this.socket.write(head + body, "latin1");
-        else this.writeCorked(head, Buffer.from(body));
+        if (length === body.length) this.write(head + body, null);
+        else this.write(head, Buffer.from(body));
         written = head.length + length;
       } else if (Buffer.isBuffer(body) || body instanceof Uint8Array) {
         const head = requestHead(options, this.target.hostHeader, body.length);
-        this.writeCorked(head, body);
+        this.write(head, body);
         written = head.length + body.length;
       } else {
         throw new InvalidRequestError("a request body must be a string or bytes");
@@ -151,9 +157,7 @@ export class Http1Connection implements ResponseListener {
       this.fail(error as Error);
       return;
     }
-    this.writtenAt = performance.now();
-    // Not yet connected: the connect's deadline stands until it is (then this one is set).
-    if (this.connected) this.deadline = this.writtenAt + (options.headersTimeout ?? 300_000);
+    if (this.unwritten === null) this.wrote(performance.now());
     (handler as HeadAwareHandler).onRequestBytes?.(written);
   }
 
@@ -177,15 +181,15 @@ export class Http1Connection implements ResponseListener {
           -2,
         );
         const head = `${last.open}traceparent: ${traceparent}\r\n\r\n`;
-        this.socket.write(head, "latin1");
+        this.write(head, null);
         return head.length;
       }
       last.bytes ??= Buffer.from(requestHead(options, this.target.hostHeader, 0), "latin1");
-      this.socket.write(last.bytes);
+      this.write(last.bytes, null);
       return last.bytes.length;
     }
     const head = requestHead(options, this.target.hostHeader, 0);
-    this.socket.write(head, "latin1");
+    this.write(head, null);
     const headers = options.headers;
     this.lastHead =
       headers !== null && headers !== undefined && Object.isFrozen(headers)
@@ -194,11 +198,49 @@ export class Http1Connection implements ResponseListener {
     return head.length;
   }
 
-  private writeCorked(head: string, body: Uint8Array): void {
+  /**
+   * Writes the request (a head, with a body joined or beside it) now, or queues it for the
+   * thread's batch, which calls `flushWrite` once the loop has read every ready socket.
+   */
+  private write(data: string | Uint8Array, body: Uint8Array | null): void {
+    if (this.batch?.active) {
+      this.unwritten = data;
+      this.unwrittenBody = body;
+      this.batch.add(this);
+    } else {
+      this.writeNow(data, body);
+    }
+  }
+
+  flushWrite(at: number): void {
+    const data = this.unwritten;
+    if (data === null) return;
+    const body = this.unwrittenBody;
+    this.unwritten = null;
+    this.unwrittenBody = null;
+    // It ended while it waited (failed, aborted, closed): nothing goes out.
+    if (this.handler === null || this.done) return;
+    this.writeNow(data, body);
+    this.wrote(at);
+  }
+
+  /** Heads are latin1 (request-head.ts allows no byte above 0xff); a body beside its head is corked with it. */
+  private writeNow(data: string | Uint8Array, body: Uint8Array | null): void {
+    if (body === null) {
+      this.socket.write(data, "latin1");
+      return;
+    }
     this.socket.cork();
-    this.socket.write(head, "latin1");
+    this.socket.write(data, "latin1");
     this.socket.write(body);
     this.socket.uncork();
+  }
+
+  /** The request went out at `at`: its phases and its deadline count from there. */
+  private wrote(at: number): void {
+    this.writtenAt = at;
+    // Not yet connected: the connect's deadline stands until it is (then this one is set).
+    if (this.connected) this.deadline = at + (this.options?.headersTimeout ?? 300_000);
   }
 
   private requestDeadline(): number {
@@ -341,10 +383,14 @@ export class Http1Connection implements ResponseListener {
 
   private fail(error: Error): void {
     const handler = this.handler;
+    const neverWritten = this.unwritten !== null;
+    this.unwritten = null;
+    this.unwrittenBody = null;
     this.handler = null;
     this.options = null;
     this.deadline = Number.POSITIVE_INFINITY;
     this.close();
+    if (neverWritten) (handler as HeadAwareHandler | null)?.onNeverWritten?.();
     handler?.onError?.(error);
   }
 }

@@ -49,7 +49,12 @@ export class Http1Pool implements ConnectionOwner {
 
   private open(): Http1Connection | null {
     if (this.all.size >= this.options.connections) return null;
-    const connection = new Http1Connection(this.target, this, this.options.keepAliveTimeoutMs);
+    const connection = new Http1Connection(
+      this.target,
+      this,
+      this.options.keepAliveTimeoutMs,
+      this.options.writes ?? null,
+    );
     this.all.add(connection);
     return connection;
   }

@@ -1,5 +1,6 @@
 import type { ServerConnectOptions } from "../network/connection-settings.js";
 import { codedError } from "./client-handler.js";
+import type { WriteBatch } from "./write-batch.js";
 
 /** What Volley's pools (HTTP/1.1 and HTTP/2) are made with. */
 export interface PoolOptions {
@@ -9,6 +10,8 @@ export interface PoolOptions {
   connectTimeoutMs: number;
   /** Hosts, DNS and TLS settings of the origin's server (default: system DNS, verified TLS). */
   server?: ServerConnectOptions;
+  /** HTTP/1.1: the thread's write batch (default: every request written at once). */
+  writes?: WriteBatch | null;
 }
 
 /** How often a pool looks at deadlines, connects and idle connections (one sweep, no timer per request). */

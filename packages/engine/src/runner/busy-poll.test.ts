@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { WriteBatch } from "../http/write-batch.js";
 import { BusyPoll } from "./busy-poll.js";
 
 describe("BusyPoll", () => {
@@ -29,10 +30,32 @@ describe("BusyPoll", () => {
 
   it("never polls without sleeping when told not to (HTTP/2)", () => {
     let admitted = 0;
-    const poll = new BusyPoll(() => admitted, false);
+    const writes = new WriteBatch();
+    const poll = new BusyPoll(() => admitted, false, writes);
     admitted = 10_000;
     poll.tick();
     expect(poll.active).toBe(false);
+    expect(writes.active).toBe(false);
+  });
+
+  it("batches the thread's writes exactly while it polls without sleeping", () => {
+    let admitted = 0;
+    const writes = new WriteBatch();
+    const poll = new BusyPoll(() => admitted, true, writes);
+    admitted = 150;
+    poll.tick();
+    expect(writes.active).toBe(false);
+    admitted += 200;
+    poll.tick();
+    expect(writes.active).toBe(true);
+    admitted += 10;
+    poll.tick();
+    expect(writes.active).toBe(false);
+    admitted += 300;
+    poll.tick();
+    expect(writes.active).toBe(true);
+    poll.stop();
+    expect(writes.active).toBe(false);
   });
 
   it("counts the turns that found nothing to do as idle, and a turn that worked as not", async () => {

@@ -1,4 +1,5 @@
 import { performance } from "node:perf_hooks";
+import type { WriteBatch } from "../http/write-batch.js";
 
 /** Requests admitted in 100 ms from which a thread polls without sleeping: 2,000 a second. */
 const BUSY_PER_TICK = 200;
@@ -42,6 +43,8 @@ export class BusyPoll {
      * streams at a time.
      */
     private readonly enabled = true,
+    /** Written in batches while it polls without sleeping (see WriteBatch). */
+    private readonly writes: WriteBatch | null = null,
   ) {}
 
   /** Called every 100 ms while the load runs: busy or not since the last call. */
@@ -56,6 +59,7 @@ export class BusyPoll {
     } else if (!busy) {
       this.spinning = false;
     }
+    if (this.writes !== null) this.writes.active = this.spinning;
   }
 
   /** Whether it polls without sleeping now. */
@@ -72,5 +76,6 @@ export class BusyPoll {
 
   stop(): void {
     this.spinning = false;
+    if (this.writes !== null) this.writes.active = false;
   }
 }

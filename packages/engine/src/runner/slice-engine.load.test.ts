@@ -61,6 +61,20 @@ describe.each(HTTP_CLIENTS)("SliceEngine on the %s client", (client) => {
     expect(aggregate.get("GET /hello")?.bytesIn).toBeGreaterThan(server.total() * 11);
   });
 
+  it("under heavy load writes in batches and still counts exactly what the server saw", async () => {
+    const { aggregate, engine } = await runSlice({
+      ...base(),
+      load: { executor: "constant-vus", vus: 20, duration: "1500ms" },
+      requests: [{ path: "/hello" }, { method: "POST", path: "/echo", body: { n: "{{iter}}" } }],
+    });
+    expect(aggregate.total().requests).toBe(server.total());
+    expect(aggregate.total().failures).toBe(0);
+    expect(aggregate.get("GET /hello")?.requests).toBe(server.counts.get("/hello"));
+    // Volley's own client batched (a busy thread); undici's writes its own way.
+    if (client === "volley") expect(engine.batchedWrites).toBeGreaterThan(server.total() / 4);
+    else expect(engine.batchedWrites).toBe(0);
+  });
+
   it("classifies connect errors, timeouts, resets, unexpected statuses and failed expectations", async () => {
     const closed = await startTargetServer();
     const closedUrl = closed.url;

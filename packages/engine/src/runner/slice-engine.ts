@@ -19,6 +19,7 @@ import { createExecutor } from "../executors/registry.js";
 import { FeederSet } from "../feeders/feeder.js";
 import { GrpcChannels } from "../grpc/grpc-channels.js";
 import { TraceIds } from "../http/trace-ids.js";
+import { WriteBatch } from "../http/write-batch.js";
 import { ConnectionSettings } from "../network/connection-settings.js";
 import { ProtoPackages } from "../scenario/compiled-grpc.js";
 import { compileRequests, requestOrigins } from "../scenario/compiled-request.js";
@@ -102,7 +103,13 @@ export class SliceEngine {
   private vuSampler: NodeJS.Timeout | null = null;
   private readonly feeders: FeederSet;
   private readonly busyPoll: BusyPoll;
+  private readonly writes = new WriteBatch();
   private readonly loopDelay: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
+
+  /** HTTP/1.1 requests written in batches (under heavy load, see WriteBatch) so far. */
+  get batchedWrites(): number {
+    return this.writes.batched;
+  }
 
   constructor(private readonly options: SliceEngineOptions) {
     const { scenario, partition } = options;
@@ -128,8 +135,8 @@ export class SliceEngine {
     const groupRecorders = recorders.groups;
     const namedRecorders = recorders.byName;
     const network = new ConnectionSettings(scenario.http, attachments, options.env ?? {}, partition.span());
-    this.pools = slicePools(scenario, partition, network);
-    this.busyPoll = new BusyPoll(() => this.pools.admitted(), scenario.http.version === "1.1");
+    this.pools = slicePools(scenario, partition, network, this.writes);
+    this.busyPoll = new BusyPoll(() => this.pools.admitted(), scenario.http.version === "1.1", this.writes);
     this.grpcChannels = new GrpcChannels(network);
     // The scenario's origins, in the order its compiled requests refer to them.
     const origins = requestOrigins(scenario).map((origin) => this.pools.get(origin.origin));

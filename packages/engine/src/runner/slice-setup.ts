@@ -16,6 +16,7 @@ import type { FeederSet } from "../feeders/feeder.js";
 import type { GrpcChannels } from "../grpc/grpc-channels.js";
 import { h2Sessions } from "../http/dispatcher.js";
 import type { TraceIds } from "../http/trace-ids.js";
+import type { WriteBatch } from "../http/write-batch.js";
 import type { ConnectionSettings } from "../network/connection-settings.js";
 import type { ProtoPackages } from "../scenario/compiled-grpc.js";
 import type { CompiledRequest } from "../scenario/compiled-request.js";
@@ -78,12 +79,13 @@ export function slicePools(
   scenario: Scenario,
   partition: Partition,
   network: ConnectionSettings,
+  writes: WriteBatch,
 ): ThreadPools {
   const { sockets, inFlight } = originConnections(
     scenario,
     Math.max(1, partition.count(runVuCeiling(scenario))),
   );
-  return new ThreadPools(scenario.http, network, sockets, inFlight);
+  return new ThreadPools(scenario.http, network, sockets, inFlight, writes);
 }
 
 /** What a thread shares with its scripted parts (see `scriptThreadOf`). */

@@ -1,5 +1,6 @@
 import type { Scenario } from "@volley/protocol";
 import { createHttpPool } from "../http/dispatcher.js";
+import type { WriteBatch } from "../http/write-batch.js";
 import type { ConnectionSettings } from "../network/connection-settings.js";
 import { ConnectionGate } from "../vu/connection-gate.js";
 import type { VuOrigin } from "../vu/vu-context.js";
@@ -19,6 +20,8 @@ export class ThreadPools {
     private readonly sockets: number,
     /** Requests in flight per origin. */
     private readonly inFlight: number,
+    /** The thread's HTTP/1.1 write batch (Volley's own client). */
+    private readonly writes: WriteBatch | null = null,
   ) {}
 
   /** The pool and gate of `origin` ("https://host:port"), made on first use. */
@@ -37,6 +40,7 @@ export class ThreadPools {
         server: this.network.forServer(host, Number(url.port) || (https ? 443 : 80), https),
         version: this.http.version,
         client: this.http.client,
+        writes: this.writes,
       }),
       gate: new ConnectionGate(this.inFlight),
       host: url.host,

@@ -140,6 +140,11 @@ export abstract class ScriptRequest
     if (this.aborted) abort(this.aborted);
   }
 
+  /** Aborted while its write waited for the thread's batch: it never left, as at the gate. */
+  onNeverWritten(): void {
+    if (this.aborted) this.sent = false;
+  }
+
   /** A script reads a response's headers seldom: their strings are made from these bytes when it does. */
   onRawHead(head: Buffer): void {
     this.head = head;
@@ -198,6 +203,10 @@ export abstract class ScriptRequest
 
   onError(error: Error): void {
     this.origin.gate.leave();
+    if (this.aborted && !this.sent) {
+      this.failed(this.aborted);
+      return;
+    }
     const kind: ErrorKind = this.aborted ? "aborted" : classifyError(error);
     const message = describeError(error);
     const latencyUs = this.latencyUs();

@@ -121,11 +121,14 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
 
   abort(): void {
     if (!this.busy) return;
-    this.outcome = this.unstarted ? "unsent" : "interrupted";
+    const anyEnded = this.requestsEnded !== 0;
     const requests = this.inFlight.splice(0);
     this.waiting = [];
     this.slotsTaken = 0;
     for (const request of requests) request.abort(ABORTED);
+    // Judged after the aborts: a request whose write still waited for the thread's batch never left.
+    this.outcome =
+      !anyEnded && requests.length > 0 && requests.every((r) => !r.sent) ? "unsent" : "interrupted";
     this.sockets.closeAll(true);
     this.grpc.iterationEnded(true);
     if (this.sleeping) {

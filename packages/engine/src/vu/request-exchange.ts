@@ -196,6 +196,10 @@ export class RequestExchange extends ResponseIntake implements Dispatcher.Dispat
     }
   }
 
+  onNeverWritten(): void {
+    if (this.aborting) this.unsent = true;
+  }
+
   onHeaders(
     statusCode: number,
     rawHeaders: Buffer[] | string[],
