@@ -5,8 +5,8 @@ import type { ServerConnectOptions } from "../network/connection-settings.js";
 import type { ProxyRoute } from "../network/proxy-route.js";
 import { Http1Pool } from "./http1-pool.js";
 import { Http2Pool } from "./http2-pool.js";
+import type { PoolOptions } from "./pool-options.js";
 import type { TracedDispatchOptions } from "./request-head.js";
-import type { WriteBatch } from "./write-batch.js";
 
 /** What a VU needs of a connection pool: undici's dispatch with the legacy handler, and close. */
 export interface RequestDispatcher {
@@ -21,24 +21,18 @@ export interface RequestDispatcher {
   readonly releasesBeforeComplete?: boolean;
 }
 
-/** Options of the one connection pool a thread uses for an origin. */
-export interface HttpPoolOptions {
+/**
+ * Options of the one connection pool a thread uses for an origin: what every pool is made with
+ * (`PoolOptions`: sockets, keep-alive and connect times, the server's connect settings, the
+ * write batch), the origin, and which protocol and client serve it.
+ */
+export interface HttpPoolOptions extends PoolOptions {
   /** Origin of the target, e.g. "http://127.0.0.1:8080". */
   origin: string;
-  /** Most sockets open at once; one per VU keeps every VU from waiting on another's socket. */
-  connections: number;
-  /** Idle keep-alive sockets are closed after this long. @defaultValue 4000 */
-  keepAliveTimeoutMs: number;
-  /** @defaultValue 10000 */
-  connectTimeoutMs: number;
-  /** How sockets to this origin's server connect: hosts and DNS, TLS (trust, client certificate). */
-  server?: ServerConnectOptions;
   /** "1.1" (default), "2" (HTTP/2 over TLS) or "2c" (HTTP/2 over plain TCP). */
   version?: "1.1" | "2" | "2c";
   /** The client: Volley's own (default: HTTP/1.1 and HTTP/2 framed by hand) or undici's. */
   client?: "volley" | "undici";
-  /** Volley's HTTP/1.1 client: the thread's write batch (default: every request written at once). */
-  writes?: WriteBatch | null;
 }
 
 /** A pool's option that cannot be used: a ConfigError naming the field. */

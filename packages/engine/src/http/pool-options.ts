@@ -4,11 +4,11 @@ import type { WriteBatch } from "./write-batch.js";
 
 /** What Volley's pools (HTTP/1.1 and HTTP/2) are made with. */
 export interface PoolOptions {
-  /** Most connections open at once (HTTP/2: sessions). */
+  /** Most connections open at once (HTTP/2: sessions); one per VU keeps every VU from waiting on another's socket. */
   connections: number;
   keepAliveTimeoutMs: number;
   connectTimeoutMs: number;
-  /** Hosts, DNS and TLS settings of the origin's server (default: system DNS, verified TLS). */
+  /** Hosts, DNS and TLS settings of the origin's server (default: system DNS, verified TLS; client certificate). */
   server?: ServerConnectOptions;
   /** HTTP/1.1: the thread's write batch (default: every request written at once). */
   writes?: WriteBatch | null;

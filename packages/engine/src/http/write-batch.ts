@@ -11,7 +11,7 @@ export interface BatchedWriter {
  * was ready, rather than each as soon as it is made (wrk writes the same way: a request goes out
  * when the next poll finds its socket writable). Loopback and VM networking wake the server on
  * a write it is not already busy with; one burst wakes it once. Against nginx on the other core
- * this was worth ~1.45x req/s and 5 µs of kernel time a request (see bench/README.md).
+ * this was worth 1.09-1.22x req/s and ~2 µs of kernel time a request (bench/README.md).
  *
  * Only while `active`: the thread's BusyPoll turns it on under heavy load, where many answers
  * land in one poll. Under light load each request is written at once, so a request's wait for

@@ -68,7 +68,6 @@ export interface PreparedRequest {
   origin: string;
   host: string;
   path: string;
-  https: boolean;
   recorder: RequestRecorder;
   dispatch: TracedDispatchOptions;
   timeoutMs: number;
@@ -120,7 +119,6 @@ export function prepareScriptRequest(
     origin,
     host,
     path,
-    https,
     recorder,
     dispatch: {
       path,
@@ -147,7 +145,7 @@ export const NO_OPTIONS: RequestOptions = Object.freeze({});
  * asks for the same few URLs again and again, and such a request has nothing that changes from
  * call to call when it carries no headers at all (no cookie, credentials, compression or trace
  * id). The prepared request is then shared by every call (nothing downstream writes to it).
- * A call whose VU now holds a cookie for it is prepared afresh. At most MAX_SCRIPT_NAMES URLs are
+ * A call whose VU holds any cookie is prepared afresh (its jar may have one for the URL). At most MAX_SCRIPT_NAMES URLs are
  * kept: a script that makes a URL per call stops adding to it.
  */
 export class PlainRequests {
@@ -155,14 +153,15 @@ export class PlainRequests {
   private size = 0;
 
   prepare(settings: ScriptHttpSettings, vu: ScriptRequester, method: string, url: string): PreparedRequest {
-    const known = this.byMethod.get(method)?.get(url);
+    // A VU holding cookies is prepared afresh: its jar is asked once, there.
+    const jarEmpty = vu.cookies === null || vu.cookies.size === 0;
+    const known = jarEmpty ? this.byMethod.get(method)?.get(url) : undefined;
     if (known !== undefined) {
       vu.assertRunning();
-      const cookie = vu.cookies?.header(known.host, known.path, known.https) ?? null;
-      if (cookie === null) return known;
+      return known;
     }
     const prepared = prepareScriptRequest(settings, vu, method, url, NO_OPTIONS);
-    if (known === undefined && prepared.dispatch.headers === NO_HEADERS && prepared.traceId === undefined)
+    if (prepared.dispatch.headers === NO_HEADERS && prepared.traceId === undefined)
       this.keep(method, url, prepared);
     return prepared;
   }
@@ -174,6 +173,7 @@ export class PlainRequests {
       urls = new Map();
       this.byMethod.set(method, urls);
     }
+    if (urls.has(url)) return;
     urls.set(url, prepared);
     this.size++;
   }

@@ -93,8 +93,13 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
 
   /** Its iteration has made requests, and none has been written yet (all wait for a connection). */
   get unstarted(): boolean {
-    if (!this.busy || this.requestsEnded !== 0 || this.inFlight.length === 0) return false;
-    for (const request of this.inFlight) if (request.sent) return false;
+    return this.busy && this.noneSent(this.inFlight);
+  }
+
+  /** `requests` are the running iteration's, none has ended and none was written. */
+  private noneSent(requests: readonly ScriptRequest[]): boolean {
+    if (this.requestsEnded !== 0 || requests.length === 0) return false;
+    for (const request of requests) if (request.sent) return false;
     return true;
   }
 
@@ -121,14 +126,13 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
 
   abort(): void {
     if (!this.busy) return;
-    const anyEnded = this.requestsEnded !== 0;
     const requests = this.inFlight.splice(0);
     this.waiting = [];
     this.slotsTaken = 0;
     for (const request of requests) request.abort(ABORTED);
-    // Judged after the aborts: a request whose write still waited for the thread's batch never left.
-    this.outcome =
-      !anyEnded && requests.length > 0 && requests.every((r) => !r.sent) ? "unsent" : "interrupted";
+    // Judged after the aborts (they end nothing of `requestsEnded`: the requests are untracked
+    // already): a request whose write still waited for the thread's batch never left.
+    this.outcome = this.noneSent(requests) ? "unsent" : "interrupted";
     this.sockets.closeAll(true);
     this.grpc.iterationEnded(true);
     if (this.sleeping) {
