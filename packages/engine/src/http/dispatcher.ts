@@ -1,7 +1,6 @@
 import { createRequire } from "node:module";
 import { ConfigError } from "@volley/protocol";
 import type { Dispatcher } from "undici";
-import type { ServerConnectOptions } from "../network/connection-settings.js";
 import type { ProxyRoute } from "../network/proxy-route.js";
 import { Http1Pool } from "./http1-pool.js";
 import { Http2Pool } from "./http2-pool.js";
