@@ -3,7 +3,7 @@ import { performance } from "node:perf_hooks";
 import type { Dispatcher } from "undici";
 import { codedError, type HeadAwareHandler, ProtocolError } from "./client-handler.js";
 import { type ConnectionTarget, connectTlsSocket, tcpSource } from "./connection-target.js";
-import { InvalidRequestError, requestHead, type TracedDispatchOptions } from "./request-head.js";
+import { RequestWriter } from "./request-writer.js";
 import { type ResponseListener, ResponseParser } from "./response-parser.js";
 import type { BatchedWriter, WriteBatch } from "./write-batch.js";
 
@@ -28,9 +28,9 @@ const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
 const noop = () => {};
 
 /**
- * One keep-alive socket with at most one request in flight. The request is written in one
- * `write` (head and a string body together; head and a Buffer body corked), the response read
- * by the incremental parser, and the handler called with undici's legacy callbacks.
+ * One keep-alive socket with at most one request in flight. The request is written by its
+ * RequestWriter, the response read by the incremental parser, and the handler called with
+ * undici's legacy callbacks.
  */
 export class Http1Connection implements ResponseListener, BatchedWriter {
   readonly socket: Socket;
@@ -62,19 +62,9 @@ export class Http1Connection implements ResponseListener, BatchedWriter {
    */
   private completed: Dispatcher.DispatchHandler | null = null;
   private done = false;
-  private lastHead: {
-    method: string;
-    path: string;
-    headers: Dispatcher.DispatchOptions["headers"];
-    bytes: Buffer | null;
-    /** The same head without its blank line, for a traced request to add its `traceparent` to. */
-    open: string | null;
-  } | null = null;
-  /** The request waiting in the batch to be written (and its body, written beside it), or null. */
-  private unwritten: string | Uint8Array | null = null;
-  private unwrittenBody: Uint8Array | null = null;
   /** Reads land in SHARED_READ_BUFFER (plain TCP) rather than a buffer of their own (TLS). */
   private readonly sharedReads: boolean;
+  private readonly writer: RequestWriter;
   private readonly abort = (reason?: Error) => this.fail(reason ?? codedError("UND_ERR_ABORTED", "aborted"));
 
   constructor(
@@ -82,7 +72,7 @@ export class Http1Connection implements ResponseListener, BatchedWriter {
     private readonly owner: ConnectionOwner,
     keepAliveTimeoutMs: number,
     /** The thread's write batch, or null: each request written at once. */
-    private readonly batch: WriteBatch | null = null,
+    batch: WriteBatch | null = null,
   ) {
     this.idleTimeoutMs = keepAliveTimeoutMs;
     this.socket = target.https
@@ -101,6 +91,7 @@ export class Http1Connection implements ResponseListener, BatchedWriter {
           },
         });
     this.sharedReads = !target.https;
+    this.writer = new RequestWriter(this.socket, target.hostHeader, batch, this);
     this.socket.setNoDelay(true);
     this.deadline = performance.now() + target.connectTimeoutMs;
     this.socket.once("connect", () => {
@@ -133,107 +124,27 @@ export class Http1Connection implements ResponseListener, BatchedWriter {
     this.requests++;
     handler.onConnect?.(this.abort);
     if (this.handler !== handler) return; // aborted at once
-    const body = options.body;
-    // Heads are latin1 (request-head.ts allows no byte above 0xff): a character is a byte.
     let written: number;
     try {
-      if (body === null || body === undefined) {
-        written = this.writeHead(options);
-      } else if (typeof body === "string") {
-        const length = Buffer.byteLength(body);
-        const head = requestHead(options, this.target.hostHeader, length);
-        // One write: an ASCII body joins the head; any other is written beside it, corked.
-        if (length === body.length) this.write(head + body, null);
-        else this.write(head, Buffer.from(body));
-        written = head.length + length;
-      } else if (Buffer.isBuffer(body) || body instanceof Uint8Array) {
-        const head = requestHead(options, this.target.hostHeader, body.length);
-        this.write(head, body);
-        written = head.length + body.length;
-      } else {
-        throw new InvalidRequestError("a request body must be a string or bytes");
-      }
+      written = this.writer.write(options);
     } catch (error) {
       this.fail(error as Error);
       return;
     }
-    if (this.unwritten === null) this.wrote(performance.now());
+    if (!this.writer.waiting) this.wrote(performance.now());
     (handler as HeadAwareHandler).onRequestBytes?.(written);
   }
 
-  /**
-   * The bytes of a request without a body. A VU often sends the same request again and again:
-   * when method, path and (frozen) headers are those of the last one, the bytes made for it are
-   * written again. They are made on the first repeat, so a templated path never pays for them.
-   */
-  private writeHead(options: TracedDispatchOptions): number {
-    const last = this.lastHead;
-    if (
-      last !== null &&
-      last.headers === options.headers &&
-      last.path === options.path &&
-      last.method === options.method
-    ) {
-      const traceparent = options.traceparent;
-      if (traceparent !== undefined) {
-        last.open ??= requestHead({ ...options, traceparent: undefined }, this.target.hostHeader, 0).slice(
-          0,
-          -2,
-        );
-        const head = `${last.open}traceparent: ${traceparent}\r\n\r\n`;
-        this.write(head, null);
-        return head.length;
-      }
-      last.bytes ??= Buffer.from(requestHead(options, this.target.hostHeader, 0), "latin1");
-      this.write(last.bytes, null);
-      return last.bytes.length;
-    }
-    const head = requestHead(options, this.target.hostHeader, 0);
-    this.write(head, null);
-    const headers = options.headers;
-    this.lastHead =
-      headers !== null && headers !== undefined && Object.isFrozen(headers)
-        ? { method: options.method, path: options.path, headers, bytes: null, open: null }
-        : null;
-    return head.length;
-  }
-
-  /**
-   * Writes the request (a head, with a body joined or beside it) now, or queues it for the
-   * thread's batch, which calls `flushWrite` once the loop has read every ready socket.
-   */
-  private write(data: string | Uint8Array, body: Uint8Array | null): void {
-    if (this.batch?.active) {
-      this.unwritten = data;
-      this.unwrittenBody = body;
-      this.batch.add(this);
-    } else {
-      this.writeNow(data, body);
-    }
-  }
-
+  /** The batch's turn: writes the request that waited for it, unless it ended meanwhile. */
   flushWrite(at: number): void {
-    const data = this.unwritten;
-    if (data === null) return;
-    const body = this.unwrittenBody;
-    this.unwritten = null;
-    this.unwrittenBody = null;
+    if (!this.writer.waiting) return;
     // It ended while it waited (failed, aborted, closed): nothing goes out.
-    if (this.handler === null || this.done) return;
-    this.writeNow(data, body);
-    this.wrote(at);
-  }
-
-  /** Heads are latin1 (request-head.ts allows no byte above 0xff); a body beside its head is corked with it. */
-  private writeNow(data: string | Uint8Array, body: Uint8Array | null): void {
-    if (body === null) {
-      this.socket.write(data, "latin1");
+    if (this.handler === null || this.done) {
+      this.writer.drop();
       return;
     }
-    this.socket.cork();
-    this.socket.write(data, "latin1");
-    this.socket.write(body);
-    this.socket.uncork();
+    this.writer.flush();
+    this.wrote(at);
   }
 
   /** The request went out at `at`: its phases and its deadline count from there. */
@@ -383,9 +294,7 @@ export class Http1Connection implements ResponseListener, BatchedWriter {
 
   private fail(error: Error): void {
     const handler = this.handler;
-    const neverWritten = this.unwritten !== null;
-    this.unwritten = null;
-    this.unwrittenBody = null;
+    const neverWritten = this.writer.drop();
     this.handler = null;
     this.options = null;
     this.deadline = Number.POSITIVE_INFINITY;

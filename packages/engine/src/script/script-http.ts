@@ -1,6 +1,5 @@
 import type { StatusRange } from "@volley/protocol";
 import type { HttpResponse, RequestOptions, ResponseTimings } from "@volley/script";
-import { headerPairs } from "../http/head-bytes.js";
 import { DecodedBodyTooLargeError, decodeBody } from "../vu/http-session.js";
 import { bundleCallSite } from "./call-site.js";
 import {
@@ -10,7 +9,7 @@ import {
   type ScriptHttpSettings,
   type ScriptRequester,
 } from "./script-prepare.js";
-import { type RawAnswer, RequestFailedError, ScriptRequest } from "./script-request.js";
+import { RequestFailedError, ScriptRequest } from "./script-request.js";
 import { statusExpectation } from "./status-expectation.js";
 
 /** Sends one scripted request and gives the script its answer; every call is one recorded request. */
@@ -80,21 +79,21 @@ class HttpCall extends ScriptRequest {
     call.rejectAnswer = reject;
   }
 
-  protected answered(answer: RawAnswer): void {
-    const { vu, settings, prepared, expected } = this;
-    if (vu.cookies !== null && answer.setCookies !== null) {
-      for (const line of answer.setCookies) vu.cookies.store(line, prepared.host, prepared.path);
+  protected answered(latencyUs: number): void {
+    const { vu, settings, prepared, expected, setCookies, status, bytesIn, bytesOut, traceId } = this;
+    if (vu.cookies !== null && setCookies !== null) {
+      for (const line of setCookies) vu.cookies.store(line, prepared.host, prepared.path);
     }
     const response = new ScriptResponse(
-      answer,
-      settings.compression ? answer.encoding : null,
+      this,
+      status,
+      latencyUs,
+      settings.compression ? this.encoding : null,
       settings.maxBodyBytes,
       settings.proto,
     );
     const failure = response.problem(this.expectBody);
-    const { status, bytesIn, bytesOut, latencyUs } = answer;
     const { recorder } = prepared;
-    const { traceId } = this;
     const statusOk = expected
       ? expected.some(([low, high]) => status >= low && status <= high)
       : status < 400;
@@ -130,41 +129,39 @@ function ignore(): void {}
  * scripts read the status only, and a million responses should not each build a header map.
  */
 class ScriptResponse implements HttpResponse {
-  readonly status: number;
   readonly proto: HttpResponse["proto"];
   private timed: ResponseTimings | null = null;
   private text: string | null = null;
   private headerMap: Record<string, string> | null = null;
-  private tooLarge: boolean;
+  private readonly tooLarge: boolean;
 
   constructor(
-    private readonly answer: RawAnswer,
+    /** The request it answers, which holds what the answer carries. */
+    private readonly request: ScriptRequest,
+    readonly status: number,
+    private readonly latencyUs: number,
     private readonly encoding: string | null,
     private readonly maxBodyBytes: number,
     proto: HttpResponse["proto"],
   ) {
-    this.status = answer.status;
-    this.tooLarge = answer.body === null;
+    this.tooLarge = request.answerTooLarge;
     this.proto = proto;
   }
 
   get timings(): ResponseTimings {
-    const { answer } = this;
-    this.timed ??= { blocked: answer.blockedMs, ...answer.phases, duration: answer.latencyUs / 1000 };
+    this.timed ??= this.request.answerTimings(this.latencyUs);
     return this.timed;
   }
 
   get headers(): Record<string, string> {
-    const { head, rawHeaders } = this.answer;
-    this.headerMap ??= readHeaders(head === null ? rawHeaders : headerPairs(head));
+    this.headerMap ??= readHeaders(this.request.answerHeaders());
     return this.headerMap;
   }
 
   get body(): string {
     if (this.text === null) {
-      this.text = this.tooLarge
-        ? ""
-        : decodeBody(this.answer.body as Buffer, this.encoding, this.maxBodyBytes);
+      const bytes = this.request.answerBody();
+      this.text = bytes === null ? "" : decodeBody(bytes, this.encoding, this.maxBodyBytes);
     }
     return this.text;
   }

@@ -1,8 +1,10 @@
 import { performance } from "node:perf_hooks";
 import type { ErrorKind } from "@volley/protocol";
+import type { ResponseTimings } from "@volley/script";
 import type { RequestRecorder } from "@volley/stats";
 import type { Dispatcher } from "undici";
 import { classifyError, describeError } from "../http/classify-error.js";
+import { headerPairs } from "../http/head-bytes.js";
 import { RequestFailedError } from "../http/request-failed-error.js";
 import { ResponseIntake } from "../http/response-intake.js";
 import type { GateEntrant } from "../vu/connection-gate.js";
@@ -13,28 +15,6 @@ export { RequestFailedError } from "../http/request-failed-error.js";
 
 /** The response headers the engine itself reads for a script (cookies, decompression). */
 const ENGINE_READS: readonly string[] = ["set-cookie", "content-encoding"];
-
-/** What a script request settles with once its answer is complete. */
-export interface RawAnswer {
-  status: number;
-  /** The head's headers: all of them, unless `head` is set (then read them from it). */
-  rawHeaders: Buffer[] | string[];
-  /** The head's bytes, kept when the client hands them over (Volley's HTTP/1.1 client), else null. */
-  head: Buffer | null;
-  /** Set-Cookie values, when the answer has any. */
-  setCookies: string[] | null;
-  /** Content-Encoding (lower case), or null. */
-  encoding: string | null;
-  /** Null when the body passed maxBodyBytes (the rest was read and discarded). */
-  body: Buffer | null;
-  bytesIn: number;
-  bytesOut: number;
-  latencyUs: number;
-  /** Time it waited for a free connection (the VU's or the thread's), ms: never part of latency. */
-  blockedMs: number;
-  /** Where the rest went, ms (see ResponseTimings in @volley/script). */
-  phases: { connect: number; tls: number; sending: number; waiting: number; receiving: number };
-}
 
 /**
  * One request of a scripted VU through the thread's pool, as an undici handler (the same client
@@ -52,8 +32,12 @@ export abstract class ScriptRequest
   waitingAtGate = false;
   private rawHeaders: Buffer[] | string[] = [];
   private head: Buffer | null = null;
-  private setCookies: string[] | null = null;
-  private encoding: string | null = null;
+  /** Set-Cookie values, when the answer has any. */
+  protected setCookies: string[] | null = null;
+  /** Content-Encoding (lower case), or null. */
+  protected encoding: string | null = null;
+  /** performance.now() its answer ended. */
+  private answeredAt = 0;
   private aborted: Error | null = null;
   /** Whether it was ever written (an abort before that is no request). */
   sent = false;
@@ -84,8 +68,12 @@ export abstract class ScriptRequest
     this.beginIntake(keepBody, bytesOut, startedAt);
   }
 
-  /** The answer is complete (its gate slot already given back). */
-  protected abstract answered(answer: RawAnswer): void;
+  /**
+   * The answer is complete (its gate slot already given back), `latencyUs` its latency. The
+   * answer is read from this request (status, bytes, and the `answer*` methods): no object of
+   * its own per answer.
+   */
+  protected abstract answered(latencyUs: number): void;
 
   /** It failed (recorded already), or was aborted before it was sent (no request). */
   protected abstract failed(error: Error): void;
@@ -176,29 +164,40 @@ export abstract class ScriptRequest
     this.origin.gate.leave();
     this.recordPhases(this.recorder);
     const endedAt = this.endAt();
-    const latencyUs = this.latencyUs(endedAt);
-    const ms = (us: number) => us / 1000;
-    const receivingMs = this.firstByteAt < 0 ? 0 : endedAt - this.firstByteAt;
-    this.answered({
-      status: this.status,
-      rawHeaders: this.rawHeaders,
-      head: this.head,
-      setCookies: this.setCookies,
-      encoding: this.encoding,
-      body: this.bodyTooLarge || this.chunks === null ? null : bodyOf(this.chunks),
-      bytesIn: this.bytesIn,
-      bytesOut: this.bytesOut,
-      latencyUs,
-      blockedMs: this.sentAt - this.calledAt,
-      phases: {
-        connect: ms(this.connectUs),
-        tls: ms(this.tlsUs),
-        sending: ms(this.sendingUs),
-        // A client that says no phases (undici's): from the request handed a connection to the head.
-        waiting: this.waitingUs >= 0 ? ms(this.waitingUs) : Math.max(0, this.firstByteAt - this.sentAt),
-        receiving: receivingMs,
-      },
-    });
+    this.answeredAt = endedAt;
+    this.answered(this.latencyUs(endedAt));
+  }
+
+  /** The head's headers as name-value pairs: all of them, from its bytes when the client kept them. */
+  answerHeaders(): Buffer[] | string[] {
+    return this.head === null ? this.rawHeaders : headerPairs(this.head);
+  }
+
+  /** The body passed maxBodyBytes (the rest was read and discarded). */
+  get answerTooLarge(): boolean {
+    return this.bodyTooLarge || this.chunks === null;
+  }
+
+  /** The body's bytes (each kept chunk is the answer's own, never a shared read buffer); null when too large. */
+  answerBody(): Buffer | null {
+    const { chunks } = this;
+    if (this.bodyTooLarge || chunks === null) return null;
+    return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+  }
+
+  /** Where the answer's time went, ms (see ResponseTimings in @volley/script). */
+  answerTimings(latencyUs: number): ResponseTimings {
+    return {
+      // Waiting for a free connection (the VU's or the thread's): never part of latency.
+      blocked: this.sentAt - this.calledAt,
+      connect: this.connectUs / 1000,
+      tls: this.tlsUs / 1000,
+      sending: this.sendingUs / 1000,
+      // A client that says no phases (undici's): from the request handed a connection to the head.
+      waiting: this.waitingUs >= 0 ? this.waitingUs / 1000 : Math.max(0, this.firstByteAt - this.sentAt),
+      receiving: this.firstByteAt < 0 ? 0 : this.answeredAt - this.firstByteAt,
+      duration: latencyUs / 1000,
+    };
   }
 
   onError(error: Error): void {
@@ -214,9 +213,4 @@ export abstract class ScriptRequest
     this.recorder.record(latencyUs, this.status, this.bytesIn, this.bytesOut, kind, message, this.traceId);
     this.failed(new RequestFailedError(kind, message));
   }
-}
-
-/** The body's bytes: a one-chunk body as it is (each kept chunk is the answer's own, never a shared read buffer). */
-function bodyOf(chunks: Buffer[]): Buffer {
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
 }

@@ -6,7 +6,7 @@ import type { Dispatcher } from "undici";
 import { type StreamEvent, StreamReader } from "../http/stream-reader.js";
 import type { VuOrigin } from "../vu/vu-context.js";
 import { prepareScriptRequest, type ScriptHttpSettings, type ScriptRequester } from "./script-prepare.js";
-import { type RawAnswer, RequestFailedError, ScriptRequest } from "./script-request.js";
+import { RequestFailedError, ScriptRequest } from "./script-request.js";
 
 /** The stream's `until` event arrived, or the script stopped reading: the request ends answered. */
 const STREAM_DONE = new Error("the stream ended before the response did");
@@ -73,8 +73,7 @@ export function scriptStream(
   let stopped = false;
   return new Promise<HttpStream>((resolveHead, rejectHead) => {
     let request: StreamingRequest;
-    const onAnswer = (answer: { status: number; bytesIn: number; bytesOut: number; latencyUs: number }) => {
-      const { status, bytesIn, bytesOut, latencyUs } = answer;
+    const onAnswer = (status: number, bytesIn: number, bytesOut: number, latencyUs: number) => {
       if (status >= 400)
         recorder.record(latencyUs, status, bytesIn, bytesOut, "status", `unexpected status ${status}`);
       else recorder.record(latencyUs, status, bytesIn, bytesOut);
@@ -138,14 +137,14 @@ class StreamingRequest extends ScriptRequest {
     maxBody: number,
     bytesOut: number,
     startedAt: number,
-    private readonly onAnswer: (answer: RawAnswer) => void,
+    private readonly onAnswer: (status: number, bytesIn: number, bytesOut: number, latencyUs: number) => void,
     private readonly onFailure: (error: Error) => void,
   ) {
     super(origin, options, recorder, timeout, maxBody, bytesOut, startedAt, false);
   }
 
-  protected answered(answer: RawAnswer): void {
-    this.onAnswer(answer);
+  protected answered(latencyUs: number): void {
+    this.onAnswer(this.status, this.bytesIn, this.bytesOut, latencyUs);
   }
 
   protected failed(error: Error): void {
