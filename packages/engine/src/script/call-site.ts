@@ -12,9 +12,9 @@ type Frames = NodeJS.CallSite[];
 const rawFrames = (_error: Error, frames: Frames): Frames => frames;
 /**
  * Frames captured: the engine's own between the script and here (3 for `vu.http.get`, 5 for
- * `vu.http.batch`, whose `map` adds two) and the script's first. A capture costs per frame (7.3 µs
- * at V8's default of 10, 4.7 µs at 5, on this machine; a third of a thread's time when every request is
- * located), and the frames below the script's are never read.
+ * `vu.http.batch`, whose `map` adds two) and the script's first. A capture costs per frame
+ * (7.3 µs at V8's default of 10, 4.7 µs at 5, on this machine; a third of a thread's time when
+ * every request is located), and the frames below the script's are never read.
  */
 const FRAMES = 8;
 

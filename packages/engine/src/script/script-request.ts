@@ -181,7 +181,7 @@ export abstract class ScriptRequest
   /** The body's bytes (each kept chunk is the answer's own, never a shared read buffer); null when too large. */
   answerBody(): Buffer | null {
     const { chunks } = this;
-    if (this.bodyTooLarge || chunks === null) return null;
+    if (this.answerTooLarge || chunks === null) return null;
     return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
   }
 
