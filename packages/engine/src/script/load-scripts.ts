@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { VuScript } from "@volley/script";
+import { installCallSiteStamp } from "./call-stamps.js";
 
 /** A script ready to run: its default export, and where its stack frames point. */
 export interface LoadedScript {
@@ -17,7 +18,8 @@ export interface LoadedScript {
 
 /**
  * Imports each bundle the master made (one ES module with an inline source map) into this
- * thread. Source maps are switched on so an error's stack points at the user's file and line.
+ * thread. Source maps are switched on so an error's stack points at the user's file and line;
+ * the stamp its calls give their place with is installed first.
  * The module file is removed once imported (Node has read it and its map).
  */
 export async function loadScripts(
@@ -27,6 +29,7 @@ export async function loadScripts(
   const loaded: Record<string, LoadedScript> = {};
   if (Object.keys(bundles).length === 0) return loaded;
   process.setSourceMapsEnabled(true);
+  installCallSiteStamp();
   const dir = await mkdtemp(join(tmpdir(), "volley-script-"));
   try {
     let n = 0;

@@ -1,3 +1,4 @@
+import type { RequestRecorder } from "@volley/stats";
 import { CallSiteNames } from "./call-site.js";
 import type { ScriptRecorders } from "./script-recorders.js";
 import type { ScriptRequest } from "./script-request.js";
@@ -6,14 +7,18 @@ import type { ScriptRequest } from "./script-request.js";
  * Requests a script started and did not await before its iteration's function returned (k6's
  * http is synchronous: the first thing a k6 user writes). Each is still answered and counted
  * as a request; here it is also counted by where the script made it, for the report's
- * `not-awaited` warning. Finding the place costs a structured stack per request (call-site.ts),
- * so requests keep theirs only once the script was seen doing it: the count is exact from the
- * first, the place known from the next iteration that does it.
+ * `not-awaited` warning. The bundle stamps each `vu.http` call with its place (call-stamps), so
+ * that is known from the first such request. A call the bundle could not see (an alias such as
+ * `const fetch = vu.http.get`) is found by a structured stack instead (call-site.ts), which costs
+ * microseconds a request: requests keep theirs only once the script was seen leaving such a call
+ * unawaited, so its count is exact from the first, its place known from the next iteration.
  */
 export class NotAwaitedLog {
-  /** Whether new requests keep their call site. */
+  /** Whether new requests capture their call site from the stack. */
   locating = false;
   private readonly names: CallSiteNames;
+  /** The recorder of each place: one lookup per place, not a name made per request. */
+  private readonly byPlace = new Map<string, RequestRecorder>();
 
   constructor(
     private readonly recorders: ScriptRecorders,
@@ -25,11 +30,21 @@ export class NotAwaitedLog {
 
   /** The iteration's function returned with these requests still in flight. */
   report(requests: Iterable<ScriptRequest>): void {
-    this.locating = true;
     for (const request of requests) {
-      // "flow.ts:12": the script's file and line, each place mapped once.
-      const at = request.callSite === null ? "" : this.names.nameOf(request.callSite);
-      this.recorders.notAwaited(at).record(0, 0, 0, 0);
+      let at = request.place;
+      if (at === null) {
+        if (request.callSite !== null) at = this.names.nameOf(request.callSite);
+        else {
+          at = "";
+          this.locating = true;
+        }
+      }
+      let recorder = this.byPlace.get(at);
+      if (recorder === undefined) {
+        recorder = this.recorders.notAwaited(at);
+        this.byPlace.set(at, recorder);
+      }
+      recorder.record(0, 0, 0, 0);
     }
   }
 }

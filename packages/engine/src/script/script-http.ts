@@ -2,6 +2,7 @@ import type { StatusRange } from "@volley/protocol";
 import type { HttpResponse, RequestOptions, ResponseTimings } from "@volley/script";
 import { DecodedBodyTooLargeError, decodeBody } from "../vu/http-session.js";
 import { bundleCallSite } from "./call-site.js";
+import { startedCall } from "./call-stamps.js";
 import {
   NO_OPTIONS,
   type PreparedRequest,
@@ -28,6 +29,7 @@ export function scriptRequest(
   const call = new HttpCall(settings, vu, prepared, expected, options.expect?.body);
   if (vu.locatesCalls !== null) call.callSite = bundleCallSite(vu.locatesCalls);
   const answer = call.promise();
+  startedCall(answer, call);
   try {
     vu.send(call);
   } catch (error) {

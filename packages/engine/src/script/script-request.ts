@@ -43,7 +43,9 @@ export abstract class ScriptRequest
   sent = false;
   /** performance.now() the script asked for it. */
   private readonly calledAt = performance.now();
-  /** Where the script asked for it, once its VU's script was seen not awaiting a request. */
+  /** Where the script asked for it ("flow.ts:12"), as its bundle stamped the call (call-stamps). */
+  place: string | null = null;
+  /** Where, from a stack, for a call the bundle could not stamp, once the script was seen not awaiting one. */
   callSite: BundlePosition | null = null;
   /** The trace id it is sent with (`http.tracing`): a failure keeps it. */
   traceId: string | undefined = undefined;

@@ -5,6 +5,7 @@ import type { RequestRecorder } from "@volley/stats";
 import type { Dispatcher } from "undici";
 import { type StreamEvent, StreamReader } from "../http/stream-reader.js";
 import type { VuOrigin } from "../vu/vu-context.js";
+import { startedCall } from "./call-stamps.js";
 import { prepareScriptRequest, type ScriptHttpSettings, type ScriptRequester } from "./script-prepare.js";
 import { RequestFailedError, ScriptRequest } from "./script-request.js";
 
@@ -71,7 +72,8 @@ export function scriptStream(
     (event) => queue.push(event),
   );
   let stopped = false;
-  return new Promise<HttpStream>((resolveHead, rejectHead) => {
+  let made: StreamingRequest | null = null;
+  const answer = new Promise<HttpStream>((resolveHead, rejectHead) => {
     let request: StreamingRequest;
     const onAnswer = (status: number, bytesIn: number, bytesOut: number, latencyUs: number) => {
       if (status >= 400)
@@ -123,8 +125,11 @@ export function scriptStream(
         }),
       });
     };
+    made = request;
     vu.send(request);
   });
+  if (made !== null) startedCall(answer, made);
+  return answer;
 }
 
 /** A script request whose body is read as a stream of events rather than kept. */

@@ -5,6 +5,7 @@ import { VuGrpc } from "../grpc/vu-grpc.js";
 import { CookieJar } from "../http/cookie-jar.js";
 import type { EngineVu, IterationEnd, IterationOutcome } from "../vu/engine-vu.js";
 import { VuSockets } from "../ws/vu-sockets.js";
+import { latestRequest, startedBatch } from "./call-stamps.js";
 import { describeScriptError, type LoadedScript } from "./load-scripts.js";
 import type { NotAwaitedLog } from "./not-awaited-log.js";
 import {
@@ -271,9 +272,17 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
         stream: (method, url, options) => scriptStream(ctx.http, self, method, url, options),
         batch: (requests) => {
           if (!Array.isArray(requests)) throw new TypeError("vu.http.batch takes an array of requests");
-          return Promise.all(
-            requests.map(({ method, url, ...options }) => request(method ?? "GET", url, options)),
+          const made: ScriptRequest[] = [];
+          const answer = Promise.all(
+            requests.map(({ method, url, ...options }) => {
+              const answered = request(method ?? "GET", url, options);
+              const latest = latestRequest();
+              if (latest !== null) made.push(latest);
+              return answered;
+            }),
           );
+          startedBatch(answer, made);
+          return answer;
         },
       },
       check(name, condition) {

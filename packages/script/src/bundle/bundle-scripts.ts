@@ -1,8 +1,10 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import { builtinModules } from "node:module";
+import { builtinModules, type SourceMapPayload } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, normalize, relative, sep } from "node:path";
-import { build, type Message, type Plugin } from "esbuild";
+import { build, type Message, type OutputFile, type Plugin } from "esbuild";
+import { CALL_SITE_KEY } from "../call-sites/index.js";
+import { STAMP_NAME, stampCallSites } from "./stamp-call-sites.js";
 
 /** A script that does not bundle: where and what, for a 400 / exit 2. */
 export interface ScriptProblem {
@@ -152,13 +154,17 @@ async function bundleOne(root: string, base: string, entry: string, script: stri
     target: "node20",
     // Sources relative to the scenario's folder: the bundle is written there in thought.
     outdir: base,
-    sourcemap: "inline",
+    sourcemap: "external",
     sourcesContent: false,
     metafile: true,
     logLevel: "silent",
-    // A bundled CommonJS package may require() Node's built-ins from inside the ES module.
     banner: {
-      js: 'import { createRequire as __volleyRequire } from "node:module"; const require = __volleyRequire(import.meta.url);',
+      js: [
+        // A bundled CommonJS package may require() Node's built-ins from inside the ES module.
+        'import { createRequire as __volleyRequire } from "node:module"; const require = __volleyRequire(import.meta.url);',
+        // Where a request was made (stampCallSites); outside the engine the stamp does nothing.
+        `const ${STAMP_NAME} = globalThis[Symbol.for(${JSON.stringify(CALL_SITE_KEY)})] ?? ((_place, answer) => answer);`,
+      ].join(" "),
     },
   });
   const output = Object.values(result.metafile.outputs).find((o) => o.entryPoint !== undefined);
@@ -168,9 +174,21 @@ async function bundleOne(root: string, base: string, entry: string, script: stri
     };
   }
   return {
-    code: result.outputFiles[0].text,
+    code: withCallSites(result.outputFiles),
     hooks: { setup: output.exports.includes("setup"), teardown: output.exports.includes("teardown") },
   };
+}
+
+/** The bundle with its calls stamped (stampCallSites) and its source map inline, as Node reads it. */
+function withCallSites(files: readonly OutputFile[]): string {
+  const mapFile = files.find((f) => f.path.endsWith(".map"));
+  const codeFile = files.find((f) => !f.path.endsWith(".map"));
+  if (!mapFile || !codeFile) throw new Error("esbuild gave no bundle with its source map");
+  // esbuild ends the bundle with a comment naming the map's file: replaced by the map itself.
+  const bundled = codeFile.text.replace(/\n\/\/# sourceMappingURL=[^\n]*\n?$/, "\n");
+  const { code, map } = stampCallSites(bundled, JSON.parse(mapFile.text) as SourceMapPayload);
+  const inline = Buffer.from(JSON.stringify(map)).toString("base64");
+  return `${code}//# sourceMappingURL=data:application/json;base64,${inline}\n`;
 }
 
 function describe(message: Message): string {

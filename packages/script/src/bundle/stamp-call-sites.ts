@@ -1,0 +1,142 @@
+import type { SourceMapPayload } from "node:module";
+import { decode, encode, type SourceMapMappings, type SourceMapSegment } from "@jridgewell/sourcemap-codec";
+import { type CallExpression, type ChainExpression, type Expression, type Program, parse } from "acorn";
+import { ancestor } from "acorn-walk";
+import { HTTP_CALL_NAMES } from "../call-sites/index.js";
+
+/** The name the bundle's banner gives the engine's stamp (see call-sites). */
+export const STAMP_NAME = "__volleyAt";
+
+const NAMES: ReadonlySet<string> = new Set(HTTP_CALL_NAMES);
+
+/** Text put into the bundle at one offset. */
+interface Insertion {
+  offset: number;
+  line: number;
+  column: number;
+  text: string;
+  /** Where the wrapped call ends: of two prefixes at one offset, the outer (ending later) goes first. */
+  end: number;
+}
+
+/**
+ * Wraps each call in the user's own files that may be a `vu.http` call (by its name, see
+ * HTTP_CALL_NAMES) as `__volleyAt("flow.ts:12", call)`, so the engine knows where a request was
+ * made without capturing a stack. `code` is esbuild's bundle and `map` its source map, whose
+ * sources are relative to the scenario's folder; calls from npm packages are left alone. Only
+ * text is inserted, within lines: the map is kept true by moving each mapping's column past what
+ * was inserted before it on its line, so errors still point at the user's line and column.
+ */
+export function stampCallSites(code: string, map: SourceMapPayload): { code: string; map: SourceMapPayload } {
+  let ast: Program;
+  try {
+    ast = parse(code, { ecmaVersion: "latest", sourceType: "module", locations: true });
+  } catch {
+    // Syntax newer than acorn's (esbuild lowers what Node 20 lacks): left unstamped, its calls
+    // are found by a stack capture as an alias's are.
+    return { code, map };
+  }
+  const lines = decode(map.mappings);
+  const insertions: Insertion[] = [];
+  const wrap = (node: CallExpression | ChainExpression, call: CallExpression): void => {
+    const place = placeOf(lines, map.sources, call.callee);
+    if (place === null) return;
+    const start = node.loc?.start;
+    const end = node.loc?.end;
+    if (!start || !end) return;
+    const prefix = `${STAMP_NAME}(${JSON.stringify(place)}, `;
+    insertions.push({
+      offset: node.start,
+      line: start.line,
+      column: start.column,
+      text: prefix,
+      end: node.end,
+    });
+    insertions.push({ offset: node.end, line: end.line, column: end.column, text: ")", end: node.end });
+  };
+  ancestor(ast, {
+    CallExpression(node, _state, ancestors) {
+      // Inside an optional chain, wrapping a part would break its short-circuit: only a chain
+      // that is the call itself is wrapped (below); the rest are found by a stack capture.
+      if (ancestors.some((a) => a.type === "ChainExpression")) return;
+      if (callName(node) !== null) wrap(node, node);
+    },
+    ChainExpression(node) {
+      const call = node.expression;
+      if (call.type === "CallExpression" && callName(call) !== null) wrap(node, call);
+    },
+  });
+  if (insertions.length === 0) return { code, map };
+  insertions.sort((a, b) => a.offset - b.offset || b.end - a.end);
+  let out = "";
+  let from = 0;
+  for (const insertion of insertions) {
+    out += code.slice(from, insertion.offset) + insertion.text;
+    from = insertion.offset;
+  }
+  out += code.slice(from);
+  return {
+    code: out,
+    map: { ...map, mappings: encode(shifted(lines, insertions)) },
+  };
+}
+
+/** The method a call names (`x.get(...)`, `x["get"](...)`, `get(...)`), when it is one of vu.http's. */
+function callName(call: CallExpression): string | null {
+  const callee = call.callee;
+  let name: string | null = null;
+  if (callee.type === "Identifier") name = callee.name;
+  else if (callee.type === "MemberExpression") {
+    const property = callee.property;
+    if (!callee.computed && property.type === "Identifier") name = property.name;
+    else if (property.type === "Literal" && typeof property.value === "string") name = property.value;
+  }
+  return name !== null && NAMES.has(name) ? name : null;
+}
+
+/** "flow.ts:12" for the method's name in the bundle, or null when it is not in the user's files. */
+function placeOf(
+  lines: SourceMapMappings,
+  sources: readonly string[],
+  callee: CallExpression["callee"],
+): string | null {
+  const named = callee.type === "MemberExpression" ? callee.property : (callee as Expression);
+  const at = named.loc?.start;
+  if (!at) return null;
+  // The mapping that covers the name: the last one on its line that starts at or before it.
+  let covering: SourceMapSegment | undefined;
+  for (const segment of lines[at.line - 1] ?? []) {
+    if (segment[0] > at.column) break;
+    covering = segment;
+  }
+  if (covering === undefined || covering.length < 4) return null;
+  const [, sourceIndex, line] = covering as [number, number, number, number];
+  const source = sources[sourceIndex];
+  if (source === undefined || source.split(/[\\/]/).includes("node_modules")) return null;
+  return `${source}:${line + 1}`;
+}
+
+/** Each mapping's generated column moved past the text inserted at or before it on its line. */
+function shifted(decoded: SourceMapMappings, insertions: readonly Insertion[]): SourceMapMappings {
+  const lines = [...decoded];
+  const byLine = new Map<number, Insertion[]>();
+  for (const insertion of insertions) {
+    const line = insertion.line - 1; // acorn's lines start at 1, a map's at 0
+    const list = byLine.get(line);
+    if (list === undefined) byLine.set(line, [insertion]);
+    else list.push(insertion);
+  }
+  for (const [line, list] of byLine) {
+    const segments = lines[line];
+    if (segments === undefined) continue;
+    lines[line] = segments.map((segment): SourceMapSegment => {
+      let shift = 0;
+      for (const insertion of list) if (insertion.column <= segment[0]) shift += insertion.text.length;
+      if (shift === 0) return segment;
+      const moved = [...segment] as number[];
+      moved[0] += shift;
+      return moved as SourceMapSegment;
+    });
+  }
+  return lines;
+}
