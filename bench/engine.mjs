@@ -7,7 +7,8 @@
 // (lib/node-floor.mjs) is the least a Node.js client does per request. --e2e adds
 // `volley run --threads 1` pinned the same way, master included. --rounds N runs every client N
 // times, interleaved (this machine is shared: one round can swing 30 %), and reports each
-// round's ratios and their median.
+// round's ratios and their median. Each client's CPU time per request, user and system, is
+// read with GNU time (/usr/bin/time) when it is there.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -35,14 +36,29 @@ console.log(
 
 /** Each client's req/s per round, in the order first measured. */
 const results = new Map();
+/** Each client's CPU per request per round, µs: [user, system] (GNU time's count of the process). */
+const cpuPerRequest = new Map();
+const timeCommand = has("/usr/bin/time") ? "/usr/bin/time" : null;
 let round = 0;
 async function measure(name, command, args, parse) {
   const [cmd, cmdArgs] = pinned(client, command, args);
-  const out = await run(cmd, cmdArgs, { cwd: ROOT });
+  const cpuFile = join(mkdtempSync(join(tmpdir(), "volley-cpu-")), "cpu");
+  const out = timeCommand
+    ? await run(timeCommand, ["-f", "%U %S", "-o", cpuFile, cmd, ...cmdArgs], { cwd: ROOT })
+    : await run(cmd, cmdArgs, { cwd: ROOT });
   const rps = parse(out);
   if (!results.has(name)) results.set(name, []);
   results.get(name)[round] = rps;
-  console.log(`${name.padEnd(12)} ${fmt(rps)} req/s`);
+  let cpu = "";
+  if (timeCommand && rps > 0) {
+    // Seconds of the whole process (its start included: a few tens of ms against seconds of load).
+    const [user, system] = readFileSync(cpuFile, "utf8").trim().split(/\s+/).slice(-2).map(Number);
+    const requests = rps * duration;
+    if (!cpuPerRequest.has(name)) cpuPerRequest.set(name, []);
+    cpuPerRequest.get(name)[round] = [(user * 1e6) / requests, (system * 1e6) / requests];
+    cpu = `, CPU µs/request: user ${((user * 1e6) / requests).toFixed(2)}, system ${((system * 1e6) / requests).toFixed(2)}`;
+  }
+  console.log(`${name.padEnd(12)} ${fmt(rps)} req/s${cpu}`);
 }
 const median = (values) => {
   const sorted = values.filter((v) => v !== undefined).sort((x, y) => x - y);
@@ -168,10 +184,28 @@ const perRound = (name, over = "volley") =>
         .map((x, i) => (results.get(name)?.[i] ? (x / results.get(name)[i]).toFixed(2) : "-"))
         .join(", ")})`
     : "";
+// Where each client's core goes per request: its own code (user) and the kernel's socket work
+// (system, the same for every client on loopback); the user column is what separates them.
+const cpuColumn = (name, part) => {
+  const values = (cpuPerRequest.get(name) ?? []).map((pair) => pair?.[part]);
+  return values.some((v) => v !== undefined) ? median(values).toFixed(2) : "-";
+};
 console.log(
   `\n${table([
-    ["client", rounds > 1 ? "median req/s" : "req/s", "volley ÷ client"],
-    ...[...results.keys()].map((name) => [name, fmt(median(results.get(name))), ratio(name).toFixed(2)]),
+    [
+      "client",
+      rounds > 1 ? "median req/s" : "req/s",
+      "volley ÷ client",
+      "user µs/request",
+      "system µs/request",
+    ],
+    ...[...results.keys()].map((name) => [
+      name,
+      fmt(median(results.get(name))),
+      ratio(name).toFixed(2),
+      cpuColumn(name, 0),
+      cpuColumn(name, 1),
+    ]),
   ])}`,
 );
 console.log(

@@ -22,8 +22,8 @@ const client = get("client", "volley");
 // --http JSON: more http settings (version 2, insecureTls, maxConnections).
 const http = { client, ...JSON.parse(get("http", "{}")) };
 // --script: the same requests from a scripted VU (`await vu.http.get(path)`), bundled as a run's
-// would be; --script-mode unawaited: `vu.http.get(path)` without await (each request then keeps its
-// call site for the not-awaited warning); batch: two at a time with `vu.http.batch`; metrics: the
+// would be; --script-mode unawaited: `vu.http.get(path)` without await (each request counted under
+// the place the bundle stamped on its call, for the not-awaited warning); batch: two at a time with `vu.http.batch`; metrics: the
 // awaited request and 4 custom metrics.
 const scripted = args.includes("--script");
 const quoted = JSON.stringify(path);

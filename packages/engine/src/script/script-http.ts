@@ -6,6 +6,7 @@ import { startedCall } from "./call-stamps.js";
 import {
   NO_OPTIONS,
   type PreparedRequest,
+  plainName,
   prepareScriptRequest,
   type ScriptHttpSettings,
   type ScriptRequester,
@@ -21,9 +22,10 @@ export function scriptRequest(
   url: string,
   options: RequestOptions = NO_OPTIONS,
 ): Promise<HttpResponse> {
+  const name = plainName(options);
   const prepared =
-    options === NO_OPTIONS
-      ? settings.plain.prepare(settings, vu, method, url)
+    name !== null
+      ? settings.plain.prepare(settings, vu, method, url, name)
       : prepareScriptRequest(settings, vu, method, url, options);
   const expected = options.expect?.status === undefined ? null : statusExpectation(options.expect.status);
   const call = new HttpCall(settings, vu, prepared, expected, options.expect?.body);

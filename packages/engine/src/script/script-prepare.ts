@@ -141,37 +141,69 @@ const NO_HEADERS: readonly string[] = Object.freeze([]);
 export const NO_OPTIONS: RequestOptions = Object.freeze({});
 
 /**
- * The requests of a scripted part made with a URL and no options, prepared once each: a script
- * asks for the same few URLs again and again, and such a request has nothing that changes from
- * call to call when it carries no headers at all (no cookie, credentials, compression or trace
- * id). The prepared request is then shared by every call (nothing downstream writes to it).
- * A call whose VU holds any cookie is prepared afresh (its jar may have one for the URL). At most MAX_SCRIPT_NAMES URLs are
- * kept: a script that makes a URL per call stops adding to it.
+ * The name of options that carry a name and nothing else (`{ name: "login" }`, the common case),
+ * `UNNAMED` for options that carry nothing; null when they carry more (headers, a body, ...).
+ */
+export function plainName(options: RequestOptions): string | typeof UNNAMED | null {
+  if (options === NO_OPTIONS) return UNNAMED;
+  let name: string | typeof UNNAMED = UNNAMED;
+  for (const key in options) {
+    const value = (options as Record<string, unknown>)[key];
+    if (value === undefined) continue;
+    if (key !== "name" || typeof value !== "string") return null;
+    name = value;
+  }
+  return name;
+}
+
+/** The key of requests made without a name. */
+export const UNNAMED = Symbol("unnamed");
+
+/**
+ * The requests of a scripted part made with a URL and at most a name, prepared once each: a
+ * script asks for the same few URLs again and again, and such a request has nothing that changes
+ * from call to call when it carries no headers at all (no cookie, credentials, compression or
+ * trace id). The prepared request is then shared by every call (nothing downstream writes to it).
+ * A call whose VU holds any cookie is prepared afresh (its jar may have one for the URL). At most
+ * MAX_SCRIPT_NAMES requests are kept: a script that makes a URL per call stops adding to it.
  */
 export class PlainRequests {
-  private readonly byMethod = new Map<string, Map<string, PreparedRequest>>();
+  /** By name, then method, then URL. */
+  private readonly byName = new Map<string | typeof UNNAMED, Map<string, Map<string, PreparedRequest>>>();
   private size = 0;
 
-  prepare(settings: ScriptHttpSettings, vu: ScriptRequester, method: string, url: string): PreparedRequest {
+  prepare(
+    settings: ScriptHttpSettings,
+    vu: ScriptRequester,
+    method: string,
+    url: string,
+    name: string | typeof UNNAMED,
+  ): PreparedRequest {
     // A VU holding cookies is prepared afresh: its jar is asked once, there.
     const jarEmpty = vu.cookies === null || vu.cookies.size === 0;
-    const known = jarEmpty ? this.byMethod.get(method)?.get(url) : undefined;
+    const known = jarEmpty ? this.byName.get(name)?.get(method)?.get(url) : undefined;
     if (known !== undefined) {
       vu.assertRunning();
       return known;
     }
-    const prepared = prepareScriptRequest(settings, vu, method, url, NO_OPTIONS);
+    const options = name === UNNAMED ? NO_OPTIONS : { name };
+    const prepared = prepareScriptRequest(settings, vu, method, url, options);
     if (prepared.dispatch.headers === NO_HEADERS && prepared.traceId === undefined)
-      this.keep(method, url, prepared);
+      this.keep(name, method, url, prepared);
     return prepared;
   }
 
-  private keep(method: string, url: string, prepared: PreparedRequest): void {
+  private keep(name: string | typeof UNNAMED, method: string, url: string, prepared: PreparedRequest): void {
     if (this.size >= MAX_SCRIPT_NAMES) return;
-    let urls = this.byMethod.get(method);
+    let methods = this.byName.get(name);
+    if (methods === undefined) {
+      methods = new Map();
+      this.byName.set(name, methods);
+    }
+    let urls = methods.get(method);
     if (urls === undefined) {
       urls = new Map();
-      this.byMethod.set(method, urls);
+      methods.set(method, urls);
     }
     if (urls.has(url)) return;
     urls.set(url, prepared);
