@@ -1,6 +1,6 @@
 import type { SourceMapPayload } from "node:module";
 import { decode, encode, type SourceMapMappings, type SourceMapSegment } from "@jridgewell/sourcemap-codec";
-import { type CallExpression, type ChainExpression, type Expression, type Program, parse } from "acorn";
+import { type CallExpression, type ChainExpression, type Expression, parse } from "acorn";
 import { ancestor } from "acorn-walk";
 import { HTTP_CALL_NAMES } from "../call-sites/index.js";
 
@@ -8,6 +8,7 @@ import { HTTP_CALL_NAMES } from "../call-sites/index.js";
 export const STAMP_NAME = "__volleyAt";
 
 const NAMES: ReadonlySet<string> = new Set(HTTP_CALL_NAMES);
+const CLOSES = Number.MAX_SAFE_INTEGER;
 
 /** Text put into the bundle at one offset. */
 interface Insertion {
@@ -15,7 +16,10 @@ interface Insertion {
   line: number;
   column: number;
   text: string;
-  /** Where the wrapped call ends: of two prefixes at one offset, the outer (ending later) goes first. */
+  /**
+   * Where the wrapped call ends: at one offset, insertions go in the order of this, largest
+   * first. A closing ")" (CLOSES) ends a call before another starts; of two starts, the outer.
+   */
   end: number;
 }
 
@@ -28,14 +32,6 @@ interface Insertion {
  * was inserted before it on its line, so errors still point at the user's line and column.
  */
 export function stampCallSites(code: string, map: SourceMapPayload): { code: string; map: SourceMapPayload } {
-  let ast: Program;
-  try {
-    ast = parse(code, { ecmaVersion: "latest", sourceType: "module", locations: true });
-  } catch {
-    // Syntax newer than acorn's (esbuild lowers what Node 20 lacks): left unstamped, its calls
-    // are found by a stack capture as an alias's are.
-    return { code, map };
-  }
   const lines = decode(map.mappings);
   const insertions: Insertion[] = [];
   const wrap = (node: CallExpression | ChainExpression, call: CallExpression): void => {
@@ -52,20 +48,27 @@ export function stampCallSites(code: string, map: SourceMapPayload): { code: str
       text: prefix,
       end: node.end,
     });
-    insertions.push({ offset: node.end, line: end.line, column: end.column, text: ")", end: node.end });
+    insertions.push({ offset: node.end, line: end.line, column: end.column, text: ")", end: CLOSES });
   };
-  ancestor(ast, {
-    CallExpression(node, _state, ancestors) {
-      // Inside an optional chain, wrapping a part would break its short-circuit: only a chain
-      // that is the call itself is wrapped (below); the rest are found by a stack capture.
-      if (ancestors.some((a) => a.type === "ChainExpression")) return;
-      if (callName(node) !== null) wrap(node, node);
-    },
-    ChainExpression(node) {
-      const call = node.expression;
-      if (call.type === "CallExpression" && callName(call) !== null) wrap(node, call);
-    },
-  });
+  try {
+    const ast = parse(code, { ecmaVersion: "latest", sourceType: "module", locations: true });
+    ancestor(ast, {
+      CallExpression(node, _state, ancestors) {
+        // Inside an optional chain, wrapping a part would break its short-circuit: only a chain
+        // that is the call itself is wrapped (below); the rest are found by a stack capture.
+        if (ancestors.some((a) => a.type === "ChainExpression")) return;
+        if (callName(node) !== null) wrap(node, node);
+      },
+      ChainExpression(node) {
+        const call = node.expression;
+        if (call.type === "CallExpression" && callName(call) !== null) wrap(node, call);
+      },
+    });
+  } catch {
+    // Syntax newer than acorn's (esbuild lowers what Node 20 lacks), or nesting deeper than its
+    // stack: left unstamped, its calls are found by a stack capture as an alias's are.
+    return { code, map };
+  }
   if (insertions.length === 0) return { code, map };
   insertions.sort((a, b) => a.offset - b.offset || b.end - a.end);
   let out = "";
