@@ -1,10 +1,11 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import { builtinModules, type SourceMapPayload } from "node:module";
+import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, normalize, relative, sep } from "node:path";
-import { build, type Message, type OutputFile, type Plugin } from "esbuild";
+import { build, type Message, type Plugin } from "esbuild";
 import { CALL_SITE_KEY } from "../call-sites/index.js";
-import { STAMP_NAME, stampCallSites } from "./stamp-call-sites.js";
+import { callSitesPlugin } from "./call-sites-plugin.js";
+import { STAMP_NAME } from "./stamp-call-sites.js";
 
 /** A script that does not bundle: where and what, for a 400 / exit 2. */
 export interface ScriptProblem {
@@ -144,7 +145,7 @@ function k6ModuleHint(name: string): string {
 
 async function bundleOne(root: string, base: string, entry: string, script: string): Promise<ScriptBundle> {
   const result = await build({
-    plugins: [confineTo(root)],
+    plugins: [confineTo(root), callSitesPlugin(base)],
     absWorkingDir: base,
     entryPoints: [entry],
     bundle: true,
@@ -154,7 +155,7 @@ async function bundleOne(root: string, base: string, entry: string, script: stri
     target: "node20",
     // Sources relative to the scenario's folder: the bundle is written there in thought.
     outdir: base,
-    sourcemap: "external",
+    sourcemap: "inline",
     sourcesContent: false,
     metafile: true,
     logLevel: "silent",
@@ -174,21 +175,9 @@ async function bundleOne(root: string, base: string, entry: string, script: stri
     };
   }
   return {
-    code: withCallSites(result.outputFiles),
+    code: result.outputFiles[0].text,
     hooks: { setup: output.exports.includes("setup"), teardown: output.exports.includes("teardown") },
   };
-}
-
-/** The bundle with its calls stamped (stampCallSites) and its source map inline, as Node reads it. */
-function withCallSites(files: readonly OutputFile[]): string {
-  const mapFile = files.find((f) => f.path.endsWith(".map"));
-  const codeFile = files.find((f) => !f.path.endsWith(".map"));
-  if (!mapFile || !codeFile) throw new Error("esbuild gave no bundle with its source map");
-  // esbuild ends the bundle with a comment naming the map's file: replaced by the map itself.
-  const bundled = codeFile.text.replace(/\n\/\/# sourceMappingURL=[^\n]*\n?$/, "\n");
-  const { code, map } = stampCallSites(bundled, JSON.parse(mapFile.text) as SourceMapPayload);
-  const inline = Buffer.from(JSON.stringify(map)).toString("base64");
-  return `${code}//# sourceMappingURL=data:application/json;base64,${inline}\n`;
 }
 
 function describe(message: Message): string {

@@ -10,7 +10,7 @@ export const STAMP_NAME = "__volleyAt";
 const NAMES: ReadonlySet<string> = new Set(HTTP_CALL_NAMES);
 const CLOSES = Number.MAX_SAFE_INTEGER;
 
-/** Text put into the bundle at one offset. */
+/** Text put into the file at one offset. */
 interface Insertion {
   offset: number;
   line: number;
@@ -24,19 +24,24 @@ interface Insertion {
 }
 
 /**
- * Wraps each call in the user's own files that may be a `vu.http` call (by its name, see
+ * Wraps each call in one of the user's files that may be a `vu.http` call (by its name, see
  * HTTP_CALL_NAMES) as `__volleyAt("flow.ts:12", call)`, so the engine knows where a request was
- * made without capturing a stack. `code` is esbuild's bundle and `map` its source map, whose
- * sources are relative to the scenario's folder; calls from npm packages are left alone. Only
- * text is inserted, within lines: the map is kept true by moving each mapping's column past what
- * was inserted before it on its line, so errors still point at the user's line and column.
+ * made without capturing a stack. `code` is the file as JavaScript (esbuild's transform of it),
+ * `map` maps it to the file as written, `file` is its path relative to the scenario's folder.
+ * Only text is inserted, within lines: the map is kept true by moving each mapping's column past
+ * what was inserted before it on its line, so errors still point at the user's line and column.
  */
-export function stampCallSites(code: string, map: SourceMapPayload): { code: string; map: SourceMapPayload } {
+export function stampCallSites(
+  code: string,
+  map: SourceMapPayload,
+  file: string,
+): { code: string; map: SourceMapPayload } {
   const lines = decode(map.mappings);
   const insertions: Insertion[] = [];
   const wrap = (node: CallExpression | ChainExpression, call: CallExpression): void => {
-    const place = placeOf(lines, map.sources, call.callee);
-    if (place === null) return;
+    const line = originalLine(lines, call.callee);
+    if (line === null) return;
+    const place = `${file}:${line}`;
     const start = node.loc?.start;
     const end = node.loc?.end;
     if (!start || !end) return;
@@ -65,8 +70,8 @@ export function stampCallSites(code: string, map: SourceMapPayload): { code: str
       },
     });
   } catch {
-    // Syntax newer than acorn's (esbuild lowers what Node 20 lacks), or nesting deeper than its
-    // stack: left unstamped, its calls are found by a stack capture as an alias's are.
+    // Syntax newer than acorn's, or nesting deeper than its stack: left unstamped, the file's
+    // calls are found by a stack capture as an alias's are.
     return { code, map };
   }
   if (insertions.length === 0) return { code, map };
@@ -97,12 +102,8 @@ function callName(call: CallExpression): string | null {
   return name !== null && NAMES.has(name) ? name : null;
 }
 
-/** "flow.ts:12" for the method's name in the bundle, or null when it is not in the user's files. */
-function placeOf(
-  lines: SourceMapMappings,
-  sources: readonly string[],
-  callee: CallExpression["callee"],
-): string | null {
+/** The line (from 1) the method's name is on in the file as written, through the map. */
+function originalLine(lines: SourceMapMappings, callee: CallExpression["callee"]): number | null {
   const named = callee.type === "MemberExpression" ? callee.property : (callee as Expression);
   const at = named.loc?.start;
   if (!at) return null;
@@ -112,11 +113,7 @@ function placeOf(
     if (segment[0] > at.column) break;
     covering = segment;
   }
-  if (covering === undefined || covering.length < 4) return null;
-  const [, sourceIndex, line] = covering as [number, number, number, number];
-  const source = sources[sourceIndex];
-  if (source === undefined || source.split(/[\\/]/).includes("node_modules")) return null;
-  return `${source}:${line + 1}`;
+  return covering === undefined || covering.length < 4 ? null : (covering[2] as number) + 1;
 }
 
 /** Each mapping's generated column moved past the text inserted at or before it on its line. */
