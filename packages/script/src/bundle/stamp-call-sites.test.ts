@@ -51,11 +51,12 @@ describe("a bundle's calls carry where the script made them", () => {
     const flow = [
       'import pad from "left-pad";',
       'import { helper } from "./lib/helper";',
+      'import legacy from "./lib/legacy.cjs";',
       "export default async function (vu: any) {",
       '  const n: number = 1; vu.http.get("/a"); await vu.http.post("/b").then((r: any) => r.status);',
       '  vu.http.batch([{ url: "/c" }]);',
       '  const { put } = vu.http; put("/d"); vu.http["request"]("GET", "/e");',
-      "  await helper(vu);",
+      "  await helper(vu); await legacy(vu);",
       '  vu.http.post(pad("/f"), { body: (await vu.http.get("/g")).body });',
       "  return n;",
       "}",
@@ -63,22 +64,25 @@ describe("a bundle's calls carry where the script made them", () => {
     const { run, places, code } = await load({
       "flow.ts": flow,
       "lib/helper.ts": 'export function helper(vu: any) {\n  return vu.http.get("/h");\n}\n',
+      // CommonJS, with a top-level return no module may have: still stamped.
+      "lib/legacy.cjs": 'module.exports = (vu) => vu.http.get("/l");\nif (module.exports) return;\n',
       "node_modules/left-pad/package.json": JSON.stringify({ name: "left-pad", main: "index.js" }),
       "node_modules/left-pad/index.js":
         "module.exports = (s) => { const m = new Map(); m.get(s); return s; };\n",
     });
     const sent: string[] = [];
     await run(fakeVu(sent));
-    expect(sent).toEqual(["/a", "/b", "/c", "/d", "/e", "/h", "/g", "/f"]);
+    expect(sent).toEqual(["/a", "/b", "/c", "/d", "/e", "/h", "/l", "/g", "/f"]);
     expect(places).toEqual([
-      "flow.ts:4",
-      "flow.ts:4",
+      "flow.ts:5",
       "flow.ts:5",
       "flow.ts:6",
-      "flow.ts:6",
+      "flow.ts:7",
+      "flow.ts:7",
       "lib/helper.ts:2",
-      "flow.ts:8",
-      "flow.ts:8",
+      "lib/legacy.cjs:1",
+      "flow.ts:9",
+      "flow.ts:9",
     ]);
     // The package's own `m.get` is left as it was (it ran: a stamp would have been recorded too).
     expect(code).not.toContain(`__volleyAt("node_modules`);

@@ -1,6 +1,6 @@
 import type { SourceMapPayload } from "node:module";
 import { decode, encode, type SourceMapMappings, type SourceMapSegment } from "@jridgewell/sourcemap-codec";
-import { type CallExpression, type ChainExpression, type Expression, parse } from "acorn";
+import { type CallExpression, type ChainExpression, type Expression, type Program, parse } from "acorn";
 import { ancestor } from "acorn-walk";
 import { HTTP_CALL_NAMES } from "../call-sites/index.js";
 
@@ -56,8 +56,7 @@ export function stampCallSites(
     insertions.push({ offset: node.end, line: end.line, column: end.column, text: ")", end: CLOSES });
   };
   try {
-    const ast = parse(code, { ecmaVersion: "latest", sourceType: "module", locations: true });
-    ancestor(ast, {
+    ancestor(parseEither(code), {
       CallExpression(node, _state, ancestors) {
         // Inside an optional chain, wrapping a part would break its short-circuit: only a chain
         // that is the call itself is wrapped (below); the rest are found by a stack capture.
@@ -87,6 +86,20 @@ export function stampCallSites(
     code: out,
     map: { ...map, mappings: encode(shifted(lines, insertions)) },
   };
+}
+
+/** The file as an ES module, else as a CommonJS script (a `.cjs` helper may use what modules may not). */
+function parseEither(code: string): Program {
+  try {
+    return parse(code, { ecmaVersion: "latest", sourceType: "module", locations: true });
+  } catch {
+    return parse(code, {
+      ecmaVersion: "latest",
+      sourceType: "script",
+      allowReturnOutsideFunction: true,
+      locations: true,
+    });
+  }
 }
 
 /** The method a call names (`x.get(...)`, `x["get"](...)`, `get(...)`), when it is one of vu.http's. */
