@@ -28,16 +28,19 @@ export function callSitesPlugin(base: string): Plugin {
     setup(bundler) {
       bundler.onLoad({ filter: /\.(?:[cm]?[jt]s|[jt]sx)$/ }, async (args) => {
         if (args.namespace !== "file" || args.path.split(sep).includes("node_modules")) return undefined;
+        // Imported as something else than code (`with { type: "text" }`): esbuild loads it so.
+        if (Object.keys(args.with).length > 0) return undefined;
         const extension = args.path.slice(args.path.lastIndexOf(".") + 1);
         const source = await readFile(args.path, "utf8");
         const file = relative(base, args.path).split(sep).join("/");
         let js: { code: string; map: string };
         try {
+          // No target: the syntax stays as written for the bundle's own build to lower (a target
+          // here would drop import attributes, `with { type: "text" }`, among other things).
           js = await transform(source, {
             loader: LOADERS[extension] ?? "js",
             sourcefile: args.path,
             sourcemap: "external",
-            target: "node20",
           });
         } catch {
           // Not valid: esbuild loads it itself and says where, as for any file.

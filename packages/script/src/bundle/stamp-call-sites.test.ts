@@ -127,6 +127,23 @@ describe("a bundle's calls carry where the script made them", () => {
     expect(error?.stack).toContain(`flow.ts:3:${column}`);
   });
 
+  it("keeps what the file says beyond its calls: an import's attributes", async () => {
+    const flow = [
+      'import users from "./users.json" with { type: "text" };',
+      'import helperText from "./helper.ts" with { type: "text" };',
+      "export default async function (vu: any) {",
+      '  await vu.http.get("/" + JSON.parse(users)[0] + "/" + helperText.length);',
+      "}",
+    ].join("\n");
+    const helper = 'export const get = (vu: any) => vu.http.get("/h");\n';
+    const { run, places } = await load({ "flow.ts": flow, "users.json": '["ann"]', "helper.ts": helper });
+    const sent: string[] = [];
+    await run(fakeVu(sent));
+    // A file read as text is the text as written, not stamped.
+    expect(sent).toEqual([`/ann/${helper.length}`]);
+    expect(places).toEqual(["flow.ts:4"]);
+  });
+
   it("runs unchanged where no engine installed a stamp", async () => {
     const { "flow.ts": bundled } = await bundleScripts(["flow.ts"], {
       "flow.ts": 'export default async (vu: any) => (await vu.http.get("/a")).status;\n',
