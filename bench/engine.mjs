@@ -10,7 +10,7 @@
 // round's ratios and their median. Each client's CPU time per request, user and system, is
 // read with GNU time (/usr/bin/time) when it is there.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { arg, cores, fmt, has, pinned, ROOT, run, SIZES, startNginx, table } from "./lib/tools.mjs";
@@ -42,7 +42,8 @@ const timeCommand = has("/usr/bin/time") ? "/usr/bin/time" : null;
 let round = 0;
 async function measure(name, command, args, parse) {
   const [cmd, cmdArgs] = pinned(client, command, args);
-  const cpuFile = join(mkdtempSync(join(tmpdir(), "volley-cpu-")), "cpu");
+  const cpuDir = mkdtempSync(join(tmpdir(), "volley-cpu-"));
+  const cpuFile = join(cpuDir, "cpu");
   const out = timeCommand
     ? await run(timeCommand, ["-f", "%U %S", "-o", cpuFile, cmd, ...cmdArgs], { cwd: ROOT })
     : await run(cmd, cmdArgs, { cwd: ROOT });
@@ -58,6 +59,7 @@ async function measure(name, command, args, parse) {
     cpuPerRequest.get(name)[round] = [(user * 1e6) / requests, (system * 1e6) / requests];
     cpu = `, CPU µs/request: user ${((user * 1e6) / requests).toFixed(2)}, system ${((system * 1e6) / requests).toFixed(2)}`;
   }
+  rmSync(cpuDir, { recursive: true, force: true });
   console.log(`${name.padEnd(12)} ${fmt(rps)} req/s${cpu}`);
 }
 const median = (values) => {

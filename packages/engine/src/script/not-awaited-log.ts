@@ -1,4 +1,3 @@
-import type { RequestRecorder } from "@volley/stats";
 import { CallSiteNames } from "./call-site.js";
 import type { ScriptRecorders } from "./script-recorders.js";
 import type { ScriptRequest } from "./script-request.js";
@@ -17,8 +16,6 @@ export class NotAwaitedLog {
   /** Whether new requests capture their call site from the stack. */
   locating = false;
   private readonly names: CallSiteNames;
-  /** The recorder of each place: one lookup per place, not a name made per request. */
-  private readonly byPlace = new Map<string, RequestRecorder>();
 
   constructor(
     private readonly recorders: ScriptRecorders,
@@ -39,12 +36,7 @@ export class NotAwaitedLog {
           this.locating = true;
         }
       }
-      let recorder = this.byPlace.get(at);
-      if (recorder === undefined) {
-        recorder = this.recorders.notAwaited(at);
-        this.byPlace.set(at, recorder);
-      }
-      recorder.record(0, 0, 0, 0);
+      this.recorders.notAwaited(at).record(0, 0, 0, 0);
     }
   }
 }

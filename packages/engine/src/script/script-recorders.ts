@@ -68,7 +68,7 @@ export class ScriptRecorders {
 
   /** Where requests the script did not await are counted: by the place it made them. */
   notAwaited(at: string): RequestRecorder {
-    return this.get(notAwaitedStatsName(at), NOT_AWAITED_METHOD);
+    return this.request(notAwaitedStatsName(at), NOT_AWAITED_METHOD);
   }
 
   all(): IterableIterator<RequestRecorder> {
