@@ -33,7 +33,9 @@ export function latestRequest(): ScriptRequest | null {
 /**
  * Gives `place` to the requests `answer` belongs to. Once only: a helper's call is stamped where
  * the helper makes it (as a stack's first frame in the script would say), and a call named like
- * one of vu.http's (`map.get(key)`) that returns something else stamps nothing.
+ * one of vu.http's (`map.get(key)`) that returns something else stamps nothing. One such call
+ * that hands back the very answer of an unstamped call just made (an alias's, then
+ * `cache.get(key)` returning it) names that request by its own line: the count stays exact.
  */
 const stampCallSite: CallSiteStamp = (place, answer) => {
   if (answer !== lastAnswer || answer === null) return answer;
