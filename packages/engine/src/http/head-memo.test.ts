@@ -21,7 +21,7 @@ function connectionParser(heads: (Buffer | null)[] = []) {
         heads.push(raw);
         events.push({ head, text, headers: [...headers], bytes });
       },
-      onResponseBody: (chunk) => events.push({ body: chunk.toString("latin1") }),
+      onResponseBody: (bytes, start, end) => events.push({ body: bytes.toString("latin1", start, end) }),
       onResponseEnd: (end) => events.push({ end }),
       onParseError: (error) => events.push({ error }),
     },
@@ -135,6 +135,40 @@ describe("a kept head's bytes", () => {
     expect(heads.map((head) => head?.toString("latin1"))).toEqual(
       responses.map((response) => response.slice(0, response.indexOf("\r\n\r\n"))),
     );
+  });
+});
+
+describe("a read into a shared buffer", () => {
+  it("is read to the end it was given: a remembered head cut short is not completed from an earlier read's bytes", () => {
+    const { parser, events } = connectionParser();
+    const read = Buffer.alloc(4096); // one buffer for every read, as the engine's plain-TCP reads
+    const response = NGINX(3);
+    const length = read.write(response, "latin1");
+    for (let i = 0; i < 2; i++) {
+      parser.expectResponse(false, false);
+      parser.execute(read, length);
+    }
+    expect(events.filter((event) => "end" in event)).toHaveLength(2);
+    // The same response again, read in two: the first read carries only its first 20 bytes, and
+    // the rest of the remembered head (and its blank line) still lies past them in the buffer.
+    events.length = 0;
+    parser.expectResponse(false, false);
+    read.write(response.slice(0, 20), "latin1");
+    expect(parser.execute(read, 20)).toBe(20);
+    expect(events).toEqual([]);
+    const rest = read.write(response.slice(20), "latin1");
+    parser.execute(read, rest);
+    expect(events).toEqual(fresh(response, false));
+  });
+
+  it("hands over a body as the bytes up to the read's end, and no further", () => {
+    const { parser, events } = connectionParser();
+    const read = Buffer.alloc(4096, "y");
+    const response = NGINX(5);
+    parser.expectResponse(false, false);
+    parser.execute(read, read.write(response.slice(0, -2), "latin1"));
+    parser.execute(read, read.write(response.slice(-2), "latin1"));
+    expect(events.filter((event) => "body" in event)).toEqual([{ body: "xxx" }, { body: "xx" }]);
   });
 });
 

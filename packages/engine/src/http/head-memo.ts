@@ -36,6 +36,11 @@ export class HeadMemo {
   /** Heads still to scan without remembering them (after misses in a row). */
   private skip = 0;
 
+  /** The remembered head's length when it was read with `selection`; -1 otherwise, or when none is. */
+  lengthFor(selection: HeaderSelection): number {
+    return this.selection === selection ? this.length : -1;
+  }
+
   /** Whether bytes `from`..`to` are the remembered head, read with the same `selection`. */
   matches(bytes: Buffer, from: number, to: number, selection: HeaderSelection): boolean {
     if (this.length < 0) return false;

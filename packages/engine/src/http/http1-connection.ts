@@ -19,10 +19,18 @@ export interface ConnectionOwner {
 
 /**
  * Plain-TCP reads land in this one buffer (Node's `onread`), whatever the connection: a read is
- * handled whole before the next, the parser copies what it carries over, and a body chunk a handler
- * keeps is copied. Saves a buffer allocated per read, and its garbage.
+ * handled whole before the next, the parser reads its first bytes in place (no view is cut per
+ * read) and copies what it carries over, and a body chunk a handler keeps is copied. Saves a
+ * buffer allocated per read, and its garbage.
  */
 const SHARED_READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+
+/** Bytes `start`..`end` of `bytes` in a buffer of their own: one allocation, not a view and a copy. */
+function copyOf(bytes: Buffer, start: number, end: number): Buffer {
+  const copy = Buffer.allocUnsafe(end - start);
+  bytes.copy(copy, 0, start, end);
+  return copy;
+}
 
 const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
 const noop = () => {};
@@ -85,7 +93,7 @@ export class Http1Connection implements ResponseListener, BatchedWriter {
           onread: {
             buffer: SHARED_READ_BUFFER,
             callback: (bytes: number, buffer: Uint8Array) => {
-              this.onSocketData((buffer as Buffer).subarray(0, bytes));
+              this.onSocketData(buffer as Buffer, bytes);
               return true;
             },
           },
@@ -102,7 +110,7 @@ export class Http1Connection implements ResponseListener, BatchedWriter {
       this.connected = true;
       this.deadline = this.handler ? this.requestDeadline() : Number.POSITIVE_INFINITY;
     });
-    if (!this.sharedReads) this.socket.on("data", (chunk: Buffer) => this.onSocketData(chunk));
+    if (!this.sharedReads) this.socket.on("data", (chunk: Buffer) => this.onSocketData(chunk, chunk.length));
     this.socket.on("error", (error) => this.onSocketGone(error));
     this.socket.on("close", () => this.onSocketGone(null));
   }
@@ -177,7 +185,8 @@ export class Http1Connection implements ResponseListener, BatchedWriter {
     this.socket.destroy();
   }
 
-  private onSocketData(chunk: Buffer): void {
+  /** Bytes 0..`length` of `data` were read (SHARED_READ_BUFFER, or a TLS read's own buffer). */
+  private onSocketData(data: Buffer, length: number): void {
     if (this.handler === null) {
       // Bytes nobody asked for: the connection can no longer be trusted.
       this.close();
@@ -185,14 +194,14 @@ export class Http1Connection implements ResponseListener, BatchedWriter {
     }
     this.readAt = performance.now();
     if (this.bytesRead === 0) this.firstByteAt = this.readAt;
-    this.bytesRead += chunk.length;
-    const used = this.parser.execute(chunk);
+    this.bytesRead += length;
+    const used = this.parser.execute(data, length);
     if (this.completed === null) return;
     // The pool has the connection back before the handler hears of the end: its next request may
     // take it at once. More than the response is bytes nobody asked for: the answer stands, the
     // socket does not. (Done: closed at the response's end, Connection: close.)
     if (!this.done) {
-      if (used < chunk.length) this.close();
+      if (used < length) this.close();
       else this.owner.released(this);
     }
     this.complete();
@@ -235,11 +244,15 @@ export class Http1Connection implements ResponseListener, BatchedWriter {
     handler.onHeaders?.(status, rawHeaders as unknown as Buffer[], noop, statusText);
   }
 
-  onResponseBody(chunk: Buffer): void {
-    if (this.handler === null) return;
+  onResponseBody(bytes: Buffer, start: number, end: number): void {
+    const handler = this.handler;
+    if (handler === null) return;
     this.deadline = this.readAt + (this.options?.bodyTimeout ?? 300_000);
-    const kept = this.sharedReads && (this.handler as HeadAwareHandler).keepsBody === true;
-    this.handler.onData?.(kept ? Buffer.from(chunk) : chunk);
+    handler.onData?.(
+      this.sharedReads && (handler as HeadAwareHandler).keepsBody === true
+        ? copyOf(bytes, start, end)
+        : bytes.subarray(start, end),
+    );
   }
 
   onResponseEnd(keepAlive: boolean): void {

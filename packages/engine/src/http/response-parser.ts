@@ -24,7 +24,11 @@ export interface ResponseListener {
     headBytes: number,
     head: Buffer | null,
   ): void;
-  onResponseBody(chunk: Buffer): void;
+  /**
+   * Body bytes `start`..`end` of `bytes`: a view of the read, valid only during the call (the
+   * engine's plain-TCP reads share one buffer); a listener that keeps them copies them.
+   */
+  onResponseBody(bytes: Buffer, start: number, end: number): void;
   /** `keepAlive`: the connection may carry another request. */
   onResponseEnd(keepAlive: boolean): void;
   onParseError(message: string): void;
@@ -47,6 +51,9 @@ const CHUNK_DATA_END = 4;
 const TRAILERS = 5;
 const BODY_UNTIL_CLOSE = 6;
 const FAILED = 7;
+// readKnownHead's answers other than an offset.
+const NOT_KNOWN = -1;
+const TRIED = -2;
 
 export class ResponseParser {
   /** Set before each request: a response to HEAD has no body whatever its headers say. */
@@ -63,6 +70,8 @@ export class ResponseParser {
   private state = HEAD;
   /** Bytes of an incomplete head, chunk-size line or trailer section carried to the next read. */
   private pending: Buffer | null = null;
+  /** Where the bytes of this read start in the buffer `carry` returned (after the carried ones). */
+  private carriedFrom = 0;
   private remaining = 0;
   private keepAlive = true;
   /** Reading stopped after a response ended (`oneResponse`): the rest of the read is not asked for. */
@@ -98,46 +107,62 @@ export class ResponseParser {
     return this.state !== HEAD || this.pending !== null;
   }
 
-  /** Reads what the socket read; returns how many bytes were used (all, unless it paused or failed). */
-  execute(data: Buffer): number {
+  /**
+   * Reads what the socket read: bytes 0..`end` of `data` (a read into a buffer shared by every
+   * connection is not cut to a view of its own: one object less per read). Returns how many bytes
+   * were used (all, unless it paused or failed).
+   */
+  execute(data: Buffer, end = data.length): number {
     let offset = 0;
-    while (offset < data.length && this.state !== FAILED && !this.paused) {
+    // What lies past `end` is an earlier read's: a search for a line's end needs a view that stops
+    // there. Made only when a search runs (a head read by its memo, a body, need none).
+    let view: Buffer | null = end === data.length ? data : null;
+    while (offset < end && this.state !== FAILED && !this.paused) {
       switch (this.state) {
-        case HEAD:
-          offset = this.readHead(data, offset);
+        case HEAD: {
+          const known = this.readKnownHead(data, offset, end);
+          if (known >= 0) offset = known;
+          else {
+            view ??= data.subarray(0, end);
+            offset = this.readHead(view, offset, known === TRIED);
+          }
           break;
+        }
         case BODY_LENGTH: {
-          const take = Math.min(this.remaining, data.length - offset);
+          const take = Math.min(this.remaining, end - offset);
           this.remaining -= take;
-          this.listener.onResponseBody(data.subarray(offset, offset + take));
+          this.listener.onResponseBody(data, offset, offset + take);
           offset += take;
           if (this.remaining === 0) this.end();
           break;
         }
         case CHUNK_SIZE:
-          offset = this.readChunkSize(data, offset);
+          view ??= data.subarray(0, end);
+          offset = this.readChunkSize(view, offset);
           break;
         case CHUNK_DATA: {
-          const take = Math.min(this.remaining, data.length - offset);
+          const take = Math.min(this.remaining, end - offset);
           this.remaining -= take;
-          this.listener.onResponseBody(data.subarray(offset, offset + take));
+          this.listener.onResponseBody(data, offset, offset + take);
           offset += take;
           if (this.remaining === 0) this.state = CHUNK_DATA_END;
           break;
         }
         case CHUNK_DATA_END:
-          offset = this.readChunkEnd(data, offset);
+          view ??= data.subarray(0, end);
+          offset = this.readChunkEnd(view, offset);
           break;
         case TRAILERS:
-          offset = this.readTrailers(data, offset);
+          view ??= data.subarray(0, end);
+          offset = this.readTrailers(view, offset);
           break;
         case BODY_UNTIL_CLOSE:
-          this.listener.onResponseBody(offset === 0 ? data : data.subarray(offset));
-          offset = data.length;
+          this.listener.onResponseBody(data, offset, end);
+          offset = end;
           break;
       }
     }
-    return Math.min(offset, data.length);
+    return Math.min(offset, end);
   }
 
   /**
@@ -166,17 +191,40 @@ export class ResponseParser {
     return Number.MAX_SAFE_INTEGER;
   }
 
-  /** Joins carried bytes with this read; returns the buffer and where the new bytes start in it. */
-  private carry(data: Buffer, offset: number): { buffer: Buffer; from: number } {
-    if (this.pending === null) return { buffer: data, from: offset };
-    const from = this.pending.length;
-    const buffer = Buffer.concat([this.pending, data.subarray(offset)]);
+  /** Joins carried bytes with this read; sets `carriedFrom`, where the new bytes start in it. */
+  private carry(data: Buffer, offset: number): Buffer {
+    const pending = this.pending;
+    if (pending === null) {
+      this.carriedFrom = offset;
+      return data;
+    }
+    this.carriedFrom = pending.length;
     this.pending = null;
-    return { buffer, from };
+    return Buffer.concat([pending, data.subarray(offset)]);
   }
 
-  private readHead(data: Buffer, offset: number): number {
-    const { buffer, from } = this.carry(data, offset);
+  /**
+   * The head at `offset` when it is the remembered one (see HeadMemo), found without a search:
+   * its blank line comes where the remembered head's did and the bytes before it are the same,
+   * so the first CRLFCRLF is there too, as it was in the remembered head. Returns where the body
+   * starts, NOT_KNOWN, or TRIED (compared and differed: the memo has counted its miss).
+   */
+  private readKnownHead(data: Buffer, offset: number, end: number): number {
+    if (this.pending !== null) return NOT_KNOWN;
+    const length = this.head.lengthFor(this.keepHeaders);
+    const at = offset + length;
+    if (length < 0 || at + 4 > end) return NOT_KNOWN;
+    if (data[at] !== 13 || data[at + 1] !== 10 || data[at + 2] !== 13 || data[at + 3] !== 10)
+      return NOT_KNOWN;
+    if (!this.head.matches(data, offset, at, this.keepHeaders)) return TRIED;
+    if (!this.parseHead(data, offset, at, true)) return Number.MAX_SAFE_INTEGER;
+    return at + 4;
+  }
+
+  /** `tried`: the memo was compared with this head already, and differed. */
+  private readHead(data: Buffer, offset: number, tried: boolean): number {
+    const buffer = this.carry(data, offset);
+    const from = this.carriedFrom;
     const start = buffer === data ? offset : 0;
     const end = buffer.indexOf(HEAD_END, Math.max(start, from - 3));
     if (end < 0) {
@@ -186,7 +234,9 @@ export class ResponseParser {
       return data.length;
     }
     if (end - start > MAX_HEAD_BYTES) return this.fail(`the response head is over ${MAX_HEAD_BYTES} bytes`);
-    if (!this.parseHead(buffer, start, end)) return Number.MAX_SAFE_INTEGER;
+    // A head the memo differed from is not the remembered one, wherever its end turned out to be.
+    const matched = !tried && this.head.matches(buffer, start, end, this.keepHeaders);
+    if (!this.parseHead(buffer, start, end, matched)) return Number.MAX_SAFE_INTEGER;
     return this.inData(data, offset, buffer, from, end + 4);
   }
 
@@ -195,12 +245,15 @@ export class ResponseParser {
     return buffer === data ? at : offset + at - from;
   }
 
-  /** Reads a status line and headers (bytes `from`..`to` of `bytes`); sets the body mode. False when it failed. */
-  private parseHead(bytes: Buffer, from: number, to: number): boolean {
+  /**
+   * Reads a status line and headers (bytes `from`..`to` of `bytes`); sets the body mode. `matched`:
+   * they are the remembered head's (HeadMemo.matches said so), no scan needed. False when it failed.
+   */
+  private parseHead(bytes: Buffer, from: number, to: number, matched: boolean): boolean {
     const head = this.head;
     let rawHeaders = NO_HEADERS;
     let remembered = true;
-    if (!head.matches(bytes, from, to, this.keepHeaders)) {
+    if (!matched) {
       const scanned = scanHead(bytes, from, to, this.keepHeaders, head);
       if (typeof scanned === "string") {
         this.fail(scanned);
@@ -251,7 +304,8 @@ export class ResponseParser {
   }
 
   private readChunkSize(data: Buffer, offset: number): number {
-    const { buffer, from } = this.carry(data, offset);
+    const buffer = this.carry(data, offset);
+    const from = this.carriedFrom;
     const start = buffer === data ? offset : 0;
     const end = buffer.indexOf(CRLF, Math.max(start, from - 1));
     if (end < 0 || end - start > MAX_CHUNK_LINE) {
@@ -269,7 +323,8 @@ export class ResponseParser {
   }
 
   private readChunkEnd(data: Buffer, offset: number): number {
-    const { buffer, from } = this.carry(data, offset);
+    const buffer = this.carry(data, offset);
+    const from = this.carriedFrom;
     const start = buffer === data ? offset : 0;
     if (buffer.length - start < 2) {
       if (buffer[start] !== 0x0d) return this.fail("chunk data is not followed by CRLF");
@@ -284,7 +339,8 @@ export class ResponseParser {
 
   /** The trailer section after the last chunk: header lines, then an empty line. */
   private readTrailers(data: Buffer, offset: number): number {
-    const { buffer, from } = this.carry(data, offset);
+    const buffer = this.carry(data, offset);
+    const from = this.carriedFrom;
     const start = buffer === data ? offset : 0;
     // No trailers: the empty line comes at once.
     if (buffer.length - start >= 2 && buffer[start] === 0x0d && buffer[start + 1] === 0x0a) {
