@@ -54,8 +54,9 @@ export interface HeadAwareHandler {
    */
   onNeverWritten?(): void;
   /**
-   * Whether the handler keeps body chunks past `onData` (a capture or expectation reads the body):
-   * then each is a copy, since plain-TCP reads share one buffer per thread.
+   * Called instead of `onData` by Volley's HTTP/1.1 client: body bytes `start`..`end` of `bytes`,
+   * a view of the read valid only during the call (plain-TCP reads share one buffer per thread).
+   * A handler that only counts them makes no object per chunk; one that keeps them copies them.
    */
-  readonly keepsBody?: boolean;
+  onBodyBytes?(bytes: Buffer, start: number, end: number): void;
 }

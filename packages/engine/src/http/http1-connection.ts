@@ -1,6 +1,7 @@
 import { connect as connectTcp, type Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import type { Dispatcher } from "undici";
+import { copyOf } from "./byte-copy.js";
 import { codedError, type HeadAwareHandler, ProtocolError } from "./client-handler.js";
 import { type ConnectionTarget, connectTlsSocket, tcpSource } from "./connection-target.js";
 import { RequestWriter } from "./request-writer.js";
@@ -20,17 +21,10 @@ export interface ConnectionOwner {
 /**
  * Plain-TCP reads land in this one buffer (Node's `onread`), whatever the connection: a read is
  * handled whole before the next, the parser reads its first bytes in place (no view is cut per
- * read) and copies what it carries over, and a body chunk a handler keeps is copied. Saves a
+ * read) and copies what it carries over, and a handler copies the body bytes it keeps. Saves a
  * buffer allocated per read, and its garbage.
  */
 const SHARED_READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
-
-/** Bytes `start`..`end` of `bytes` in a buffer of their own: one allocation, not a view and a copy. */
-function copyOf(bytes: Buffer, start: number, end: number): Buffer {
-  const copy = Buffer.allocUnsafe(end - start);
-  bytes.copy(copy, 0, start, end);
-  return copy;
-}
 
 const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
 const noop = () => {};
@@ -248,11 +242,10 @@ export class Http1Connection implements ResponseListener, BatchedWriter {
     const handler = this.handler;
     if (handler === null) return;
     this.deadline = this.readAt + (this.options?.bodyTimeout ?? 300_000);
-    handler.onData?.(
-      this.sharedReads && (handler as HeadAwareHandler).keepsBody === true
-        ? copyOf(bytes, start, end)
-        : bytes.subarray(start, end),
-    );
+    const aware = handler as HeadAwareHandler;
+    if (aware.onBodyBytes !== undefined) aware.onBodyBytes(bytes, start, end);
+    // A handler of undici's kind may keep what it is given: a shared read is copied for it.
+    else handler.onData?.(this.sharedReads ? copyOf(bytes, start, end) : bytes.subarray(start, end));
   }
 
   onResponseEnd(keepAlive: boolean): void {

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import { performance } from "node:perf_hooks";
+import { copyOf } from "./byte-copy.js";
 import type { HeadAwareHandler } from "./client-handler.js";
 import { responseHeadBytes } from "./head-size.js";
 
@@ -120,9 +121,20 @@ export abstract class ResponseIntake implements HeadAwareHandler {
     this.endedAt = at;
   }
 
-  /** Something reads this response's body: its chunks are kept (see HeadAwareHandler). */
-  get keepsBody(): boolean {
-    return this.chunks !== null;
+  /** A subclass reads each body chunk as it comes (a stream's events), within `onData`. */
+  protected get readsEachChunk(): boolean {
+    return false;
+  }
+
+  /** Volley's client hands the body over so: counted in place; a view or a copy only when read. */
+  onBodyBytes(bytes: Buffer, start: number, end: number): void {
+    // Kept past the call: a copy. Read within it: a view.
+    if (this.chunks !== null) this.onData(copyOf(bytes, start, end));
+    else if (this.readsEachChunk) this.onData(bytes.subarray(start, end));
+    else {
+      this.bytesIn += end - start;
+      this.checkDeadline();
+    }
   }
 
   onData(chunk: Buffer): boolean {
@@ -136,11 +148,17 @@ export abstract class ResponseIntake implements HeadAwareHandler {
         this.chunks.push(chunk);
       }
     }
-    // undici's bodyTimeout is idle time between chunks; the timeout is for the whole request.
-    // A one-chunk body is covered by the headers timeout: the clock is read from the second on.
+    this.checkDeadline();
+    return true;
+  }
+
+  /**
+   * After a chunk: undici's bodyTimeout is idle time between chunks; the timeout is for the whole
+   * request. A one-chunk body is covered by the headers timeout: the clock is read from the second on.
+   */
+  private checkDeadline(): void {
     if (++this.chunksSeen > 1 && performance.now() - this.sentAt > this.timeoutMs) {
       this.abortRequest?.(DEADLINE);
     }
-    return true;
   }
 }

@@ -171,6 +171,10 @@ class StreamingRequest extends ScriptRequest {
     return result;
   }
 
+  protected override get readsEachChunk(): boolean {
+    return this.reader !== null && !this.reader.done;
+  }
+
   override onData(chunk: Buffer): boolean {
     const reader = this.reader;
     if (reader !== null && !reader.done) {

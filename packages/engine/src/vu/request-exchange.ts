@@ -217,6 +217,10 @@ export class RequestExchange extends ResponseIntake implements Dispatcher.Dispat
     return true;
   }
 
+  protected override get readsEachChunk(): boolean {
+    return this.stream !== null && !this.stream.done;
+  }
+
   override onData(chunk: Buffer): boolean {
     if (this.stream !== null && !this.stream.done) {
       this.stream.read(chunk, performance.now());
