@@ -29,21 +29,25 @@ export class IterationLog {
     this.lateStart = new RequestRecorder(lateStartStatsName(part), LATE_START_METHOD);
   }
 
-  started(vu: EngineVu): void {
+  /** `vu` starts an iteration at `at` (performance.now()), or now when `at` is -1. */
+  started(vu: EngineVu, at = -1): void {
     if (vu.index >= this.startedAt.length) {
       const grown = new Float64Array(Math.max(vu.index + 1, this.startedAt.length * 2));
       grown.set(this.startedAt);
       this.startedAt = grown;
     }
-    this.startedAt[vu.index] = performance.now();
+    this.startedAt[vu.index] = at < 0 ? performance.now() : at;
   }
 
-  ended(vu: EngineVu): void {
+  /** `vu` ended its iteration; returns when (performance.now()). */
+  ended(vu: EngineVu): number {
+    const now = performance.now();
     if (vu.outcome === "finished") {
-      this.finished.record((performance.now() - this.startedAt[vu.index]) * 1000, 0, 0, 0);
+      this.finished.record((now - this.startedAt[vu.index]) * 1000, 0, 0, 0);
     } else if (vu.outcome === "exhausted") {
       this.skipped.record(0, 0, 0, 0);
     }
+    return now;
   }
 
   /** `count` iterations were due before the thread began, `lateMs` after the scheduled start. */

@@ -11,10 +11,19 @@ export class VuPool {
   busyCount = 0;
   private readonly vus: EngineVu[] = [];
   private readonly idle: EngineVu[] = [];
+  /**
+   * performance.now() the iteration that is ending ended, while its end is being handled (-1
+   * otherwise): a VU started again within that handling starts then, without a clock read of its own.
+   */
+  private endingAt = -1;
   private readonly ended = (vu: EngineVu) => {
     this.busyCount--;
-    this.log?.ended(vu);
-    this.onIterationEnd(vu);
+    this.endingAt = this.log?.ended(vu) ?? -1;
+    try {
+      this.onIterationEnd(vu);
+    } finally {
+      this.endingAt = -1;
+    }
   };
 
   constructor(
@@ -45,7 +54,7 @@ export class VuPool {
   /** Starts an iteration on `vu`; the pool's onIterationEnd hears when it ends. */
   run(vu: EngineVu, scheduledAt = -1): void {
     this.busyCount++;
-    this.log?.started(vu);
+    this.log?.started(vu, this.endingAt);
     vu.startIteration(this.ended, scheduledAt);
   }
 
