@@ -5,6 +5,12 @@ import type { HeadAwareHandler } from "./client-handler.js";
 import { responseHeadBytes } from "./head-size.js";
 
 /** The whole request took longer than its timeout (a body that trickles in forever, say). */
+/**
+ * A body to keep that has no chunk yet: shared and frozen, never pushed to (the first chunk makes
+ * a list of one; an empty one grows to seventeen places at its first push).
+ */
+const NO_CHUNKS: Buffer[] = Object.freeze([]) as unknown as Buffer[];
+
 const DEADLINE = Object.assign(new Error("the request took longer than its timeout"), {
   code: "UND_ERR_BODY_TIMEOUT",
 });
@@ -58,7 +64,7 @@ export abstract class ResponseIntake implements HeadAwareHandler {
     this.bytesIn = 0;
     this.bytesOut = bytesOut;
     this.headBytes = -1;
-    this.chunks = keepBody ? [] : null;
+    this.chunks = keepBody ? NO_CHUNKS : null;
     this.keptBytes = 0;
     this.chunksSeen = 0;
     this.bodyTooLarge = false;
@@ -144,6 +150,8 @@ export abstract class ResponseIntake implements HeadAwareHandler {
       if (this.keptBytes > this.maxBodyBytes) {
         this.chunks = null; // drained from here on, never kept
         this.bodyTooLarge = true;
+      } else if (this.chunks.length === 0) {
+        this.chunks = [chunk];
       } else {
         this.chunks.push(chunk);
       }

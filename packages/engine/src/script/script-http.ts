@@ -59,7 +59,7 @@ class HttpCall extends ScriptRequest {
     private readonly expectBody: string | undefined,
   ) {
     super(
-      settings.originOf(prepared.origin),
+      prepared.origin,
       prepared.dispatch,
       prepared.recorder,
       prepared.timeoutMs,

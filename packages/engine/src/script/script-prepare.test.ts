@@ -27,6 +27,7 @@ function settings(compression = false): ScriptHttpSettings {
     compression,
     tracing: null,
     plain: new PlainRequests(),
+    originOf: () => ({}),
   } as unknown as ScriptHttpSettings;
 }
 
@@ -53,6 +54,13 @@ describe("plain script requests", () => {
     expect(one.recorder.name).toBe("hello");
     expect(unnamed.recorder.name).toBe("GET /hello");
     expect(s.plain.prepare(s, vu(), "POST", "/hello", "hello").dispatch.method).toBe("POST");
+    // Asked in turns (the last one handed out stands in only for the same call): each its own.
+    for (let i = 0; i < 3; i++) {
+      expect(s.plain.prepare(s, vu(), "GET", "/hello", "hello")).toBe(one);
+      expect(s.plain.prepare(s, vu(), "GET", "/hello", UNNAMED)).toBe(unnamed);
+      expect(s.plain.prepare(s, vu(), "GET", "/other", "hello")).not.toBe(one);
+    }
+    expect(s.plain.prepare(s, vu(), "GET", "/other", "hello").path).toBe("/other");
   });
 
   it("prepares afresh what carries headers: a VU's cookies, compression", () => {
@@ -62,6 +70,10 @@ describe("plain script requests", () => {
     const withCookie = s.plain.prepare(s, vu(jar), "GET", "/hello", "hello");
     expect(withCookie.dispatch.headers).toContain("sid=1");
     expect(s.plain.prepare(s, vu(jar), "GET", "/hello", "hello")).not.toBe(withCookie);
+    // Not even right after the same call was handed out to a VU without cookies.
+    const plain = s.plain.prepare(s, vu(), "GET", "/hello", "hello");
+    expect(s.plain.prepare(s, vu(jar), "GET", "/hello", "hello").dispatch.headers).toContain("sid=1");
+    expect(s.plain.prepare(s, vu(), "GET", "/hello", "hello")).toBe(plain);
     const compressed = settings(true);
     const first = compressed.plain.prepare(compressed, vu(), "GET", "/hello", "hello");
     expect(first.dispatch.headers).toContain("accept-encoding");

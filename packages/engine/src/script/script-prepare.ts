@@ -65,7 +65,8 @@ const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIO
 
 /** A scripted request ready to send: where, under which name, and what goes on the wire. */
 export interface PreparedRequest {
-  origin: string;
+  /** The pool and gate of its origin (settings.originOf, asked once here). */
+  origin: VuOrigin;
   host: string;
   path: string;
   recorder: RequestRecorder;
@@ -116,7 +117,7 @@ export function prepareScriptRequest(
   let estimatedBytesOut = verb.length + path.length + 12 + (body === null ? 0 : body.length);
   for (let i = 0; i < headers.length; i++) estimatedBytesOut += headers[i].length + 2;
   return {
-    origin,
+    origin: settings.originOf(origin),
     host,
     path,
     recorder,
@@ -171,6 +172,15 @@ export class PlainRequests {
   /** By name, then method, then URL. */
   private readonly byName = new Map<string | typeof UNNAMED, Map<string, Map<string, PreparedRequest>>>();
   private size = 0;
+  /**
+   * The last one handed out, and what it was asked by: a script's loop asks for the same call
+   * again and again, and three comparisons (the same strings, mostly the same objects) stand in
+   * for three map lookups.
+   */
+  private last: PreparedRequest | null = null;
+  private lastName: string | typeof UNNAMED = UNNAMED;
+  private lastMethod = "";
+  private lastUrl = "";
 
   prepare(
     settings: ScriptHttpSettings,
@@ -180,11 +190,18 @@ export class PlainRequests {
     name: string | typeof UNNAMED,
   ): PreparedRequest {
     // A VU holding cookies is prepared afresh: its jar is asked once, there.
-    const jarEmpty = vu.cookies === null || vu.cookies.size === 0;
-    const known = jarEmpty ? this.byName.get(name)?.get(method)?.get(url) : undefined;
-    if (known !== undefined) {
-      vu.assertRunning();
-      return known;
+    if (vu.cookies === null || vu.cookies.size === 0) {
+      const last = this.last;
+      if (last !== null && url === this.lastUrl && name === this.lastName && method === this.lastMethod) {
+        vu.assertRunning();
+        return last;
+      }
+      const known = this.byName.get(name)?.get(method)?.get(url);
+      if (known !== undefined) {
+        vu.assertRunning();
+        this.remember(known, name, method, url);
+        return known;
+      }
     }
     const options = name === UNNAMED ? NO_OPTIONS : { name };
     const prepared = prepareScriptRequest(settings, vu, method, url, options);
@@ -193,8 +210,21 @@ export class PlainRequests {
     return prepared;
   }
 
+  private remember(
+    prepared: PreparedRequest,
+    name: string | typeof UNNAMED,
+    method: string,
+    url: string,
+  ): void {
+    this.last = prepared;
+    this.lastName = name;
+    this.lastMethod = method;
+    this.lastUrl = url;
+  }
+
   private keep(name: string | typeof UNNAMED, method: string, url: string, prepared: PreparedRequest): void {
     if (this.size >= MAX_SCRIPT_NAMES) return;
+    this.remember(prepared, name, method, url);
     let methods = this.byName.get(name);
     if (methods === undefined) {
       methods = new Map();

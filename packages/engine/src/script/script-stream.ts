@@ -88,7 +88,7 @@ export function scriptStream(
       vu.untrack(request);
     };
     request = new StreamingRequest(
-      settings.originOf(prepared.origin),
+      prepared.origin,
       prepared.dispatch,
       recorder,
       prepared.timeoutMs,
