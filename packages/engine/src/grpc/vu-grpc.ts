@@ -96,12 +96,16 @@ export class VuGrpc {
 
   /** The iteration ended: streams it left open are cancelled (recorded as aborted); `now`: an abort, unary calls too. */
   iterationEnded(now: boolean): void {
-    for (const call of this.streams) {
-      call.cancel(
-        now ? "the call was cancelled at the end of gracefulStop" : "the iteration ended with the call open",
-      );
+    // Most iterations open none: no iterator is made, and an empty Set is not cleared (V8 would
+    // make it a new table).
+    if (this.streams.size > 0) {
+      for (const call of this.streams) {
+        call.cancel(
+          now ? "the call was cancelled at the end of gracefulStop" : "the iteration ended with the call open",
+        );
+      }
+      this.streams.clear();
     }
-    if (this.streams.size > 0) this.streams.clear(); // clearing an empty Set still makes it a new table
     if (now) this.iteration?.abort();
     this.iteration = null;
   }
