@@ -101,7 +101,9 @@ export class VuGrpc {
     if (this.streams.size > 0) {
       for (const call of this.streams) {
         call.cancel(
-          now ? "the call was cancelled at the end of gracefulStop" : "the iteration ended with the call open",
+          now
+            ? "the call was cancelled at the end of gracefulStop"
+            : "the iteration ended with the call open",
         );
       }
       this.streams.clear();
