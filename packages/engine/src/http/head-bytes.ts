@@ -88,6 +88,9 @@ export function isFieldText(bytes: Buffer, from: number, to: number): boolean {
 export const DIGITS_RE = /^\d{1,15}$/;
 export const HEX_RE = /^[0-9A-Fa-f]{1,13}$/;
 
+/** Largest response head (status line and headers), and largest trailer section. */
+export const MAX_HEAD_BYTES = 64 * 1024;
+
 /**
  * The headers of a head the parser accepted (status line to the blank line, as `onRawHead` hands it
  * over): name, value, ... as the parser would have made them, values without surrounding blanks.

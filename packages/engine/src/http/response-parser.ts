@@ -1,12 +1,15 @@
-import { HEX_RE, type HeaderSelection, TOKEN_RE } from "./head-bytes.js";
+import { ChunkedBody } from "./chunked-body.js";
+import { type HeaderSelection, MAX_HEAD_BYTES } from "./head-bytes.js";
 import { HeadMemo } from "./head-memo.js";
 import { NO_HEADERS, scanHead } from "./head-scan.js";
+import { ReadCarry } from "./read-carry.js";
 
 /**
  * A strict, incremental HTTP/1.1 response parser for a client with one request in flight per
  * connection. It is fed whatever the socket reads (a response split across any number of reads,
- * or several in one) and calls its listener: head, body chunks (slices of the input, never
- * copies), end. Anything that is not HTTP/1.x is reported once through `onParseError` and the
+ * or several in one) and calls its listener: head, body chunks (ranges of the input, never
+ * copies), end. A chunked body is read by `chunked-body.ts`; a part cut across reads is carried
+ * by `read-carry.ts`. Anything that is not HTTP/1.x is reported once through `onParseError` and the
  * parser stops: the connection must be destroyed.
  */
 
@@ -34,23 +37,15 @@ export interface ResponseListener {
   onParseError(message: string): void;
 }
 
-export type { HeaderSelection } from "./head-bytes.js";
+export { type HeaderSelection, MAX_HEAD_BYTES } from "./head-bytes.js";
 
-/** Largest response head (status line and headers), and largest trailer section. */
-export const MAX_HEAD_BYTES = 64 * 1024;
-/** Longest chunk-size line, extensions included. */
-const MAX_CHUNK_LINE = 4096;
-const CRLF = Buffer.from("\r\n");
 const HEAD_END = Buffer.from("\r\n\r\n");
 // Parser states.
 const HEAD = 0;
 const BODY_LENGTH = 1;
-const CHUNK_SIZE = 2;
-const CHUNK_DATA = 3;
-const CHUNK_DATA_END = 4;
-const TRAILERS = 5;
-const BODY_UNTIL_CLOSE = 6;
-const FAILED = 7;
+const CHUNKED = 2;
+const BODY_UNTIL_CLOSE = 3;
+const FAILED = 4;
 // readKnownHead's answers other than an offset.
 const NOT_KNOWN = -1;
 const TRIED = -2;
@@ -69,9 +64,8 @@ export class ResponseParser {
   private readonly head = new HeadMemo();
   private state = HEAD;
   /** Bytes of an incomplete head, chunk-size line or trailer section carried to the next read. */
-  private pending: Buffer | null = null;
-  /** Where the bytes of this read start in the buffer `carry` returned (after the carried ones). */
-  private carriedFrom = 0;
+  private readonly carry = new ReadCarry();
+  private readonly chunked: ChunkedBody;
   private remaining = 0;
   private keepAlive = true;
   /** Reading stopped after a response ended (`oneResponse`): the rest of the read is not asked for. */
@@ -84,7 +78,13 @@ export class ResponseParser {
   constructor(
     private readonly listener: ResponseListener,
     private readonly oneResponse = false,
-  ) {}
+  ) {
+    this.chunked = new ChunkedBody(this.carry, {
+      body: (bytes, start, end) => listener.onResponseBody(bytes, start, end),
+      ended: () => this.end(),
+      failed: (message) => this.fail(message),
+    });
+  }
 
   /**
    * The next request went out: read its response (`head`: it was a HEAD request; `keepHeaders`:
@@ -104,7 +104,7 @@ export class ResponseParser {
 
   /** True while a response is being read (its head has started arriving). */
   get inResponse(): boolean {
-    return this.state !== HEAD || this.pending !== null;
+    return this.state !== HEAD || this.carry.pending !== null;
   }
 
   /**
@@ -136,25 +136,9 @@ export class ResponseParser {
           if (this.remaining === 0) this.end();
           break;
         }
-        case CHUNK_SIZE:
+        case CHUNKED:
           view ??= data.subarray(0, end);
-          offset = this.readChunkSize(view, offset);
-          break;
-        case CHUNK_DATA: {
-          const take = Math.min(this.remaining, end - offset);
-          this.remaining -= take;
-          this.listener.onResponseBody(data, offset, offset + take);
-          offset += take;
-          if (this.remaining === 0) this.state = CHUNK_DATA_END;
-          break;
-        }
-        case CHUNK_DATA_END:
-          view ??= data.subarray(0, end);
-          offset = this.readChunkEnd(view, offset);
-          break;
-        case TRAILERS:
-          view ??= data.subarray(0, end);
-          offset = this.readTrailers(view, offset);
+          offset = this.chunked.read(view, offset);
           break;
         case BODY_UNTIL_CLOSE:
           this.listener.onResponseBody(data, offset, end);
@@ -181,26 +165,14 @@ export class ResponseParser {
   /** Stops reading for good, without a report (the request was aborted; the socket is going). */
   stop(): void {
     this.state = FAILED;
-    this.pending = null;
+    this.carry.pending = null;
   }
 
   private fail(message: string): number {
     this.state = FAILED;
-    this.pending = null;
+    this.carry.pending = null;
     this.listener.onParseError(message);
     return Number.MAX_SAFE_INTEGER;
-  }
-
-  /** Joins carried bytes with this read; sets `carriedFrom`, where the new bytes start in it. */
-  private carry(data: Buffer, offset: number): Buffer {
-    const pending = this.pending;
-    if (pending === null) {
-      this.carriedFrom = offset;
-      return data;
-    }
-    this.carriedFrom = pending.length;
-    this.pending = null;
-    return Buffer.concat([pending, data.subarray(offset)]);
   }
 
   /**
@@ -210,7 +182,7 @@ export class ResponseParser {
    * starts, NOT_KNOWN, or TRIED (compared and differed: the memo has counted its miss).
    */
   private readKnownHead(data: Buffer, offset: number, end: number): number {
-    if (this.pending !== null) return NOT_KNOWN;
+    if (this.carry.pending !== null) return NOT_KNOWN;
     const length = this.head.lengthFor(this.keepHeaders);
     const at = offset + length;
     if (length < 0 || at + 4 > end) return NOT_KNOWN;
@@ -223,26 +195,20 @@ export class ResponseParser {
 
   /** `tried`: the memo was compared with this head already, and differed. */
   private readHead(data: Buffer, offset: number, tried: boolean): number {
-    const buffer = this.carry(data, offset);
-    const from = this.carriedFrom;
-    const start = buffer === data ? offset : 0;
-    const end = buffer.indexOf(HEAD_END, Math.max(start, from - 3));
+    const carry = this.carry;
+    const joined = carry.join(data, offset);
+    const start = carry.startIn(joined, data, offset);
+    const end = joined.indexOf(HEAD_END, carry.searchFrom(start, 4));
     if (end < 0) {
-      if (buffer.length - start > MAX_HEAD_BYTES)
+      if (joined.length - start > MAX_HEAD_BYTES)
         return this.fail(`the response head is over ${MAX_HEAD_BYTES} bytes`);
-      this.pending = Buffer.from(buffer.subarray(start));
-      return data.length;
+      return carry.keep(joined, start, data);
     }
     if (end - start > MAX_HEAD_BYTES) return this.fail(`the response head is over ${MAX_HEAD_BYTES} bytes`);
     // A head the memo differed from is not the remembered one, wherever its end turned out to be.
-    const matched = !tried && this.head.matches(buffer, start, end, this.keepHeaders);
-    if (!this.parseHead(buffer, start, end, matched)) return Number.MAX_SAFE_INTEGER;
-    return this.inData(data, offset, buffer, from, end + 4);
-  }
-
-  /** Where position `at` of a carried buffer (see `carry`) falls in this read. */
-  private inData(data: Buffer, offset: number, buffer: Buffer, from: number, at: number): number {
-    return buffer === data ? at : offset + at - from;
+    const matched = !tried && this.head.matches(joined, start, end, this.keepHeaders);
+    if (!this.parseHead(joined, start, end, matched)) return Number.MAX_SAFE_INTEGER;
+    return carry.inRead(joined, end + 4, data, offset);
   }
 
   /**
@@ -281,8 +247,10 @@ export class ResponseParser {
     if (this.headRequest || code === 204 || code === 304) {
       this.end();
     } else if (head.transferEncoding) {
-      if (head.chunked) this.state = CHUNK_SIZE;
-      else {
+      if (head.chunked) {
+        this.state = CHUNKED;
+        this.chunked.begin();
+      } else {
         this.keepAlive = false;
         this.state = BODY_UNTIL_CLOSE;
       }
@@ -301,65 +269,5 @@ export class ResponseParser {
     this.state = HEAD;
     if (this.oneResponse) this.paused = true;
     this.listener.onResponseEnd(this.keepAlive);
-  }
-
-  private readChunkSize(data: Buffer, offset: number): number {
-    const buffer = this.carry(data, offset);
-    const from = this.carriedFrom;
-    const start = buffer === data ? offset : 0;
-    const end = buffer.indexOf(CRLF, Math.max(start, from - 1));
-    if (end < 0 || end - start > MAX_CHUNK_LINE) {
-      if (buffer.length - start > MAX_CHUNK_LINE) return this.fail("a chunk-size line is too long");
-      this.pending = Buffer.from(buffer.subarray(start));
-      return data.length;
-    }
-    const line = buffer.toString("latin1", start, end);
-    const semicolon = line.indexOf(";");
-    const hex = (semicolon < 0 ? line : line.slice(0, semicolon)).trimEnd();
-    if (!HEX_RE.test(hex)) return this.fail(`a bad chunk size: ${JSON.stringify(line.slice(0, 40))}`);
-    this.remaining = Number.parseInt(hex, 16);
-    this.state = this.remaining === 0 ? TRAILERS : CHUNK_DATA;
-    return this.inData(data, offset, buffer, from, end + 2);
-  }
-
-  private readChunkEnd(data: Buffer, offset: number): number {
-    const buffer = this.carry(data, offset);
-    const from = this.carriedFrom;
-    const start = buffer === data ? offset : 0;
-    if (buffer.length - start < 2) {
-      if (buffer[start] !== 0x0d) return this.fail("chunk data is not followed by CRLF");
-      this.pending = Buffer.from(buffer.subarray(start));
-      return data.length;
-    }
-    if (buffer[start] !== 0x0d || buffer[start + 1] !== 0x0a)
-      return this.fail("chunk data is not followed by CRLF");
-    this.state = CHUNK_SIZE;
-    return this.inData(data, offset, buffer, from, start + 2);
-  }
-
-  /** The trailer section after the last chunk: header lines, then an empty line. */
-  private readTrailers(data: Buffer, offset: number): number {
-    const buffer = this.carry(data, offset);
-    const from = this.carriedFrom;
-    const start = buffer === data ? offset : 0;
-    // No trailers: the empty line comes at once.
-    if (buffer.length - start >= 2 && buffer[start] === 0x0d && buffer[start + 1] === 0x0a) {
-      this.end();
-      return this.inData(data, offset, buffer, from, start + 2);
-    }
-    const end = buffer.indexOf(HEAD_END, Math.max(start, from - 3));
-    if (end < 0) {
-      if (buffer.length - start > MAX_HEAD_BYTES) return this.fail("the trailers are too long");
-      this.pending = Buffer.from(buffer.subarray(start));
-      return data.length;
-    }
-    for (const line of buffer.toString("latin1", start, end).split("\r\n")) {
-      const colon = line.indexOf(":");
-      if (colon <= 0 || !TOKEN_RE.test(line.slice(0, colon))) {
-        return this.fail(`a malformed trailer: ${JSON.stringify(line.slice(0, 60))}`);
-      }
-    }
-    this.end();
-    return this.inData(data, offset, buffer, from, end + 4);
   }
 }
