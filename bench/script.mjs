@@ -1,7 +1,7 @@
 // pnpm bench script [--duration 10] [--connections 50] [--rounds 2]
 // The same /hello load from one pinned engine thread, declarative (`requests:`) and scripted
-// (`await vu.http.get("/hello")`; and, priced beside it, requests not awaited and two at a time
-// with vu.http.batch), against nginx on the other core. A promise per request, the VU's
+// (`await vu.http.get("/hello")`; and, priced beside it, the same with `discardBody`, requests not
+// awaited and two at a time with vu.http.batch), against nginx on the other core. A promise per request, the VU's
 // connection slots and the tracking of every request it starts are the price of a script; the
 // goal is scripted >= 0.9x declarative (#36), the median of the rounds' ratios (a round measures
 // every mode back to back, so a noisy minute hits both sides of its ratios alike).
@@ -15,10 +15,11 @@ const rounds = Number(arg(args, "rounds", "2"));
 const { client, server } = cores();
 const nginx = await startNginx({ core: server });
 
-const MODES = ["declarative", "await", "unawaited", "batch"];
+const MODES = ["declarative", "await", "discard", "unawaited", "batch"];
 const LABELS = {
   declarative: "declarative (requests:)",
   await: "scripted (await vu.http.get)",
+  discard: "scripted, body not kept (discardBody)",
   unawaited: "scripted, not awaited",
   batch: "scripted (vu.http.batch of 2)",
 };

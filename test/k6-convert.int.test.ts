@@ -284,6 +284,37 @@ export function buy(data) {
     expect(report.passed).toBe(true);
   });
 
+  it("discardResponseBodies and responseType: a body not kept is null, as in k6; every request still counted", async () => {
+    const { report, output } = await convertAndRun(
+      "discard",
+      `import http from "k6/http";
+import { check } from "k6";
+
+export const options = { discardResponseBodies: true, iterations: 2 };
+
+export default function () {
+  const dropped = http.get("${httpbin.url}/get?n=1");
+  check(dropped, { "dropped: 200, no body": (r) => r.status === 200 && r.body === null });
+  const kept = http.get("${httpbin.url}/get?n=2", { responseType: "text" });
+  check(kept, { "kept: the body": (r) => r.json().url.endsWith("/get?n=2") });
+  const none = http.get("${httpbin.url}/get?n=3", { responseType: "none", tags: { name: "none" } });
+  check(none, { "none: no body, headers read": (r) => r.body === null && r.headers["Content-Type"] === "application/json" });
+  check(JSON.parse(JSON.stringify(kept)), { "a response as JSON": (r) => r.status === 200 && r.body === kept.body && r.timings.duration > 0 });
+}
+`,
+    );
+    expect(output).not.toContain("discardResponseBodies");
+    expect(report.summary.total).toMatchObject({ requests: 6, failures: 0 });
+    expect(checks(report)).toEqual({
+      "dropped: 200, no body": [2, 0],
+      "kept: the body": [2, 0],
+      "none: no body, headers read": [2, 0],
+      "a response as JSON": [2, 0],
+    });
+    const script = readFileSync(join(dir, "discard.ts"), "utf8");
+    expect(script).toContain("k6Defaults.discardResponseBodies = true;");
+  });
+
   it("k6/ws: the socket's callbacks, timers and messages over vu.ws, the handshake counted once", async () => {
     const sockets = await startWsServer();
     try {

@@ -23,13 +23,16 @@ const client = get("client", "volley");
 const http = { client, ...JSON.parse(get("http", "{}")) };
 // --script: the same requests from a scripted VU (`await vu.http.get(path)`), bundled as a run's
 // would be; --script-mode unawaited: `vu.http.get(path)` without await (each request counted under
-// the place the bundle stamped on its call, for the not-awaited warning); batch: two at a time with `vu.http.batch`; metrics: the
+// the place the bundle stamped on its call, for the not-awaited warning); discard: awaited with
+// discardBody; batch: two at a time with `vu.http.batch`; metrics: the
 // awaited request and 4 custom metrics.
 const scripted = args.includes("--script");
 const quoted = JSON.stringify(path);
 const SCRIPT_BODIES = {
   await: `await vu.http.get(${quoted});`,
   unawaited: `vu.http.get(${quoted});`,
+  // The answer's body counted and not kept (no copy of it): what keeping a body costs.
+  discard: `await vu.http.get(${quoted}, { discardBody: true });`,
   batch: `await vu.http.batch([{ url: ${quoted} }, { url: ${quoted} }]);`,
   // Four custom metrics per iteration, one of each type (as a k6 script's Trend, Counter...).
   metrics: `await vu.http.get(${quoted}); vu.metrics.trend("t").add(1.5); vu.metrics.counter("c").add(); vu.metrics.rate("r").add(true); vu.metrics.gauge("g").set(3);`,

@@ -39,6 +39,13 @@ export interface RequestOptions {
    * of statuses or `"2xx"`-style classes, and text the body must contain.
    */
   expect?: { status?: number | string | Array<number | string>; body?: string };
+  /**
+   * The answer's body is read off the connection and counted (bytes in, framing, the deadline)
+   * but not kept: the answer's `body` and `json()` throw. For requests whose body the script never
+   * reads: each answer then costs no copy of it (k6's `responseType: "none"`). Not with
+   * `expect.body`, which reads it.
+   */
+  discardBody?: boolean;
 }
 
 /** Where a request's time went, in milliseconds. */
@@ -102,7 +109,7 @@ export interface VuHttp {
 }
 
 /** How `vu.http.stream` reads the answer. */
-export interface StreamOptions extends Omit<RequestOptions, "expect"> {
+export interface StreamOptions extends Omit<RequestOptions, "expect" | "discardBody"> {
   /** `sse` (Server-Sent Events, the default) or `lines` (NDJSON and the like); `until`: the event holding this text ends the stream. */
   stream?: { kind?: "sse" | "lines"; until?: string };
 }

@@ -28,7 +28,7 @@ export function scriptRequest(
       ? settings.plain.prepare(settings, vu, method, url, name)
       : prepareScriptRequest(settings, vu, method, url, options);
   const expected = options.expect?.status === undefined ? null : statusExpectation(options.expect.status);
-  const call = new HttpCall(settings, vu, prepared, expected, options.expect?.body);
+  const call = new HttpCall(settings, vu, prepared, expected, options.expect?.body, discards(options));
   if (vu.locatesCalls !== null) call.callSite = bundleCallSite(vu.locatesCalls);
   const answer = call.promise();
   startedCall(answer, call);
@@ -38,6 +38,16 @@ export function scriptRequest(
     call.failed(error as Error);
   }
   return answer;
+}
+
+/** Whether the call's answer body is counted and dropped (`discardBody`), once its options are checked. */
+function discards(options: RequestOptions): boolean {
+  const { discardBody } = options;
+  if (discardBody === undefined || discardBody === false) return false;
+  if (discardBody !== true) throw new TypeError("vu.http: discardBody must be true or false");
+  if (options.expect?.body !== undefined)
+    throw new TypeError("vu.http: expect.body reads the answer's body: it cannot be set with discardBody");
+  return true;
 }
 
 /**
@@ -57,6 +67,7 @@ class HttpCall extends ScriptRequest {
     private readonly prepared: PreparedRequest,
     private readonly expected: readonly StatusRange[] | null,
     private readonly expectBody: string | undefined,
+    private readonly discardBody: boolean,
   ) {
     super(
       prepared.origin,
@@ -66,6 +77,7 @@ class HttpCall extends ScriptRequest {
       settings.maxBodyBytes,
       prepared.estimatedBytesOut,
       vu.takeScheduledStart(),
+      !discardBody,
     );
     this.traceId = prepared.traceId;
   }
@@ -95,6 +107,7 @@ class HttpCall extends ScriptRequest {
       settings.compression ? this.encoding : null,
       settings.maxBodyBytes,
       settings.proto,
+      this.discardBody,
     );
     const failure = response.problem(this.expectBody);
     const { recorder } = prepared;
@@ -147,6 +160,8 @@ class ScriptResponse implements HttpResponse {
     private readonly encoding: string | null,
     private readonly maxBodyBytes: number,
     proto: HttpResponse["proto"],
+    /** The call set `discardBody`: there is no body to read. */
+    private readonly discarded: boolean,
   ) {
     this.tooLarge = request.answerTooLarge;
     this.proto = proto;
@@ -163,6 +178,8 @@ class ScriptResponse implements HttpResponse {
   }
 
   get body(): string {
+    if (this.discarded)
+      throw new Error("the answer's body was not kept: the request was made with discardBody");
     if (this.text === null) {
       const bytes = this.request.answerBody();
       this.text = bytes === null ? "" : decodeBody(bytes, this.encoding, this.maxBodyBytes);
@@ -177,7 +194,8 @@ class ScriptResponse implements HttpResponse {
   /** What makes it fail besides its status: too large, not decodable, or lacking `expectBody`. */
   problem(expectBody: string | undefined): string | null {
     if (this.tooLarge) return `response body is larger than http.maxBodyBytes (${this.maxBodyBytes} bytes)`;
-    if (this.encoding === null && expectBody === undefined) return null;
+    // A discarded body is not decoded either: nothing reads it (and expectBody is not set with it).
+    if (this.discarded || (this.encoding === null && expectBody === undefined)) return null;
     let text: string;
     try {
       text = this.body;

@@ -142,7 +142,8 @@ const NO_HEADERS: readonly string[] = Object.freeze([]);
 export const NO_OPTIONS: RequestOptions = Object.freeze({});
 
 /**
- * The name of options that carry a name and nothing else (`{ name: "login" }`, the common case),
+ * The name of options that carry a name and nothing else (`{ name: "login" }`, the common case;
+ * `discardBody` beside it changes nothing that is sent),
  * `UNNAMED` for options that carry nothing; null when they carry more (headers, a body, ...).
  */
 export function plainName(options: RequestOptions): string | typeof UNNAMED | null {
@@ -151,6 +152,8 @@ export function plainName(options: RequestOptions): string | typeof UNNAMED | nu
   for (const key in options) {
     const value = (options as Record<string, unknown>)[key];
     if (value === undefined) continue;
+    // Whether the answer's body is kept changes nothing of what is sent.
+    if (key === "discardBody" && typeof value === "boolean") continue;
     if (key !== "name" || typeof value !== "string") return null;
     name = value;
   }

@@ -63,7 +63,10 @@ export abstract class ScriptRequest
      * request (a stalled server shows), else -1: from the moment it is handed a connection.
      */
     startedAt: number,
-    /** A script may read any answer's body; a stream's events are read as they come instead. */
+    /**
+     * A script may read any answer's body, unless the call set `discardBody`; a stream's events
+     * are read as they come instead.
+     */
     keepBody = true,
   ) {
     super();
@@ -177,10 +180,13 @@ export abstract class ScriptRequest
 
   /** The body passed maxBodyBytes (the rest was read and discarded). */
   get answerTooLarge(): boolean {
-    return this.bodyTooLarge || this.chunks === null;
+    return this.bodyTooLarge;
   }
 
-  /** The body's bytes (each kept chunk is the answer's own, never a shared read buffer); null when too large. */
+  /**
+   * The body's bytes (each kept chunk is the answer's own, never a shared read buffer); null when
+   * too large, or when the request did not keep it.
+   */
   answerBody(): Buffer | null {
     const { chunks } = this;
     if (this.answerTooLarge || chunks === null) return null;

@@ -5,7 +5,16 @@ import { K6Response } from "./response.js";
 import { vu, vuOrNull } from "./vu.js";
 
 /** k6's options that change how requests are sent (set by the converted script from its options). */
-export const k6Defaults = { maxRedirects: 10 };
+export const k6Defaults = { maxRedirects: 10, discardResponseBodies: false };
+
+/**
+ * Whether a request keeps its answer's body, as k6 decides: `responseType: "none"` drops it,
+ * `"text"` or `"binary"` keeps it, else `discardResponseBodies` says.
+ */
+function discards(params: Params | undefined): boolean {
+  const type = params?.responseType;
+  return type === undefined ? k6Defaults.discardResponseBodies : type === "none";
+}
 
 type Params = {
   redirects?: number;
@@ -44,6 +53,7 @@ function options(body: Body, params: Params = {}, url?: string): RequestOptions 
     headers.Cookie = [headers.Cookie, ...pairs].filter(Boolean).join("; ");
   }
   const out: RequestOptions = { headers };
+  if (discards(params)) out.discardBody = true;
   if (params.tags?.name) out.name = params.tags.name;
   if (params.timeout !== undefined) out.timeout = durationMs(params.timeout);
   if (body === null || body === undefined) return out;
@@ -97,7 +107,7 @@ async function send(method: string, url: string, body: Body, params?: Params): P
       answer = await running.http.request(verb, at, request);
     }
     if (params?.jar instanceof LocalCookieJar) params.jar.keep(at, answer.headers["set-cookie"]);
-    return new K6Response(verb, at, answer);
+    return new K6Response(verb, at, answer, undefined, request.discardBody === true);
   } catch (error) {
     // k6 answers a request that got none with status 0; Volley has counted it as failed already.
     return new K6Response(verb, at, null, (error as Error).message);
@@ -126,14 +136,20 @@ async function sendFromSetup(method: string, url: string, body: Body, params?: P
       head[name] = value;
     });
     const timings = { blocked: 0, connect: 0, tls: 0, sending: 0, waiting: 0, receiving: 0, duration: 0 };
-    return new K6Response(method, url, {
-      status: answer.status,
-      headers: head,
-      body: text,
-      timings,
-      proto: "HTTP/1.1",
-      json: <T>() => JSON.parse(text) as T,
-    });
+    return new K6Response(
+      method,
+      url,
+      {
+        status: answer.status,
+        headers: head,
+        body: text,
+        timings,
+        proto: "HTTP/1.1",
+        json: <T>() => JSON.parse(text) as T,
+      },
+      undefined,
+      request.discardBody === true,
+    );
   } catch (error) {
     return new K6Response(method, url, null, (error as Error).message);
   }

@@ -88,6 +88,7 @@ export function convertOptions(
         "stages",
         "insecureSkipTLSVerify",
         "maxRedirects",
+        "discardResponseBodies",
       ].includes(key)
     )
       continue;

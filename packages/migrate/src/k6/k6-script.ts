@@ -173,9 +173,15 @@ export function convertK6Script(name: string, source: string): ConvertedScript {
   calls.rewrite(out, result.notes);
   if (calls.usesEach) compat.add("k6Each");
 
-  // k6's maxRedirects, followed by the compat module's requests (k6 follows 10 by default).
+  // k6's maxRedirects, followed by the compat module's requests (k6 follows 10 by default), and
+  // discardResponseBodies, which its requests pass on as discardBody (no copy of each body).
   const maxRedirects = result.options?.maxRedirects;
-  if (typeof maxRedirects === "number") compat.add("k6Defaults");
+  const discardBodies = result.options?.discardResponseBodies === true;
+  const defaults = [
+    ...(typeof maxRedirects === "number" ? [`k6Defaults.maxRedirects = ${maxRedirects};`] : []),
+    ...(discardBodies ? ["k6Defaults.discardResponseBodies = true;"] : []),
+  ];
+  if (defaults.length > 0) compat.add("k6Defaults");
   const header = [
     "// @ts-nocheck: converted from k6 by volley convert; its types are not checked (add them, then remove this line).",
     `import { ${[...compat].sort().join(", ")} } from "${COMPAT_IMPORT}";`,
@@ -183,7 +189,7 @@ export function convertK6Script(name: string, source: string): ConvertedScript {
       (file, i) => `import __k6Open${i} from ${JSON.stringify(file)} with { type: "text" };`,
     ),
     ...aliases,
-    ...(typeof maxRedirects === "number" ? [`k6Defaults.maxRedirects = ${maxRedirects};`] : []),
+    ...defaults,
   ].join("\n");
   out.prepend(`${header}\n`);
   if (defaultName !== undefined) out.append(`\nexport default k6Iteration(${defaultName});\n`);
