@@ -22,13 +22,15 @@ export function scriptRequest(
   url: string,
   options: RequestOptions = NO_OPTIONS,
 ): Promise<HttpResponse> {
+  // Checked before anything is prepared: a call it refuses does no work.
+  const discardBody = discards(options);
   const name = plainName(options);
   const prepared =
     name !== null
       ? settings.plain.prepare(settings, vu, method, url, name)
       : prepareScriptRequest(settings, vu, method, url, options);
   const expected = options.expect?.status === undefined ? null : statusExpectation(options.expect.status);
-  const call = new HttpCall(settings, vu, prepared, expected, options.expect?.body, discards(options));
+  const call = new HttpCall(settings, vu, prepared, expected, options.expect?.body, discardBody);
   if (vu.locatesCalls !== null) call.callSite = bundleCallSite(vu.locatesCalls);
   const answer = call.promise();
   startedCall(answer, call);
