@@ -23,14 +23,14 @@ export function scriptRequest(
   options: RequestOptions = NO_OPTIONS,
 ): Promise<HttpResponse> {
   // Checked before anything is prepared: a call it refuses does no work.
-  const discardBody = discards(options);
+  const keepBody = !discards(options);
   const name = plainName(options);
   const prepared =
     name !== null
       ? settings.plain.prepare(settings, vu, method, url, name)
       : prepareScriptRequest(settings, vu, method, url, options);
   const expected = options.expect?.status === undefined ? null : statusExpectation(options.expect.status);
-  const call = new HttpCall(settings, vu, prepared, expected, options.expect?.body, discardBody);
+  const call = new HttpCall(settings, vu, prepared, expected, options.expect?.body, keepBody);
   if (vu.locatesCalls !== null) call.callSite = bundleCallSite(vu.locatesCalls);
   const answer = call.promise();
   startedCall(answer, call);
@@ -69,7 +69,7 @@ class HttpCall extends ScriptRequest {
     private readonly prepared: PreparedRequest,
     private readonly expected: readonly StatusRange[] | null,
     private readonly expectBody: string | undefined,
-    private readonly discardBody: boolean,
+    keepBody: boolean,
   ) {
     super(
       prepared.origin,
@@ -79,7 +79,7 @@ class HttpCall extends ScriptRequest {
       settings.maxBodyBytes,
       prepared.estimatedBytesOut,
       vu.takeScheduledStart(),
-      !discardBody,
+      keepBody,
     );
     this.traceId = prepared.traceId;
   }
@@ -109,7 +109,6 @@ class HttpCall extends ScriptRequest {
       settings.compression ? this.encoding : null,
       settings.maxBodyBytes,
       settings.proto,
-      this.discardBody,
     );
     const failure = response.problem(this.expectBody);
     const { recorder } = prepared;
@@ -153,6 +152,8 @@ class ScriptResponse implements HttpResponse {
   private text: string | null = null;
   private headerMap: Record<string, string> | null = null;
   private readonly tooLarge: boolean;
+  /** The call set `discardBody`: there is no body to read. */
+  private readonly discarded: boolean;
 
   constructor(
     /** The request it answers, which holds what the answer carries. */
@@ -162,10 +163,9 @@ class ScriptResponse implements HttpResponse {
     private readonly encoding: string | null,
     private readonly maxBodyBytes: number,
     proto: HttpResponse["proto"],
-    /** The call set `discardBody`: there is no body to read. */
-    private readonly discarded: boolean,
   ) {
     this.tooLarge = request.answerTooLarge;
+    this.discarded = request.answerDiscarded;
     this.proto = proto;
   }
 

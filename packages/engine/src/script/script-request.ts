@@ -67,7 +67,7 @@ export abstract class ScriptRequest
      * A script may read any answer's body, unless the call set `discardBody`; a stream's events
      * are read as they come instead.
      */
-    keepBody = true,
+    private readonly keepBody = true,
   ) {
     super();
     this.beginIntake(keepBody, bytesOut, startedAt);
@@ -181,6 +181,11 @@ export abstract class ScriptRequest
   /** The body passed maxBodyBytes (the rest was read and discarded). */
   get answerTooLarge(): boolean {
     return this.bodyTooLarge;
+  }
+
+  /** The call set `discardBody`: the body was counted and not kept. */
+  get answerDiscarded(): boolean {
+    return !this.keepBody;
   }
 
   /**
