@@ -1,51 +1,15 @@
-import { performance } from "node:perf_hooks";
-import type { Feeder as ScriptFeeder, Vu } from "@volley/script";
-import type { FeederSet } from "../feeders/feeder.js";
+import type { Vu } from "@volley/script";
 import { VuGrpc } from "../grpc/vu-grpc.js";
 import { CookieJar } from "../http/cookie-jar.js";
 import type { EngineVu, IterationEnd, IterationOutcome } from "../vu/engine-vu.js";
 import { VuSockets } from "../ws/vu-sockets.js";
-import { latestRequest, startedBatch } from "./call-stamps.js";
-import { describeScriptError, type LoadedScript } from "./load-scripts.js";
-import type { NotAwaitedLog } from "./not-awaited-log.js";
-import {
-  RequestFailedError,
-  type ScriptHttpSettings,
-  type ScriptRequester,
-  scriptRequest,
-} from "./script-http.js";
-import type { ScriptMetrics } from "./script-metrics.js";
+import { describeScriptError } from "./load-scripts.js";
+import { RequestFailedError } from "./script-http.js";
 import type { ScriptRequest } from "./script-request.js";
-import { scriptStream } from "./script-stream.js";
-import { vuCookies } from "./vu-cookies.js";
-
-/** What the scripted VUs of one part share. */
-export interface ScriptVuContext {
-  script: LoadedScript;
-  http: ScriptHttpSettings;
-  worker: string;
-  env: Record<string, string>;
-  feeders: FeederSet;
-  /** Feeders this part may read (by name, within `feeders`). */
-  feederNames: readonly string[];
-  cookies: boolean;
-  /** When a VU's jar is emptied: never ("vu"), or at each iteration. */
-  cookieReset: "vu" | "iteration";
-  /** Requests one VU may have in flight at once (http.maxConnectionsPerVu). */
-  maxInFlight: number;
-  notAwaited: NotAwaitedLog;
-  metrics: ScriptMetrics;
-}
+import type { ScriptVuContext } from "./script-vu-context.js";
+import { FeederExhaustedError, makeVuApi, type VuApiHost } from "./vu-api.js";
 
 const ABORTED = new RequestFailedError("aborted", "aborted at the end of gracefulStop");
-
-/** `vu.data.NAME.next()` found no row left: the iteration is skipped and the VU stops, not a script error. */
-class FeederExhaustedError extends Error {
-  constructor(feeder: string) {
-    super(`feeder "${feeder}" ran out of rows (mode unique, onExhausted stop)`);
-    this.name = "FeederExhaustedError";
-  }
-}
 
 /**
  * A virtual user running a script: each iteration awaits the script's default export with this
@@ -53,7 +17,7 @@ class FeederExhaustedError extends Error {
  * file and line); a request that got no answer was counted already and ends it quietly. An abort
  * ends the iteration at once: whatever the script still does is ignored and sends nothing.
  */
-export class ScriptedVu implements EngineVu, ScriptRequester {
+export class ScriptedVu implements EngineVu, VuApiHost {
   iteration = 0;
   busy = false;
   exhausted = false;
@@ -77,9 +41,9 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
   private endWhenAnswered = false;
   private sleeping: { timer: NodeJS.Timeout; reject: (e: Error) => void } | null = null;
   /** The running iteration's WebSockets. */
-  private readonly sockets: VuSockets;
+  readonly sockets: VuSockets;
   /** Its gRPC clients (channels kept across iterations; calls not past their iteration). */
-  private readonly grpc: VuGrpc;
+  readonly grpcClients: VuGrpc;
 
   constructor(
     readonly number: number,
@@ -88,8 +52,8 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
   ) {
     this.cookies = ctx.cookies ? new CookieJar() : null;
     this.sockets = new VuSockets(ctx.http);
-    this.grpc = new VuGrpc(ctx.http, number);
-    this.api = this.makeApi();
+    this.grpcClients = new VuGrpc(ctx.http, number);
+    this.api = makeVuApi(this, ctx);
   }
 
   /** Its iteration has made requests, and none has been written yet (all wait for a connection). */
@@ -135,7 +99,7 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
     // already): a request whose write still waited for the thread's batch never left.
     this.outcome = this.noneSent(requests) ? "unsent" : "interrupted";
     this.sockets.closeAll(true);
-    this.grpc.iterationEnded(true);
+    this.grpcClients.iterationEnded(true);
     if (this.sleeping) {
       clearTimeout(this.sleeping.timer);
       this.sleeping.reject(ABORTED);
@@ -209,7 +173,7 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
 
   private end(): void {
     this.sockets.closeAll(false);
-    this.grpc.iterationEnded(false);
+    this.grpcClients.iterationEnded(false);
     this.endWhenAnswered = false;
     this.busy = false;
     this.iteration++;
@@ -219,112 +183,18 @@ export class ScriptedVu implements EngineVu, ScriptRequester {
     onEnd?.(this);
   }
 
-  private makeApi(): Vu {
-    const self = this;
-    const { ctx } = this;
-    const request = (method: string, url: string, options?: Parameters<Vu["http"]["get"]>[1]) =>
-      scriptRequest(ctx.http, self, method, url, options);
-    const data: Record<string, ScriptFeeder> = {};
-    for (const name of ctx.feederNames) {
-      const [index] = ctx.feeders.indexesOf([name]);
-      const feeder = ctx.feeders.feeders[index];
-      data[name] = {
-        next() {
-          const row = feeder.next(self.number, self.iteration);
-          if (row === null) throw new FeederExhaustedError(name);
-          return Object.fromEntries(feeder.columns.map((column, i) => [column, row[i]]));
+  /** `vu.sleep`: think time, ended early (rejected) by an abort. */
+  sleep(ms: number): Promise<void> {
+    this.assertRunning();
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => {
+          this.sleeping = null;
+          resolve();
         },
-      };
-    }
-    return {
-      get number() {
-        return self.number;
-      },
-      get iteration() {
-        return self.iteration;
-      },
-      worker: ctx.worker,
-      vars: {},
-      setupData: ctx.script.setupData,
-      data,
-      env: ctx.env,
-      ws: {
-        connect: (url, options) => {
-          self.assertRunning();
-          return self.sockets.connect(url, options);
-        },
-      },
-      grpc: {
-        connect: (options) => {
-          self.assertRunning();
-          return self.grpc.connect(options);
-        },
-      },
-      cookies: vuCookies(ctx.http, () => self.cookies),
-      metrics: ctx.metrics.api,
-      http: {
-        get: (url, options) => request("GET", url, options),
-        post: (url, options) => request("POST", url, options),
-        put: (url, options) => request("PUT", url, options),
-        patch: (url, options) => request("PATCH", url, options),
-        delete: (url, options) => request("DELETE", url, options),
-        request: (method, url, options) => request(method, url, options),
-        stream: (method, url, options) => scriptStream(ctx.http, self, method, url, options),
-        batch: (requests) => {
-          if (!Array.isArray(requests)) throw new TypeError("vu.http.batch takes an array of requests");
-          const made: ScriptRequest[] = [];
-          const answer = Promise.all(
-            requests.map(({ method, url, ...options }) => {
-              const answered = request(method ?? "GET", url, options);
-              const latest = latestRequest();
-              if (latest !== null) made.push(latest);
-              return answered;
-            }),
-          );
-          startedBatch(answer, made);
-          return answer;
-        },
-      },
-      check(name, condition) {
-        const passed = Boolean(condition);
-        ctx.http.recorders
-          .check(String(name))
-          .record(0, 0, 0, 0, passed ? undefined : "expect", `check "${name}" failed`);
-        return passed;
-      },
-      async group(name, fn) {
-        const started = performance.now();
-        const recorder = ctx.http.recorders.group(String(name));
-        try {
-          const value = await fn();
-          recorder.record((performance.now() - started) * 1000, 0, 0, 0);
-          return value;
-        } catch (error) {
-          const why = error instanceof RequestFailedError ? error.kind : "script";
-          recorder.record(
-            (performance.now() - started) * 1000,
-            0,
-            0,
-            0,
-            why,
-            (error as Error).message ?? String(error),
-          );
-          throw error;
-        }
-      },
-      sleep(ms) {
-        self.assertRunning();
-        return new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(
-            () => {
-              self.sleeping = null;
-              resolve();
-            },
-            Math.max(0, Number(ms) || 0),
-          );
-          self.sleeping = { timer, reject };
-        });
-      },
-    };
+        Math.max(0, Number(ms) || 0),
+      );
+      this.sleeping = { timer, reject };
+    });
   }
 }
