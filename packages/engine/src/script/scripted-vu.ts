@@ -7,7 +7,7 @@ import { describeScriptError } from "./load-scripts.js";
 import { RequestFailedError } from "./script-http.js";
 import type { ScriptRequest } from "./script-request.js";
 import type { ScriptVuContext } from "./script-vu-context.js";
-import { FeederExhaustedError, makeVuApi, type VuApiHost } from "./vu-api.js";
+import { FeederExhaustedError, VuApi, type VuApiHost } from "./vu-api.js";
 
 const ABORTED = new RequestFailedError("aborted", "aborted at the end of gracefulStop");
 
@@ -53,7 +53,7 @@ export class ScriptedVu implements EngineVu, VuApiHost {
     this.cookies = ctx.cookies ? new CookieJar() : null;
     this.sockets = new VuSockets(ctx.http);
     this.grpcClients = new VuGrpc(ctx.http, number);
-    this.api = makeVuApi(this, ctx);
+    this.api = new VuApi(this, ctx);
   }
 
   /** Its iteration has made requests, and none has been written yet (all wait for a connection). */

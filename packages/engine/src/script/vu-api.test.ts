@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FeederSet } from "../feeders/feeder.js";
 import type { ScriptVuContext } from "./script-vu-context.js";
-import { FeederExhaustedError, makeVuApi, type VuApiHost } from "./vu-api.js";
+import { FeederExhaustedError, VuApi, type VuApiHost } from "./vu-api.js";
 
 /** A host whose number and iteration a test moves, and which records what the API asked of it. */
 function fakeHost(): VuApiHost & { asked: string[]; running: boolean } {
@@ -54,7 +54,7 @@ function context(checks: string[]): ScriptVuContext {
 describe("the vu object of a scripted VU", () => {
   it("reads its VU's number and iteration as they are now, and keeps vars across iterations", () => {
     const host = fakeHost();
-    const vu = makeVuApi(host, context([]));
+    const vu = new VuApi(host, context([]));
     expect([vu.number, vu.iteration, vu.worker, vu.env.STAGE]).toEqual([7, 0, "w1", "test"]);
     expect(vu.setupData).toEqual({ token: "t" });
     vu.vars.seen = true;
@@ -66,7 +66,7 @@ describe("the vu object of a scripted VU", () => {
   it("works taken apart: check, sleep, ws and grpc need no `this`", async () => {
     const host = fakeHost();
     const checks: string[] = [];
-    const { check, sleep, ws, grpc } = makeVuApi(host, context(checks));
+    const { check, sleep, ws, grpc } = new VuApi(host, context(checks));
     expect(check("ok", true)).toBe(true);
     expect(check("bad", false)).toBe(false);
     expect(checks).toEqual(["ok:ok", "bad:expect"]);
@@ -78,14 +78,14 @@ describe("the vu object of a scripted VU", () => {
 
   it("opens no socket for an iteration that was aborted", () => {
     const host = fakeHost();
-    const vu = makeVuApi(host, context([]));
+    const vu = new VuApi(host, context([]));
     host.running = false;
     expect(() => vu.ws.connect("ws://127.0.0.1:1/")).toThrow("aborted");
     expect(host.asked).toEqual(["assertRunning"]);
   });
 
   it("hands out a feeder's rows by column and stops the VU when a unique one runs out", () => {
-    const vu = makeVuApi(fakeHost(), context([]));
+    const vu = new VuApi(fakeHost(), context([]));
     expect(vu.data.users.next()).toEqual({ id: "1", name: "ada" });
     expect(() => vu.data.users.next()).toThrow(FeederExhaustedError);
   });

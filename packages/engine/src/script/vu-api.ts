@@ -35,7 +35,7 @@ export interface VuApiHost extends ScriptRequester {
  * read was a lookup in it (seen in `perf` as LoadIC under each iteration). Its methods and
  * `http`'s are closures of the VU's, so a script may take them apart (`const { check, sleep } = vu`).
  */
-class VuApi implements Vu {
+export class VuApi implements Vu {
   readonly #host: VuApiHost;
   readonly worker: string;
   readonly vars: Record<string, unknown> = {};
@@ -90,10 +90,6 @@ class VuApi implements Vu {
   get iteration(): number {
     return this.#host.iteration;
   }
-}
-
-export function makeVuApi(host: VuApiHost, ctx: ScriptVuContext): Vu {
-  return new VuApi(host, ctx);
 }
 
 function feedersOf(host: VuApiHost, ctx: ScriptVuContext): Record<string, ScriptFeeder> {
