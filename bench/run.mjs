@@ -17,6 +17,7 @@ const BENCHES = {
   intake: "the master's intake of stats batches alone (parse, schema, check, merge), plain vs with extras",
   parser: "the HTTP/1.1 response parser alone: nginx's head, kept by a script, all heads different",
   grpc: "unary gRPC calls: a scenario's grpc: request vs a tight loop of grpc-js, one pinned core",
+  threads: "volley run with 1 and 2 engine threads against a target on a test host (network namespace)",
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -51,12 +51,13 @@ export function freePort() {
 export const SIZES = { 0: 0, "1k": 1024, "32k": 32 * 1024, "332k": 332 * 1024 };
 
 /**
- * nginx answering `return 200 "hello world"` on loopback, one worker pinned to `core`; or, with
+ * nginx answering `return 200 "hello world"` on `host` (loopback unless told: a test host's address
+ * when `prefix` starts it in a network namespace, `ip netns exec NS`), one worker pinned to `core`; or, with
  * `workers` > 1, that many unpinned workers sharing the port by `reuseport` (each holds
  * `connections / workers` of them: one process may not open more files than the hard limit).
  * Installs Debian's nginx-light when nginx is missing (root only).
  */
-export async function startNginx({ core, connections = 4096, workers = 1 }) {
+export async function startNginx({ core, connections = 4096, workers = 1, host = "127.0.0.1", prefix = [] }) {
   if (!has("nginx")) {
     console.log("installing nginx-light ...");
     execFileSync("sh", [
@@ -82,7 +83,7 @@ http {
   client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fcgi;
   uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
   server {
-    listen 127.0.0.1:${port} backlog=65535${workers > 1 ? " reuseport" : ""};
+    listen ${host}:${port} backlog=65535${workers > 1 ? " reuseport" : ""};
     location / { default_type text/plain; return 200 "hello world"; }
     # The response-size sweep: files of 0 B, 1 KiB, 32 KiB and 332 KiB.
     location /size/ { alias ${dir}/size/; }
@@ -96,16 +97,17 @@ http {
   for (const [name, bytes] of Object.entries(SIZES)) {
     writeFileSync(join(dir, "size", name), "x".repeat(bytes), { mode: 0o644 });
   }
-  const child = spawn("nginx", ["-p", dir, "-c", join(dir, "nginx.conf")], { stdio: "inherit" });
+  const command = [...prefix, "nginx", "-p", dir, "-c", join(dir, "nginx.conf")];
+  const child = spawn(command[0], command.slice(1), { stdio: "inherit" });
   for (let i = 0; i < 50; i++) {
     try {
-      const response = await fetch(`http://127.0.0.1:${port}/hello`);
+      const response = await fetch(`http://${host}:${port}/hello`);
       if (response.ok) break;
     } catch {}
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${port}`,
     port,
     stop: () =>
       new Promise((resolve) => {

@@ -38,6 +38,26 @@ describe("CompiledTemplate", () => {
     expect([...seen].sort()).toEqual(["1", "2", "3"]);
   });
 
+  it("randomString draws each character uniformly from the 62 letters and digits, at every position", () => {
+    // 12 characters span three draws of five (the last one cut short): every position is counted.
+    const t = new CompiledTemplate("{{randomString 12}}");
+    const samples = 62 * 400;
+    const counts = Array.from({ length: 12 }, () => new Map<string, number>());
+    for (let n = 0; n < samples; n++) {
+      const text = t.render(ctx);
+      expect(text).toMatch(/^[a-zA-Z0-9]{12}$/);
+      for (let i = 0; i < 12; i++) counts[i].set(text[i], (counts[i].get(text[i]) ?? 0) + 1);
+    }
+    // 400 expected of each character at each position (σ ≈ 20): a position drawn from too few
+    // values, or a digit of the draw biased, falls far outside 250-550.
+    for (const position of counts) {
+      expect(position.size).toBe(62);
+      for (const count of position.values()) {
+        expect(count).toBeGreaterThan(250);
+        expect(count).toBeLessThan(550);
+      }
+    }
+  });
   it("knows a fixed template", () => {
     expect(new CompiledTemplate("/hello").isStatic).toBe(true);
     expect(new CompiledTemplate("/{{vu}}").isStatic).toBe(false);

@@ -25,6 +25,8 @@ export class ScriptRecorders {
   private readonly byMethod = new Map<string, Map<string, RequestRecorder>>();
   /** Recorders of requests named by default (`METHOD path`), by method, then path: no name is built per request. */
   private readonly byPath = new Map<string, Map<string, RequestRecorder>>();
+  /** The not-awaited recorders by the place requests were made. */
+  private readonly notAwaitedAt = new Map<string, RequestRecorder>();
 
   constructor(
     private readonly histograms = true,
@@ -66,9 +68,18 @@ export class ScriptRecorders {
     return this.get(script, SCRIPT_METHOD);
   }
 
-  /** Where requests the script did not await are counted: by the place it made them. */
+  /**
+   * Where requests the script did not await are counted: by the place it made them. Looked up
+   * by the place itself (a bundle's stamp, one string per call in the code): no name is built
+   * per request.
+   */
   notAwaited(at: string): RequestRecorder {
-    return this.request(notAwaitedStatsName(at), NOT_AWAITED_METHOD);
+    const known = this.notAwaitedAt.get(at);
+    if (known !== undefined) return known;
+    const recorder = this.request(notAwaitedStatsName(at), NOT_AWAITED_METHOD);
+    // Places are as many as the script's calls; bounded all the same, as the names are.
+    if (this.notAwaitedAt.size < MAX_SCRIPT_NAMES) this.notAwaitedAt.set(at, recorder);
+    return recorder;
   }
 
   all(): IterableIterator<RequestRecorder> {
