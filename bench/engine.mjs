@@ -4,7 +4,8 @@
 // includes its statistics (an HDR histogram record per request). Volley runs on its own HTTP/1.1
 // client, then on undici's (http.client: undici) for comparison. --sizes adds the response-size
 // sweep (0 B, 1 KiB, 32 KiB, 332 KiB): Volley and autocannon, req/s and MB/s. The node:net floor
-// (lib/node-floor.mjs) is the least a Node.js client does per request. --e2e adds
+// (lib/node-floor.mjs) is the least a Node.js client does per request; the native I/O floor
+// (lib/native-floor.mjs) the same with its reads and writes made in C a batch at a time. --e2e adds
 // `volley run --threads 1` pinned the same way, master included. --rounds N runs every client N
 // times, interleaved (this machine is shared: one round can swing 30 %), and reports each
 // round's ratios and their median. Each client's CPU time per request, user and system, is
@@ -13,6 +14,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { buildNativeFloor } from "./lib/native-floor.mjs";
 import { arg, cores, fmt, has, pinned, ROOT, run, SIZES, startNginx, table } from "./lib/tools.mjs";
 
 const args = process.argv.slice(2);
@@ -30,6 +32,7 @@ if (!has("hey")) {
 }
 const nginx = await startNginx({ core: server });
 const url = `${nginx.url}/hello`;
+const nativeFloor = buildNativeFloor();
 console.log(
   `nginx on core ${server}, clients on core ${client} (${count} cores), ${connections} connections, ${duration}s each\n`,
 );
@@ -113,6 +116,20 @@ for (round = 0; round < rounds; round++) {
     ],
     (out) => JSON.parse(out).rps,
   );
+  // The same floor with its reads and writes made in C a batch at a time (lib/native-floor.mjs,
+  // an addon built here with node-gyp): what one crossing into C per batch would leave of
+  // Node's part. Skipped where the addon cannot be built.
+  if (nativeFloor !== null) {
+    await measure(
+      "native I/O floor",
+      process.execPath,
+      [
+        join(ROOT, "bench/lib/native-floor.mjs"),
+        ...["--url", nginx.url, "--connections", String(connections), "--duration", String(duration)],
+      ],
+      (out) => JSON.parse(out).rps,
+    );
+  }
   if (has("wrk")) {
     await measure("wrk (C)", "wrk", ["-t1", `-c${connections}`, `-d${duration}s`, url], (out) =>
       Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
@@ -223,6 +240,10 @@ if (results.has("wrk (C)")) {
   console.log(
     `volley ÷ node:net floor: ${ratio("node:net floor").toFixed(2)}${perRound("node:net floor")}; floor ÷ wrk: ${ratio("wrk (C)", "node:net floor").toFixed(2)}${perRound("wrk (C)", "node:net floor")}`,
   );
+  if (results.has("native I/O floor"))
+    console.log(
+      `native I/O floor ÷ node:net floor: ${ratio("node:net floor", "native I/O floor").toFixed(2)}${perRound("node:net floor", "native I/O floor")}; native I/O floor ÷ wrk: ${ratio("wrk (C)", "native I/O floor").toFixed(2)}${perRound("wrk (C)", "native I/O floor")}`,
+    );
 }
 if (results.has("volley run")) {
   console.log(

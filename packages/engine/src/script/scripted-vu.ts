@@ -80,8 +80,8 @@ export class ScriptedVu implements EngineVu, VuApiHost {
 
   /**
    * Runs the script's function (at once, inside startIteration) and settles its iteration when it
-   * ends. An await rather than `.then` with two closures: no closure and no derived promise per
-   * iteration, and the same turn of the microtask queue.
+   * ends. An await rather than `.then` with two closures: no closures per iteration (this
+   * method's own promise takes the place of `.then`'s), and the same turn of the microtask queue.
    */
   private async runIteration(token: number): Promise<void> {
     try {
