@@ -5,6 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { buildAddon } from "./native-addon.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const run = (command, args, cwd = root) => execFileSync(command, args, { cwd, stdio: "inherit" });
@@ -26,6 +27,16 @@ if (!existsSync(clients) || newest(join(root, "prisma/schema.prisma")) > newest(
   console.log("build: generating Prisma clients");
   run(process.execPath, ["prisma/generate.mjs"]);
 }
+
+// The engine's batched plain-TCP reads (packages/engine/native): without a compiler the engine
+// reads through node:net, as it says in its README.
+const native = join(root, "packages/engine/native");
+const why = buildAddon(
+  native,
+  join(native, "build/Release/socket_reads.node"),
+  join(native, "socket-reads.c"),
+);
+console.log(why === null ? "build: native reads" : `build: native reads not built (${why}): node:net reads`);
 
 console.log("build: TypeScript");
 run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-b", "tsconfig.json"]);

@@ -4,28 +4,17 @@
 // one call and writes the requests their answers completed in one call. What a Node.js client's
 // ceiling would be with one crossing into C per batch instead of a callback per read and a
 // stream write per request. Prints JSON: { requests, rps }. --build only builds the addon.
-import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { connect } from "node:net";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { buildAddon } from "../../scripts/native-addon.mjs";
 
 const NATIVE = new URL("../native/", import.meta.url).pathname;
 const ADDON = join(NATIVE, "build/Release/socket_batch.node");
 
-/** Builds the addon with npm's own node-gyp when it is not built; its path, or null. */
+/** Builds the addon when it is not built; its path, or null. */
 export function buildNativeFloor() {
-  if (existsSync(ADDON)) return ADDON;
-  const prefix = join(dirname(process.execPath), "..");
-  const gyp = join(prefix, "lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js");
-  // Node's own headers when they are installed beside it (no download: this machine is offline).
-  const headers = existsSync(join(prefix, "include/node/node_api.h")) ? [`--nodedir=${prefix}`] : [];
-  try {
-    execFileSync(process.execPath, [gyp, "rebuild", ...headers], { cwd: NATIVE, stdio: "ignore" });
-  } catch {
-    return null;
-  }
-  return existsSync(ADDON) ? ADDON : null;
+  return buildAddon(NATIVE, ADDON, join(NATIVE, "socket-batch.c")) === null ? ADDON : null;
 }
 
 const args = process.argv.slice(2);

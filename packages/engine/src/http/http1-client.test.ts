@@ -1,7 +1,8 @@
 import { type AddressInfo, createServer, type Server, type Socket } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runSlice } from "../test-support/run-slice.js";
 import { Http1Pool } from "./http1-pool.js";
+import { NativeReads } from "./native-reads.js";
 
 /**
  * A raw TCP server on loopback that answers each request (head and body read by content-length)
@@ -53,7 +54,19 @@ const scenario = (
   http: { client: "volley", ...http },
 });
 
-describe("Volley's HTTP/1.1 client against raw servers", () => {
+// Every case both ways: plain-TCP reads a batch at a time (NativeReads, where the addon is built)
+// and through node:net (where it is not, and for TLS).
+describe.each([
+  ["reads a batch at a time", true],
+  ["reads through node:net", false],
+])("Volley's HTTP/1.1 client against raw servers, %s", (_, native) => {
+  beforeAll(() => {
+    NativeReads.enabled = native;
+  });
+  afterAll(() => {
+    NativeReads.enabled = true;
+  });
+
   it("reads chunked answers with trailers on one kept-alive socket, and writes one request per write", async () => {
     const { url, seen } = await rawServer((socket) => {
       socket.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;x=y\r\nhello\r\n");

@@ -4,6 +4,7 @@ import type { Dispatcher } from "undici";
 import { copyOf } from "./byte-copy.js";
 import { codedError, type HeadAwareHandler, ProtocolError } from "./client-handler.js";
 import { type ConnectionTarget, connectTlsSocket, tcpSource } from "./connection-target.js";
+import { type NativeReader, NativeReads } from "./native-reads.js";
 import { RequestWriter } from "./request-writer.js";
 import { type ResponseListener, ResponseParser } from "./response-parser.js";
 import type { BatchedWriter, WriteBatch } from "./write-batch.js";
@@ -34,7 +35,7 @@ const noop = () => {};
  * RequestWriter, the response read by the incremental parser, and the handler called with
  * undici's legacy callbacks.
  */
-export class Http1Connection implements ResponseListener, BatchedWriter {
+export class Http1Connection implements ResponseListener, BatchedWriter, NativeReader {
   readonly socket: Socket;
   private readonly parser = new ResponseParser(this, true);
   private handler: Dispatcher.DispatchHandler | null = null;
@@ -66,6 +67,9 @@ export class Http1Connection implements ResponseListener, BatchedWriter {
   private done = false;
   /** Reads land in SHARED_READ_BUFFER (plain TCP) rather than a buffer of their own (TLS). */
   private readonly sharedReads: boolean;
+  /** The thread's NativeReads once they read it (plain TCP, where built), and its id with them. */
+  private nativeReads: NativeReads | null = null;
+  private nativeReadId = -1;
   private readonly writer: RequestWriter;
   private readonly abort = (reason?: Error) => this.fail(reason ?? codedError("UND_ERR_ABORTED", "aborted"));
 
@@ -87,7 +91,7 @@ export class Http1Connection implements ResponseListener, BatchedWriter {
           onread: {
             buffer: SHARED_READ_BUFFER,
             callback: (bytes: number, buffer: Uint8Array) => {
-              this.onSocketData(buffer as Buffer, bytes);
+              this.onSocketData(buffer as Buffer, 0, bytes);
               return true;
             },
           },
@@ -102,9 +106,12 @@ export class Http1Connection implements ResponseListener, BatchedWriter {
     this.socket.once(target.https ? "secureConnect" : "connect", () => {
       this.readyAt = performance.now();
       this.connected = true;
+      // Before node:net starts reading it (it does after this event): a batch at a time instead.
+      if (this.sharedReads) this.readNatively();
       this.deadline = this.handler ? this.requestDeadline() : Number.POSITIVE_INFINITY;
     });
-    if (!this.sharedReads) this.socket.on("data", (chunk: Buffer) => this.onSocketData(chunk, chunk.length));
+    if (!this.sharedReads)
+      this.socket.on("data", (chunk: Buffer) => this.onSocketData(chunk, 0, chunk.length));
     this.socket.on("error", (error) => this.onSocketGone(error));
     this.socket.on("close", () => this.onSocketGone(null));
   }
@@ -176,11 +183,42 @@ export class Http1Connection implements ResponseListener, BatchedWriter {
   close(): void {
     this.done = true;
     this.parser.stop();
+    this.dropSocket();
+  }
+
+  onNativeRead(bytes: Buffer, start: number, end: number): void {
+    this.onSocketData(bytes, start, end);
+  }
+
+  onNativeReadEnd(error: Error | null): void {
+    this.onSocketGone(error);
+  }
+
+  private readNatively(): void {
+    const reads = NativeReads.forThread();
+    const id = reads?.take(this.socket, this) ?? -1;
+    if (id < 0) return;
+    this.nativeReads = reads;
+    this.nativeReadId = id;
+  }
+
+  /** Destroys the socket, its descriptor out of the thread's NativeReads first if they read it. */
+  private dropSocket(): void {
+    const reads = this.nativeReads;
+    if (reads !== null) {
+      this.nativeReads = null;
+      // node:net destroyed it already (a failed write): its descriptor may be another's by now.
+      if (this.socket.destroyed) reads.forgetClosed(this.nativeReadId);
+      else reads.release(this.nativeReadId);
+    }
     this.socket.destroy();
   }
 
-  /** Bytes 0..`length` of `data` were read (SHARED_READ_BUFFER, or a TLS read's own buffer). */
-  private onSocketData(data: Buffer, length: number): void {
+  /**
+   * Bytes `start`..`end` of `data` were read (SHARED_READ_BUFFER, a batch of NativeReads, or a
+   * TLS read's own buffer).
+   */
+  private onSocketData(data: Buffer, start: number, end: number): void {
     if (this.handler === null) {
       // Bytes nobody asked for: the connection can no longer be trusted.
       this.close();
@@ -188,14 +226,14 @@ export class Http1Connection implements ResponseListener, BatchedWriter {
     }
     this.readAt = performance.now();
     if (this.bytesRead === 0) this.firstByteAt = this.readAt;
-    this.bytesRead += length;
-    const used = this.parser.execute(data, length);
+    this.bytesRead += end - start;
+    const used = this.parser.execute(data, end, start);
     if (this.completed === null) return;
     // The pool has the connection back before the handler hears of the end: its next request may
     // take it at once. More than the response is bytes nobody asked for: the answer stands, the
     // socket does not. (Done: closed at the response's end, Connection: close.)
     if (!this.done) {
-      if (used < length) this.close();
+      if (used < end) this.close();
       else this.owner.released(this);
     }
     this.complete();
@@ -288,7 +326,7 @@ export class Http1Connection implements ResponseListener, BatchedWriter {
     if (!this.done) {
       this.done = true;
       this.parser.stop();
-      this.socket.destroy();
+      this.dropSocket();
     }
     this.owner.closed(this);
   }

@@ -108,12 +108,12 @@ export class ResponseParser {
   }
 
   /**
-   * Reads what the socket read: bytes 0..`end` of `data` (a read into a buffer shared by every
-   * connection is not cut to a view of its own: one object less per read). Returns how many bytes
-   * were used (all, unless it paused or failed).
+   * Reads what the socket read: bytes `start`..`end` of `data` (a read into a buffer shared by
+   * every connection, or a batch of reads, is not cut to a view of its own: one object less per
+   * read). Returns where the bytes it used end (`end`, unless it paused or failed).
    */
-  execute(data: Buffer, end = data.length): number {
-    let offset = 0;
+  execute(data: Buffer, end = data.length, start = 0): number {
+    let offset = start;
     // What lies past `end` is an earlier read's: a search for a line's end needs a view that stops
     // there. Made only when a search runs (a head read by its memo, a body, need none).
     let view: Buffer | null = end === data.length ? data : null;
