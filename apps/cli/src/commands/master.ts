@@ -1,4 +1,4 @@
-import { type OidcOptions, parseRoleMap, startMaster } from "@volley/master";
+import type { OidcOptions } from "@volley/master";
 import { intFlag, parseFlags, readFlagFile, TOKEN_FLAGS, tokenFlag } from "../args.js";
 import { UsageError } from "../cli-error.js";
 import { waitForSignal } from "../wait-for-signal.js";
@@ -82,6 +82,8 @@ export async function masterCommand(argv: string[]): Promise<number> {
     console.log(MASTER_HELP);
     return 0;
   }
+  // Loaded past --help: `volley master --help` stays instant (the master is most of the CLI).
+  const { parseRoleMap, startMaster } = await import("@volley/master");
   const workerPort = intFlag("worker-port", values["worker-port"], 1, 65535);
   if ((values["worker-host"] === undefined) !== (workerPort === undefined)) {
     throw new UsageError("--worker-host and --worker-port go together");
@@ -107,7 +109,7 @@ export async function masterCommand(argv: string[]): Promise<number> {
     tls: tlsFiles(values["tls-cert"], values["tls-key"]),
     otlpUrl: values.otlp,
     keepSecondsDays: intFlag("keep-seconds-days", values["keep-seconds-days"], 0, 36_500),
-    oidc: oidcFlags(values),
+    oidc: oidcFlags(values, parseRoleMap),
   });
   console.log(`Volley master on ${master.url}`);
   await waitForSignal();
@@ -116,7 +118,10 @@ export async function masterCommand(argv: string[]): Promise<number> {
 }
 
 /** The `--oidc-*` flags; what they leave out comes from `VOLLEY_OIDC_*` (resolveOidc). */
-function oidcFlags(values: Record<string, string | string[] | boolean | undefined>): OidcOptions | undefined {
+function oidcFlags(
+  values: Record<string, string | string[] | boolean | undefined>,
+  parseRoleMap: (entries: string[]) => OidcOptions["roles"],
+): OidcOptions | undefined {
   const flag = (name: string) => values[`oidc-${name}`] as string | undefined;
   if (flag("client-secret") !== undefined && flag("client-secret-file") !== undefined) {
     throw new UsageError("--oidc-client-secret and --oidc-client-secret-file: give one");
