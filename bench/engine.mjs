@@ -7,9 +7,9 @@
 // (lib/node-floor.mjs) is the least a Node.js client does per request; the native I/O floor
 // (lib/native-floor.mjs) the same with its reads and writes made in C a batch at a time. --e2e adds
 // `volley run --threads 1` pinned the same way, master included. --rounds N runs every client N
-// times, interleaved (this machine is shared: one round can swing 30 %), and reports each
-// round's ratios and their median. Each client's CPU time per request, user and system, is
-// read with GNU time (/usr/bin/time) when it is there.
+// times, interleaved, each round starting one client further along (this machine is shared: one
+// round can swing 30 %), and reports each round's ratios and their median. Each client's CPU
+// time per request, user and system, is read with GNU time (/usr/bin/time) when it is there.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -81,17 +81,24 @@ const engineClient = (seconds, ...extra) => [
 // A short warm-up so nginx and the kernel are in the same state for everyone.
 await run(...pinned(client, process.execPath, engineClient(2)));
 
-for (round = 0; round < rounds; round++) {
-  if (rounds > 1) console.log(`round ${round + 1} of ${rounds}`);
-  // The plain engine, then the same load through a real-traffic scenario (feeder, cookies, flows).
-  for (const [name, extra] of [
-    ["volley", []],
-    ["volley+mix", ["--traffic"]],
-    ["volley/undici", ["--client", "undici"]],
-  ]) {
-    await measure(name, process.execPath, engineClient(duration, ...extra), (out) => JSON.parse(out).rps);
-  }
-  await measure(
+/**
+ * One round's measures. Each round starts one further along the list (the first round in its
+ * order, which the tables keep): no client is always the one measured right after `volley run`
+ * or first after a pause, on a machine whose speed drifts within minutes.
+ */
+const steps = [];
+// The plain engine, then the same load through a real-traffic scenario (feeder, cookies, flows).
+for (const [name, extra] of [
+  ["volley", []],
+  ["volley+mix", ["--traffic"]],
+  ["volley/undici", ["--client", "undici"]],
+]) {
+  steps.push(() =>
+    measure(name, process.execPath, engineClient(duration, ...extra), (out) => JSON.parse(out).rps),
+  );
+}
+steps.push(() =>
+  measure(
     "autocannon",
     process.execPath,
     [
@@ -104,10 +111,12 @@ for (round = 0; round < rounds; round++) {
       url,
     ],
     (out) => JSON.parse(out).requests.average,
-  );
-  // The least any Node.js client can do per request (lib/node-floor.mjs): Volley's distance to it
-  // is Volley's own JavaScript, the floor's distance to wrk is Node's.
-  await measure(
+  ),
+);
+// The least any Node.js client can do per request (lib/node-floor.mjs): Volley's distance to it
+// is Volley's own JavaScript, the floor's distance to wrk is Node's.
+steps.push(() =>
+  measure(
     "node:net floor",
     process.execPath,
     [
@@ -115,12 +124,14 @@ for (round = 0; round < rounds; round++) {
       ...["--url", nginx.url, "--connections", String(connections), "--duration", String(duration), "--poll"],
     ],
     (out) => JSON.parse(out).rps,
-  );
-  // The same floor with its reads and writes made in C a batch at a time (lib/native-floor.mjs,
-  // an addon built here with node-gyp): what one crossing into C per batch would leave of
-  // Node's part. Skipped where the addon cannot be built.
-  if (nativeFloor !== null) {
-    await measure(
+  ),
+);
+// The same floor with its reads and writes made in C a batch at a time (lib/native-floor.mjs,
+// an addon built here with node-gyp): what one crossing into C per batch would leave of
+// Node's part. Skipped where the addon cannot be built.
+if (nativeFloor !== null) {
+  steps.push(() =>
+    measure(
       "native I/O floor",
       process.execPath,
       [
@@ -128,21 +139,27 @@ for (round = 0; round < rounds; round++) {
         ...["--url", nginx.url, "--connections", String(connections), "--duration", String(duration)],
       ],
       (out) => JSON.parse(out).rps,
-    );
-  }
-  if (has("wrk")) {
-    await measure("wrk (C)", "wrk", ["-t1", `-c${connections}`, `-d${duration}s`, url], (out) =>
+    ),
+  );
+}
+if (has("wrk")) {
+  steps.push(() =>
+    measure("wrk (C)", "wrk", ["-t1", `-c${connections}`, `-d${duration}s`, url], (out) =>
       Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
-    );
-  }
-  if (has("hey")) {
-    await measure("hey (Go)", "hey", ["-c", String(connections), "-z", `${duration}s`, url], (out) =>
+    ),
+  );
+}
+if (has("hey")) {
+  steps.push(() =>
+    measure("hey (Go)", "hey", ["-c", String(connections), "-z", `${duration}s`, url], (out) =>
       Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
-    );
-  }
-  // End to end: `volley run --threads 1` pinned to the client core, master included (its HTTP
-  // server, the queue and SQLite run in the same process as the worker's main thread).
-  if (args.includes("--e2e")) {
+    ),
+  );
+}
+// End to end: `volley run --threads 1` pinned to the client core, master included (its HTTP
+// server, the queue and SQLite run in the same process as the worker's main thread).
+if (args.includes("--e2e")) {
+  steps.push(async () => {
     const dir = mkdtempSync(join(tmpdir(), "volley-e2e-"));
     const scenario = join(dir, "e2e.json");
     writeFileSync(
@@ -167,7 +184,13 @@ for (round = 0; round < rounds; round++) {
     if (!results.has("volley run")) results.set("volley run", []);
     results.get("volley run")[round] = endToEnd;
     console.log(`volley run (e2e, master included) ${fmt(endToEnd)} req/s`);
-  }
+  });
+}
+
+for (round = 0; round < rounds; round++) {
+  if (rounds > 1) console.log(`round ${round + 1} of ${rounds}`);
+  const start = round % steps.length;
+  for (const step of [...steps.slice(start), ...steps.slice(0, start)]) await step();
 }
 
 const sweep = [];
